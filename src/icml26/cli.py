@@ -1,0 +1,218 @@
+"""The ``icml26`` command: list systems, run reproductions, write the report."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.logging import RichHandler
+from rich.table import Table as RichTable
+
+from icml26.core.claims import Status
+from icml26.core.experiment import PRESETS, Experiment, Registry, discover
+from icml26.core.report import summarize, write_report
+from icml26.core.runner import BACKENDS, Task, plan, run_tasks
+
+app = typer.Typer(
+    help="Working implementations and small-scale reproductions of ICML 2026 systems.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+console = Console()
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+STATUS_STYLE = {
+    Status.REPRODUCED: "green",
+    Status.NOT_REPRODUCED: "red",
+    Status.INCONCLUSIVE: "yellow",
+}
+
+PresetOpt = Annotated[str, typer.Option("--preset", "-p", help=f"One of {', '.join(PRESETS)}.")]
+SeedsOpt = Annotated[
+    int | None, typer.Option("--seeds", "-n", help="Seeds per experiment (default: its own).")
+]
+BackendOpt = Annotated[str, typer.Option(help=f"Task backend: {' | '.join(BACKENDS)}.")]
+JobsOpt = Annotated[int, typer.Option("--jobs", "-j", help="Tasks run at once.")]
+OutOpt = Annotated[
+    Path | None, typer.Option("--out", "-o", help="Run folder (default: runs/<preset>).")
+]
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def _registry() -> Registry:
+    return discover()
+
+
+def _experiment(registry: Registry, name: str) -> Experiment:
+    try:
+        return registry.get(name)
+    except KeyError as err:
+        _fail(str(err.args[0]))
+
+
+def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        _fail(f"unknown {name} {value!r}; choose from: {', '.join(choices)}")
+
+
+def _parse_sets(items: list[str]) -> dict[str, str]:
+    overrides = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not (key and eq):
+            _fail(f"--set expects key=value; got {item!r}")
+        overrides[key.strip()] = value.strip()
+    return overrides
+
+
+def _run(tasks: list[Task], out: Path, backend: str, jobs: int) -> None:
+    if jobs < 1:
+        _fail(f"--jobs must be >= 1; got {jobs}")
+    run_tasks(tasks, out, backend=backend, jobs=jobs)
+
+
+def _print_verdicts(out: Path, registry: Registry, names: set[str]) -> None:
+    table = RichTable("experiment", "claim", "paper", "ours", "verdict", "why")
+    for result in summarize(out, registry):
+        if result.experiment not in names:
+            continue
+        for v in result.verdicts:
+            style = STATUS_STYLE[v.status]
+            table.add_row(
+                result.experiment, v.claim.id, v.claim.paper, v.ours,
+                f"[{style}]{v.status.value}[/{style}]", v.reason,
+            )  # fmt: skip
+        for record in result.failed:
+            last = (record.error or "").strip().splitlines()[-1:]
+            table.add_row(result.experiment, "-", "-", "-", "[red]task failed[/red]", *last)
+    console.print(table)
+
+
+@app.command("list")
+def list_(
+    runs: Annotated[Path, typer.Option(help="Run folder whose verdicts are shown.")] = Path(
+        "runs/quick"
+    ),
+) -> None:
+    """List the systems, their experiments, claim counts and latest verdicts."""
+    registry = _registry()
+    verdicts = (
+        {r.experiment: r.verdicts for r in summarize(runs, registry)} if runs.exists() else {}
+    )
+    table = RichTable("system", "experiment", "title", "claims", f"status ({runs})")
+    for experiment in registry:
+        found = verdicts.get(experiment.name)
+        if found is None:
+            status = "not run"
+        else:
+            n_ok = sum(v.status is Status.REPRODUCED for v in found)
+            status = f"{n_ok}/{len(found)} reproduced"
+        table.add_row(
+            experiment.system,
+            experiment.name,
+            experiment.title,
+            str(len(experiment.claims)),
+            status,
+        )
+    if not len(registry):
+        console.print("No system is registered yet.")
+        return
+    console.print(table)
+
+
+@app.command()
+def show(slug: Annotated[str, typer.Argument(help="System slug, e.g. rex.")]) -> None:
+    """Show a system's paper, experiments, claims, presets and docs page."""
+    registry = _registry()
+    experiments = registry.of_system(slug)
+    if not experiments:
+        _fail(f"unknown system {slug!r}; choose from: {', '.join(registry.systems())}")
+    console.print(f"[bold]{slug}[/bold]: {experiments[0].paper}")
+    console.print(f"docs: {DOCS / f'{slug}.md'}")
+    for experiment in experiments:
+        console.rule(f"{experiment.name}: {experiment.title}")
+        if experiment.description:
+            console.print(experiment.description)
+        claims = RichTable("claim", "statement", "metric", "criterion", "paper", "where")
+        for c in experiment.claims:
+            claims.add_row(c.id, c.statement, c.metric, c.criterion, c.paper, c.where)
+        console.print(claims)
+        for preset in PRESETS:
+            console.print(f"[bold]{preset}[/bold]: {experiment.presets[preset]}")
+
+
+@app.command()
+def run(
+    experiment: Annotated[str, typer.Argument(help="Experiment name, e.g. rex.roundtrip.")],
+    preset: PresetOpt = "quick",
+    seeds: SeedsOpt = None,
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="Override a config field: key=value.")
+    ] = None,
+    backend: BackendOpt = "local",
+    jobs: JobsOpt = 1,
+    out: OutOpt = None,
+) -> None:
+    """Run one experiment (all its seeds) and print the verdicts of its claims."""
+    registry = _registry()
+    exp = _experiment(registry, experiment)
+    _check_choice("preset", preset, PRESETS)
+    _check_choice("backend", backend, BACKENDS)
+    overrides = _parse_sets(set_ or [])
+    try:
+        tasks = plan(exp, preset, seeds or exp.seeds, overrides)
+    except ValueError as err:
+        _fail(str(err))
+    out = out or Path("runs") / preset
+    _run(tasks, out, backend, jobs)
+    _print_verdicts(out, registry, {exp.name})
+    console.print(f"records in {out}; `icml26 report {out}` writes the report.")
+
+
+@app.command()
+def reproduce(
+    slugs: Annotated[list[str] | None, typer.Argument(help="Systems (default: all).")] = None,
+    preset: PresetOpt = "quick",
+    seeds: SeedsOpt = None,
+    backend: BackendOpt = "local",
+    jobs: JobsOpt = 1,
+    out: OutOpt = None,
+) -> None:
+    """Run every experiment of the given systems (default: all), then write the report."""
+    registry = _registry()
+    _check_choice("preset", preset, PRESETS)
+    _check_choice("backend", backend, BACKENDS)
+    for slug in slugs or []:
+        if not registry.of_system(slug):
+            _fail(f"unknown system {slug!r}; choose from: {', '.join(registry.systems())}")
+    experiments = [e for e in registry if not slugs or e.system in slugs]
+    tasks = [t for e in experiments for t in plan(e, preset, seeds or e.seeds)]
+    out = out or Path("runs") / preset
+    _run(tasks, out, backend, jobs)
+    _print_verdicts(out, registry, {e.name for e in experiments})
+    md, html = write_report(out, registry)
+    console.print(f"report: {md} and {html}")
+
+
+@app.command()
+def report(run_dir: Annotated[Path, typer.Argument(help="A run folder.")]) -> None:
+    """Write report.md and report.html for a run folder."""
+    if not run_dir.is_dir():
+        _fail(f"no run folder at {run_dir}")
+    md, html = write_report(run_dir, _registry())
+    console.print(f"report: {md} and {html}")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    logging.basicConfig(
+        level=logging.WARNING, format="%(message)s", handlers=[RichHandler(show_path=False)]
+    )
+    app()

@@ -1,0 +1,154 @@
+"""Typed result records, written atomically, one JSON file per finished task.
+
+A run folder holds ``<experiment>/<config hash>-seed<index>.json`` for every task. A record is
+written to a temporary file in the same folder and renamed into place, so an interrupted run
+never leaves a half-written record and a resumed run can trust every file it finds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib.metadata
+import json
+import math
+import os
+import platform
+import subprocess
+import tempfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "TaskRecord",
+    "atomic_write_text",
+    "config_hash",
+    "git_revision",
+    "load_records",
+    "to_jsonable",
+    "versions",
+]
+
+
+def to_jsonable(value: Any) -> Any:
+    """Convert metrics (numpy/torch scalars and arrays, tuples, dataclasses) to JSON types."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return to_jsonable(dataclasses.asdict(value))
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, bool | int | str) or value is None:
+        return value
+    if isinstance(value, float):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    if hasattr(value, "tolist"):  # numpy arrays and torch tensors
+        return to_jsonable(value.tolist())
+    raise TypeError(f"cannot store a value of type {type(value).__name__} in a result record.")
+
+
+def config_hash(config: Any) -> str:
+    """A short stable hash of a config dataclass (its field values, as canonical JSON)."""
+    text = json.dumps(to_jsonable(config), sort_keys=True, allow_nan=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def versions() -> dict[str, str]:
+    """Versions of Python, the platform and the packages a result depends on."""
+    out = {"python": platform.python_version(), "platform": platform.platform()}
+    for package in ("icml26", "numpy", "scipy", "torch"):
+        try:
+            out[package] = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            out[package] = "not installed"
+    return out
+
+
+def git_revision() -> str | None:
+    """The git commit of the source tree this package was imported from, if it is a checkout."""
+    try:
+        result = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    revision = result.stdout.strip()
+    return revision if result.returncode == 0 and revision else None
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and an atomic rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@dataclass(frozen=True)
+class TaskRecord:
+    """The outcome of one task: one experiment, one config, one seed."""
+
+    experiment: str
+    preset: str
+    config: dict[str, Any]
+    config_hash: str
+    seed_index: int
+    seed: int
+    status: str  # "ok" or "failed"
+    metrics: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    wall_time_s: float = math.nan
+    versions: dict[str, str] = field(default_factory=dict)
+    git_revision: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the task finished without an exception."""
+        return self.status == "ok"
+
+    def relpath(self) -> Path:
+        """Where the record lives inside a run folder."""
+        return record_path(self.experiment, self.config_hash, self.seed_index)
+
+    def save(self, run_dir: Path) -> Path:
+        """Write the record atomically under ``run_dir`` and return its path."""
+        path = Path(run_dir) / self.relpath()
+        text = json.dumps(to_jsonable(self), indent=2, sort_keys=True, allow_nan=True)
+        atomic_write_text(path, text + "\n")
+        return path
+
+    @classmethod
+    def load(cls, path: Path) -> TaskRecord:
+        """Read a record written by :meth:`save`."""
+        data = json.loads(Path(path).read_text())
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def record_path(experiment: str, config_hash: str, seed_index: int) -> Path:
+    """Relative path of a task's record inside a run folder."""
+    return Path(experiment) / f"{config_hash}-seed{seed_index}.json"
+
+
+def load_records(run_dir: Path) -> Iterator[TaskRecord]:
+    """Every record in ``run_dir``, in a stable order."""
+    for path in sorted(Path(run_dir).glob("*/*-seed*.json")):
+        yield TaskRecord.load(path)

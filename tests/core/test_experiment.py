@@ -1,0 +1,81 @@
+from dataclasses import dataclass, replace
+
+import pytest
+from toy_experiments import TOY, CoinConfig, coin
+
+from icml26.core import Claim, Experiment, Registry
+from icml26.core.experiment import apply_overrides
+
+
+def test_overrides_are_parsed_to_field_types():
+    config = apply_overrides(
+        CoinConfig(), {"p": "1", "flips": "50", "fail": "true", "sizes": "[1, 2, 3]"}
+    )
+    assert config == CoinConfig(p=1.0, flips=50, fail=True, sizes=(1, 2, 3))
+    assert isinstance(config.p, float)
+
+
+def test_unknown_override_key_lists_valid_keys():
+    with pytest.raises(ValueError, match=r"unknown config key\(s\) nope; valid keys: p, flips"):
+        apply_overrides(CoinConfig(), {"nope": "1"})
+
+
+def test_override_of_wrong_type():
+    with pytest.raises(ValueError, match="--set flips: expected int; got 'many'"):
+        apply_overrides(CoinConfig(), {"flips": "many"})
+
+
+def test_experiment_config_for_preset_and_unknown_preset():
+    exp = TOY.get("toy.coin")
+    assert exp.config("smoke").flips == 200
+    assert exp.config("quick", {"flips": "7"}).flips == 7
+    with pytest.raises(ValueError, match=r"unknown preset 'huge' for toy\.coin; choose from"):
+        exp.config("huge")
+
+
+def test_config_from_record_restores_tuples():
+    exp = TOY.get("toy.coin")
+    assert exp.config_from_record({"p": 0.1, "sizes": [3, 4]}) == replace(
+        CoinConfig(), p=0.1, sizes=(3, 4)
+    )
+
+
+def make(**changes):
+    spec = dict(
+        name="a.b",
+        title="t",
+        paper="p",
+        claims=(),
+        presets=dict.fromkeys(("smoke", "quick", "full"), CoinConfig()),
+        run=coin,
+    )
+    spec.update(changes)
+    return Experiment(**spec)
+
+
+def test_experiment_validation():
+    assert make().system == "a"
+    with pytest.raises(ValueError, match=r"must look like 'slug\.what'"):
+        make(name="nodot")
+    with pytest.raises(ValueError, match="presets must be exactly"):
+        make(presets={"quick": CoinConfig()})
+
+    @dataclass(frozen=True)
+    class Other:
+        x: int = 0
+
+    with pytest.raises(TypeError, match="instances of one dataclass"):
+        make(presets={"smoke": CoinConfig(), "quick": CoinConfig(), "full": Other()})
+    twice = Claim("A", "s", "m", ">=", 0.0, "p", "w")
+    with pytest.raises(ValueError, match="claim ids must be unique"):
+        make(claims=(twice, twice))
+
+
+def test_registry_rejects_a_second_experiment_with_the_same_name():
+    registry = Registry()
+    registry.add(make())
+    with pytest.raises(ValueError, match="already registered"):
+        registry.add(make(run=lambda c, s: {}))
+    with pytest.raises(KeyError, match=r"unknown experiment 'x\.y'; choose from: a\.b"):
+        registry.get("x.y")
+    assert registry.systems() == ["a"]

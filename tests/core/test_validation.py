@@ -1,0 +1,48 @@
+import numpy as np
+import pytest
+import torch
+
+from icml26.core import (
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    numpy_generator,
+    torch_generator,
+)
+
+
+def test_messages_name_owner_parameter_allowed_and_received():
+    with pytest.raises(ValueError, match=r"^Solver: zeta must be in \(0, 1\]; got 1.5.$"):
+        check_in_interval("zeta", 1.5, low=0.0, high=1.0, closed="right", owner="Solver")
+    with pytest.raises(ValueError, match=r"kind must be one of 'a', 'b'; got 'c' \(str\)"):
+        check_one_of("kind", "c", ("a", "b"))
+    with pytest.raises(TypeError, match=r"n must be an integer; got 2.0 \(float\)"):
+        check_positive_int("n", 2.0)
+    with pytest.raises(TypeError, match="integer; got True"):
+        check_positive_int("n", True)
+    with pytest.raises(ValueError, match="n must be an integer >= 1; got 0"):
+        check_positive_int("n", 0)
+    with pytest.raises(ValueError, match="got nan"):
+        check_in_interval("x", float("nan"))
+
+
+def test_interval_ends():
+    assert check_in_interval("x", 1.0, low=0.0, high=1.0, closed="right") == 1.0
+    with pytest.raises(ValueError, match=r"\(0, 1\]"):
+        check_in_interval("x", 0.0, low=0.0, high=1.0, closed="right")
+
+
+def test_seeds_normalise_reproducibly():
+    assert numpy_generator(3).random() == numpy_generator(3).random()
+    g = np.random.default_rng(0)
+    assert numpy_generator(g) is g
+    t = torch_generator(5)
+    assert torch_generator(t) is t
+    assert torch.equal(torch.rand(4, generator=torch_generator(5)), torch.rand(4, generator=t))
+    a = torch.rand(3, generator=torch_generator(np.random.default_rng(1)))
+    b = torch.rand(3, generator=torch_generator(np.random.default_rng(1)))
+    assert torch.equal(a, b)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        numpy_generator("0")
+    with pytest.raises(TypeError, match="seed must be an int"):
+        torch_generator(1.5)

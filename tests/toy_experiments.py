@@ -1,0 +1,89 @@
+"""Two tiny experiments, registered in a test-only registry, that exercise core.
+
+``toy.coin`` estimates a coin's bias (claims that hold, fail, and sit on the threshold);
+``toy.counter`` counts its own executions in a folder and raises ``KeyboardInterrupt`` on call
+``k`` while a file ``crash-at-k`` is in that folder, to test resuming an interrupted run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from icml26.core import Claim, Registry, Table
+
+TOY = Registry()
+
+
+@dataclass(frozen=True)
+class CoinConfig:
+    p: float = 0.3
+    flips: int = 2000
+    fail: bool = False
+    sizes: tuple[int, ...] = (10, 100)
+
+
+COIN_PRESETS = {
+    "smoke": replace(CoinConfig(), flips=200),
+    "quick": CoinConfig(),
+    "full": replace(CoinConfig(), flips=100_000),
+}
+COIN_CLAIMS = (
+    Claim("C1", "the estimate is near the true bias", "p_hat", "within", 0.3, "0.3", "Eq. 1", 0.1),
+    Claim("C2", "the estimate exceeds one half", "p_hat", ">=", 0.5, "> 0.5", "Fig. 1"),
+    Claim("C3", "a threshold inside the noise", "p_hat", ">=", 0.3, ">= 0.3", "Fig. 2"),
+)
+
+
+def coin_plot(metrics: list[dict], config: CoinConfig) -> dict:
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([m["p_hat"] for m in metrics], "o")
+    ax.axhline(config.p)
+    return {"estimates": fig}
+
+
+def coin_tables(metrics: list[dict], config: CoinConfig) -> list[Table]:
+    rows = [[i, m["p_hat"]] for i, m in enumerate(metrics)]
+    return [Table("Estimates per seed", ["seed", "p_hat"], rows, note=f"true p = {config.p}")]
+
+
+@TOY.register(
+    name="toy.coin",
+    title="Estimate a coin's bias",
+    paper="Toy paper (test only)",
+    claims=COIN_CLAIMS,
+    presets=COIN_PRESETS,
+    plot=coin_plot,
+    tables=coin_tables,
+    seeds=3,
+)
+def coin(config: CoinConfig, seed: int) -> dict[str, float]:
+    if config.fail:
+        raise RuntimeError("asked to fail")
+    flips = np.random.default_rng(seed).random(config.flips) < config.p
+    return {"p_hat": float(flips.mean()), "flips": flips[:5].astype(int)}
+
+
+@dataclass(frozen=True)
+class CounterConfig:
+    folder: str = ""
+
+
+@TOY.register(
+    name="toy.counter",
+    title="Count executions",
+    paper="Toy paper (test only)",
+    claims=(Claim("K1", "runs", "value", ">=", 0.0, "-", "-"),),
+    presets={k: CounterConfig() for k in ("smoke", "quick", "full")},
+)
+def counter(config: CounterConfig, seed: int) -> dict[str, float]:
+    folder = Path(config.folder)
+    calls = len(list(folder.glob("call-*")))
+    if (folder / f"crash-at-{calls}").exists():
+        raise KeyboardInterrupt  # what Ctrl-C raises in the middle of a sweep
+    (folder / f"call-{calls}").write_text(str(seed))
+    return {"value": float(seed % 1000)}
