@@ -1,0 +1,82 @@
+"""Speed of the redistributed value iteration and of CVaR Q-learning (spec: issue 5 benchmark).
+
+VI sweep time is measured against S*K*A on CliffWalking (varying K) and on random MDPs (varying S),
+and reported with a log-log scaling exponent; Q-learning is reported in steps per second. The paper
+makes no speed claim; the anchor is risk-neutral VI on the same model, measured in this process.
+
+Run: python benchmarks/bench_cvar_rl.py
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from icml26.cvar_rl import (
+    BudgetGrid,
+    TabularMDP,
+    augmented_value_iteration,
+    cvar_q_learning,
+    risk_neutral_vi,
+)
+
+
+def best_of(fn, repeats: int = 3) -> float:
+    fn()  # warm-up
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def per_sweep(mdp: TabularMDP, grid: BudgetGrid) -> float:
+    sweeps = 50
+    return (
+        best_of(lambda: augmented_value_iteration(mdp, grid, tol=1e-300, max_iter=sweeps)) / sweeps
+    )
+
+
+def random_mdp(n_states: int, n_actions: int = 4, branching: int = 4, seed: int = 0) -> TabularMDP:
+    rng = np.random.default_rng(seed)
+    P = np.zeros((n_states, n_actions, n_states))
+    for s in range(n_states):
+        for a in range(n_actions):
+            P[s, a, rng.choice(n_states, branching, replace=False)] = rng.dirichlet(
+                np.ones(branching)
+            )
+    return TabularMDP(P, rng.uniform(-1, 1, P.shape), 0.95)
+
+
+def main() -> None:
+    cliff = TabularMDP.from_gymnasium("CliffWalking-v1", gamma=0.95, slip=0.1)
+    rn = best_of(lambda: risk_neutral_vi(cliff, tol=1e-300, max_iter=50)) / 50
+    print(f"risk-neutral VI sweep (anchor): {rn * 1e3:.3f} ms")
+    print(f"{'model':>22} {'S*K*A':>10} {'ms/sweep':>10} {'x anchor':>9}")
+    sizes, times = [], []
+    for K in (151, 301, 601, 1201):
+        t = per_sweep(cliff, BudgetGrid(-300.0, 0.0, K))
+        sizes.append(cliff.n_states * K * cliff.n_actions)
+        times.append(t)
+        print(f"{'cliff K=' + str(K):>22} {sizes[-1]:>10} {t * 1e3:>10.2f} {t / rn:>9.0f}")
+    slope_k = np.polyfit(np.log(sizes), np.log(times), 1)[0]
+    sizes_s, times_s = [], []
+    for S in (50, 100, 200, 400):
+        mdp = random_mdp(S)
+        t = per_sweep(mdp, BudgetGrid(-20.0, 20.0, 301))
+        sizes_s.append(S * 301 * 4)
+        times_s.append(t)
+        print(f"{'random S=' + str(S):>22} {sizes_s[-1]:>10} {t * 1e3:>10.2f}")
+    slope_s = np.polyfit(np.log(sizes_s), np.log(times_s), 1)[0]
+    print(f"scaling exponent of sweep time in S*K*A: {slope_k:.2f} (K), {slope_s:.2f} (S)")
+    steps = 20_000
+    for K in (101, 601):
+        grid = BudgetGrid(-300.0, 0.0, K)
+        t = best_of(lambda grid=grid: cvar_q_learning(cliff, grid, 0.95, steps, seed=0), repeats=1)
+        print(f"Q-learning (all budgets, K={K}): {steps / t:,.0f} steps/s")
+
+
+if __name__ == "__main__":
+    main()

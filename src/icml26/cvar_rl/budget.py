@@ -1,0 +1,156 @@
+"""The budget variable: its grid, the interpolation on it, and the redistributed reward.
+
+With budget c_0 = b and c_{t+1} = (c_t - R_t) / gamma, the terminal shortfall telescopes into
+per-step terms (spec §2.2): min(Z, b) = min(b, 0) + sum_t gamma^t rho(c_t, R_t), with the dense
+reward rho(c, r) = c^+ - (c - r)^+ = min(r, c) - min(c, 0).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from icml26.core import check_in_interval, check_positive_int
+
+__all__ = ["BudgetGrid", "redistributed_reward"]
+
+
+def redistributed_reward(c: Any, r: Any) -> np.ndarray:
+    """The dense reward rho(c, r) = c^+ - (c - r)^+: the reward r capped by the budget c.
+
+    Parameters
+    ----------
+    c
+        Budget(s), broadcastable against ``r``.
+    r
+        Reward(s).
+
+    Returns
+    -------
+    numpy.ndarray
+        rho(c, r), which lies between min(r, 0) and max(r, 0).
+
+    Example
+    -------
+    >>> redistributed_reward([5.0, 0.5, -1.0], 1.0).tolist()
+    [1.0, 0.5, 0.0]
+    """
+    c, r = np.asarray(c, dtype=float), np.asarray(r, dtype=float)
+    # This form (equal to c^+ - (c - r)^+) is exact in both regimes and stays in the bounds.
+    return np.minimum(r, c) - np.minimum(c, 0.0)
+
+
+@dataclass(frozen=True)
+class BudgetGrid:
+    """K equally spaced budget nodes c_k = c_lo + k * delta on [c_lo, c_hi].
+
+    Budgets outside the interval are clamped to it; this is exact when the interval contains
+    [min(Z_min, 0), max(Z_max, 0)] (see :meth:`from_reward_bounds`) and an approximation otherwise.
+
+    Parameters
+    ----------
+    c_lo, c_hi
+        Finite ends, c_lo < c_hi.
+    K
+        Number of nodes, at least 2.
+
+    Raises
+    ------
+    ValueError
+        If the ends are not finite and ordered or K < 2.
+
+    Example
+    -------
+    >>> grid = BudgetGrid(-1.0, 1.0, 5)
+    >>> grid.nodes.tolist(), float(grid.interp(grid.nodes ** 2, 0.25))
+    ([-1.0, -0.5, 0.0, 0.5, 1.0], 0.125)
+    """
+
+    c_lo: float
+    c_hi: float
+    K: int
+
+    def __post_init__(self) -> None:
+        lo = check_in_interval("c_lo", self.c_lo, owner="BudgetGrid")
+        hi = check_in_interval("c_hi", self.c_hi, owner="BudgetGrid")
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise ValueError(
+                f"BudgetGrid: c_lo and c_hi must be finite with c_lo < c_hi; got {lo!r}, {hi!r}."
+            )
+        K = check_positive_int("K", self.K, minimum=2, owner="BudgetGrid")
+        object.__setattr__(self, "c_lo", lo)
+        object.__setattr__(self, "c_hi", hi)
+        object.__setattr__(self, "K", K)
+
+    @classmethod
+    def from_reward_bounds(cls, r_min: float, r_max: float, gamma: float, K: int) -> BudgetGrid:
+        """The grid on [min(Z_min, 0), max(Z_max, 0)], Z = r / (1 - gamma): clamping is exact.
+
+        Parameters
+        ----------
+        r_min, r_max
+            Bounds of the per-step reward, r_min <= r_max.
+        gamma
+            Discount factor in [0, 1).
+        K
+            Number of nodes, at least 2.
+
+        Returns
+        -------
+        BudgetGrid
+
+        Raises
+        ------
+        ValueError
+            If r_min > r_max, gamma is outside [0, 1) or the interval is empty.
+
+        Example
+        -------
+        >>> BudgetGrid.from_reward_bounds(-1.0, 2.0, 0.5, 7)
+        BudgetGrid(c_lo=-2.0, c_hi=4.0, K=7)
+        """
+        gamma = check_in_interval(
+            "gamma", gamma, low=0.0, high=1.0, closed="left", owner="BudgetGrid"
+        )
+        r_max = check_in_interval("r_max", r_max, owner="BudgetGrid")
+        r_min = check_in_interval("r_min", r_min, high=r_max, owner="BudgetGrid")
+        return cls(min(r_min / (1 - gamma), 0.0), max(r_max / (1 - gamma), 0.0), K)
+
+    @property
+    def delta(self) -> float:
+        """The node spacing (c_hi - c_lo) / (K - 1)."""
+        return (self.c_hi - self.c_lo) / (self.K - 1)
+
+    @property
+    def nodes(self) -> np.ndarray:
+        """The K budget nodes."""
+        return np.linspace(self.c_lo, self.c_hi, self.K)
+
+    def weights(self, c: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Linear-interpolation indices and weights of the clamped budgets ``c``.
+
+        Returns
+        -------
+        i0, w
+            Value at c = (1 - w) * values[i0] + w * values[i0 + 1], with 0 <= i0 <= K - 2.
+        """
+        x = (np.clip(np.asarray(c, dtype=float), self.c_lo, self.c_hi) - self.c_lo) / self.delta
+        i0 = np.minimum(np.floor(x).astype(np.int64), self.K - 2)
+        return i0, x - i0
+
+    def nearest(self, c: Any) -> np.ndarray:
+        """Index of the node nearest to each clamped budget in ``c``."""
+        i0, w = self.weights(c)
+        return i0 + (w >= 0.5)
+
+    def interp(self, values: Any, c: Any) -> np.ndarray:
+        """Piecewise-linear interpolation of node ``values`` (..., K) at the budgets ``c``.
+
+        Returns an array of shape ``values.shape[:-1] + c.shape``.
+        """
+        values = np.asarray(values, dtype=float)
+        i0, w = self.weights(c)
+        return values[..., i0] * (1 - w) + values[..., i0 + 1] * w

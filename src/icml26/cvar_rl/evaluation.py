@@ -1,0 +1,191 @@
+"""Return distributions of policies (exact on finite trees, or Monte Carlo) and their CVaR.
+
+CVaR_alpha(Z) is the mean of the worst alpha-fraction of returns (the lower tail):
+CVaR_alpha(Z) = (1 / alpha) * integral_0^alpha VaR_u(Z) du; alpha = 1 gives the mean.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from icml26.core import Seed, check_in_interval, check_positive_int, numpy_generator
+from icml26.cvar_rl.mdp import TabularMDP
+from icml26.cvar_rl.policies import AbstractPolicy
+
+__all__ = ["empirical_cvar", "exact_cvar", "exact_return_distribution", "rollout_returns"]
+
+
+def exact_cvar(atoms: Any, probs: Any, alpha: float) -> float:
+    """CVaR_alpha of a discrete distribution: the mean of its lower alpha-tail.
+
+    Parameters
+    ----------
+    atoms
+        Values of the distribution (n,).
+    probs
+        Their probabilities (n,), non-negative, summing to 1 (within 1e-8).
+    alpha
+        Tail level in (0, 1].
+
+    Returns
+    -------
+    float
+        (1 / alpha) * sum_i z_(i) * (min(F_i, alpha) - min(F_{i-1}, alpha)) over sorted atoms.
+
+    Raises
+    ------
+    ValueError
+        If alpha is outside (0, 1] or the probabilities are invalid.
+
+    Example
+    -------
+    >>> exact_cvar([0.0, 10.0], [0.5, 0.5], alpha=0.25)
+    0.0
+    >>> exact_cvar([0.0, 10.0], [0.5, 0.5], alpha=1.0)
+    5.0
+    """
+    alpha = check_in_interval("alpha", alpha, low=0.0, high=1.0, closed="right", owner="exact_cvar")
+    atoms, probs = np.asarray(atoms, dtype=float).ravel(), np.asarray(probs, dtype=float).ravel()
+    if atoms.shape != probs.shape or atoms.size == 0:
+        raise ValueError(
+            f"exact_cvar: atoms and probs must be non-empty with one shape; got "
+            f"{atoms.shape} and {probs.shape}."
+        )
+    if np.any(probs < 0) or abs(probs.sum() - 1.0) > 1e-8:
+        raise ValueError(
+            f"exact_cvar: probs must be non-negative and sum to 1; got sum {probs.sum()!r}."
+        )
+    order = np.argsort(atoms, kind="stable")
+    F = np.minimum(np.cumsum(probs[order]), alpha)
+    mass = np.diff(F, prepend=0.0)
+    return float(atoms[order] @ mass / alpha)
+
+
+def empirical_cvar(returns: Any, alpha: float) -> float:
+    """CVaR_alpha of the empirical distribution of ``returns`` (mean of the worst alpha n).
+
+    Parameters
+    ----------
+    returns
+        Sampled returns (n,).
+    alpha
+        Tail level in (0, 1].
+
+    Returns
+    -------
+    float
+
+    Example
+    -------
+    >>> empirical_cvar([1.0, 2.0, 3.0, 4.0], alpha=0.5)
+    1.5
+    """
+    returns = np.asarray(returns, dtype=float).ravel()
+    return exact_cvar(returns, np.full(returns.size, 1.0 / max(returns.size, 1)), alpha)
+
+
+def _step(mdp: TabularMDP, states: np.ndarray, actions: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Next states by inverse-CDF sampling with the uniforms ``u`` (n,)."""
+    cdf = np.cumsum(mdp.P[states, actions], axis=1)  # (n, S)
+    return np.minimum((u[:, None] > cdf).sum(axis=1), mdp.n_states - 1)
+
+
+def rollout_returns(
+    mdp: TabularMDP, policy: AbstractPolicy, n_episodes: int, horizon: int, seed: Seed = None
+) -> np.ndarray:
+    """Discounted returns of ``n_episodes`` episodes of ``policy``, simulated together.
+
+    Parameters
+    ----------
+    mdp
+        The model to simulate.
+    policy
+        Any :class:`AbstractPolicy` (its memory is carried per episode).
+    n_episodes
+        Number of episodes.
+    horizon
+        Steps per episode; episodes that have not terminated are truncated.
+    seed
+        Randomness (int, Generator or None).
+
+    Returns
+    -------
+    numpy.ndarray
+        Returns sum_{t < horizon} gamma^t r_t, shape (n_episodes,).
+
+    Example
+    -------
+    >>> from icml26.cvar_rl import MarkovPolicy, risky_chain
+    >>> z = rollout_returns(risky_chain(), MarkovPolicy([0] * 6), 1000, 5, seed=0)
+    >>> sorted(set(np.round(z, 6)))
+    [0.81, 4.81]
+    """
+    n = check_positive_int("n_episodes", n_episodes, owner="rollout_returns")
+    horizon = check_positive_int("horizon", horizon, owner="rollout_returns")
+    rng = numpy_generator(seed)
+    states = np.full(n, mdp.s0)
+    memory = policy.initial_memory(n)
+    returns = np.zeros(n)
+    for t in range(horizon):
+        live = np.flatnonzero(~mdp.terminal[states])
+        if live.size == 0:
+            break
+        s = states[live]
+        a = policy.act_batch(s, memory[live])
+        s_next = _step(mdp, s, a, rng.random(live.size))
+        r = mdp.R[s, a, s_next]
+        returns[live] += mdp.gamma**t * r
+        memory[live] = policy.update_memory(memory[live], s, a, r, s_next)
+        states[live] = s_next
+    return returns
+
+
+def exact_return_distribution(
+    mdp: TabularMDP, policy: AbstractPolicy, horizon: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The exact distribution of the (truncated) return of ``policy``, by expanding its tree.
+
+    The number of branches grows like (successors per step)^horizon: use it on small problems.
+
+    Parameters
+    ----------
+    mdp
+        The model.
+    policy
+        Any :class:`AbstractPolicy`.
+    horizon
+        Number of steps expanded.
+
+    Returns
+    -------
+    atoms, probs
+        One atom per branch (not merged), and its probability.
+
+    Example
+    -------
+    >>> from icml26.cvar_rl import MarkovPolicy, risky_chain
+    >>> z, p = exact_return_distribution(risky_chain(), MarkovPolicy([1] * 6), horizon=3)
+    >>> round(exact_cvar(z, p, alpha=1.0), 6)
+    2.972
+    """
+    horizon = check_positive_int("horizon", horizon, owner="exact_return_distribution")
+    states, probs = np.array([mdp.s0]), np.ones(1)
+    returns, memory = np.zeros(1), policy.initial_memory(1)
+    for t in range(horizon):
+        live = ~mdp.terminal[states]
+        if not live.any():
+            break
+        done = ~live
+        a = policy.act_batch(states[live], memory[live])
+        p_next = mdp.P[states[live], a]  # (n_live, S)
+        branch, s_next = np.nonzero(p_next)
+        s = states[live][branch]
+        r = mdp.R[s, a[branch], s_next]
+        new_memory = policy.update_memory(memory[live][branch], s, a[branch], r, s_next)
+        states = np.concatenate([states[done], s_next])
+        probs = np.concatenate([probs[done], probs[live][branch] * p_next[branch, s_next]])
+        returns = np.concatenate([returns[done], returns[live][branch] + mdp.gamma**t * r])
+        memory = np.concatenate([memory[done], new_memory])
+    return returns, probs

@@ -1,0 +1,337 @@
+"""Finite MDPs as dense (S, A, S) tables, built by hand, from gymnasium, or as test problems.
+
+A terminal state is absorbing with reward 0: its own row of ``P`` is ignored by every algorithm
+(the return stops there). Gymnasium's toy-text tables may send one ``(s, a)`` to the same next
+observation with two different rewards (CliffWalking's start is reached both by a step, -1, and by
+falling off the cliff, -100); an (S, A, S) reward table cannot say that, so :meth:`TabularMDP.
+from_gymnasium` adds a copy of that observation for each extra (reward, terminated) pair. Copies
+share the original's outgoing transitions, so their values are equal; ``obs_index`` maps every
+model state back to its observation.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from icml26.core import Seed, check_in_interval, check_positive_int, numpy_generator
+
+__all__ = ["TabularMDP", "random_layered_mdp", "risky_chain"]
+
+_ROW_TOL = 1e-8
+
+
+def _as_table(name: str, value: Any) -> np.ndarray:
+    array = np.asarray(value, dtype=float)
+    if array.ndim != 3 or array.shape[0] != array.shape[2] or min(array.shape) < 1:
+        raise ValueError(
+            f"TabularMDP: {name} must have shape (S, A, S); got shape {array.shape} "
+            f"({type(value).__name__})."
+        )
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"TabularMDP: {name} must be finite; got non-finite entries.")
+    return array
+
+
+@dataclass(frozen=True, init=False)
+class TabularMDP:
+    """A finite discounted MDP with transition table ``P`` and reward table ``R``.
+
+    Parameters
+    ----------
+    P
+        Transition probabilities P[s, a, s'], shape (S, A, S); every row sums to 1 (within 1e-8).
+    R
+        Rewards r(s, a, s'), shape (S, A, S).
+    gamma
+        Discount factor in [0, 1).
+    terminal
+        Boolean mask (S,) of absorbing zero-reward states; default none.
+    s0
+        Start state.
+    obs_index
+        For models built from an environment: the observation of each model state (S,);
+        default the identity.
+
+    Raises
+    ------
+    ValueError
+        On shape mismatches, negative probabilities, rows not summing to 1, gamma outside [0, 1),
+        an out-of-range start state, or a terminal start state.
+
+    Example
+    -------
+    >>> P = np.zeros((2, 1, 2)); P[0, 0, 1] = 1.0; P[1, 0, 1] = 1.0
+    >>> mdp = TabularMDP(P, np.ones((2, 1, 2)), 0.9, terminal=[False, True], s0=0)
+    >>> mdp.n_states, mdp.n_actions, mdp.reward_bounds()
+    (2, 1, (1.0, 1.0))
+    """
+
+    P: np.ndarray
+    R: np.ndarray
+    gamma: float
+    terminal: np.ndarray
+    s0: int
+    obs_index: np.ndarray
+
+    def __init__(
+        self,
+        P: Any,
+        R: Any,
+        gamma: float,
+        terminal: Any = None,
+        s0: int = 0,
+        obs_index: Any = None,
+    ) -> None:
+        P, R = _as_table("P", P), _as_table("R", R)
+        if R.shape != P.shape:
+            raise ValueError(
+                f"TabularMDP: R must have the shape of P {P.shape}; got shape {R.shape}."
+            )
+        if np.any(P < 0):
+            raise ValueError(f"TabularMDP: P must be non-negative; got min {P.min()!r}.")
+        row_error = np.abs(P.sum(axis=2) - 1.0)
+        if np.any(row_error > _ROW_TOL):
+            s, a = np.unravel_index(int(np.argmax(row_error)), row_error.shape)
+            raise ValueError(
+                f"TabularMDP: P[s, a, :] must sum to 1 (within 1e-8); got "
+                f"{P[s, a].sum()!r} at s={s}, a={a}."
+            )
+        n = P.shape[0]
+        gamma = check_in_interval(
+            "gamma", gamma, low=0.0, high=1.0, closed="left", owner="TabularMDP"
+        )
+        mask = np.zeros(n, bool) if terminal is None else np.asarray(terminal)
+        if mask.shape != (n,) or mask.dtype != bool:
+            raise ValueError(
+                f"TabularMDP: terminal must be a boolean array of shape ({n},); got dtype "
+                f"{mask.dtype} shape {mask.shape}."
+            )
+        s0 = check_positive_int("s0", s0, minimum=0, owner="TabularMDP")
+        if s0 >= n or mask[s0]:
+            raise ValueError(
+                f"TabularMDP: s0 must be a non-terminal state in [0, {n}); got {s0!r}."
+            )
+        obs = np.arange(n) if obs_index is None else np.asarray(obs_index, dtype=int)
+        if obs.shape != (n,):
+            raise ValueError(f"TabularMDP: obs_index must have shape ({n},); got {obs.shape}.")
+        for name, value in (("P", P), ("R", R), ("terminal", mask.copy()), ("obs_index", obs)):
+            value.setflags(write=False)
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "gamma", gamma)
+        object.__setattr__(self, "s0", s0)
+
+    @property
+    def n_states(self) -> int:
+        """Number of model states S."""
+        return self.P.shape[0]
+
+    @property
+    def n_actions(self) -> int:
+        """Number of actions A."""
+        return self.P.shape[1]
+
+    def reward_bounds(self) -> tuple[float, float]:
+        """(r_min, r_max) over the transitions that can happen (P > 0) from non-terminal states."""
+        live = (self.P > 0) & ~self.terminal[:, None, None]
+        rewards = self.R[live]
+        return float(rewards.min()), float(rewards.max())
+
+    def transitions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The sparse transition list of non-terminal states, sorted by (s, a).
+
+        Returns
+        -------
+        sa, next_state, prob, reward
+            One entry per (s, a, s') with P > 0 and s non-terminal; ``sa = s * A + a``.
+        """
+        live = (self.P > 0) & ~self.terminal[:, None, None]
+        s, a, s_next = np.nonzero(live)
+        return s * self.n_actions + a, s_next, self.P[live], self.R[live]
+
+    @classmethod
+    def from_gymnasium(
+        cls, env: Any, gamma: float = 0.95, *, slip: float = 0.0, **env_kwargs: Any
+    ) -> TabularMDP:
+        """Build the model of a gymnasium toy-text environment from its table ``unwrapped.P``.
+
+        Parameters
+        ----------
+        env
+            An environment id (made with ``gymnasium.make(env, **env_kwargs)``) or an environment
+            with ``Discrete`` observation and action spaces and a table
+            ``env.unwrapped.P[s][a] = [(prob, s', r, terminated), ...]``.
+        gamma
+            Discount factor in [0, 1).
+        slip
+            Probability in [0, 1] that the chosen action is replaced by a uniformly random one.
+        **env_kwargs
+            Passed to ``gymnasium.make`` when ``env`` is an id (e.g. ``is_slippery=True``).
+
+        Returns
+        -------
+        TabularMDP
+            Start state = the environment's initial observation after ``reset(seed=0)``; reward
+            collisions are split into copies (see the module docstring).
+
+        Raises
+        ------
+        TypeError
+            If the spaces are not ``Discrete`` or the environment has no transition table.
+
+        Example
+        -------
+        >>> mdp = TabularMDP.from_gymnasium("CliffWalking-v1", gamma=0.95, slip=0.1)
+        >>> mdp.n_actions, int(mdp.obs_index[mdp.s0])
+        (4, 36)
+        """
+        import gymnasium as gym
+
+        if isinstance(env, str):
+            env = gym.make(env, **env_kwargs)
+        spaces = (getattr(env, "observation_space", None), getattr(env, "action_space", None))
+        if not all(isinstance(space, gym.spaces.Discrete) for space in spaces):
+            raise TypeError(
+                "TabularMDP.from_gymnasium: env must have Discrete observation and action "
+                f"spaces; got {type(spaces[0]).__name__} and {type(spaces[1]).__name__}."
+            )
+        table = getattr(env.unwrapped, "P", None)
+        if not isinstance(table, dict):
+            raise TypeError(
+                "TabularMDP.from_gymnasium: env.unwrapped.P must be a transition table "
+                f"{{s: {{a: [(p, s', r, terminated)]}}}}; got {type(table).__name__}."
+            )
+        slip = check_in_interval("slip", slip, low=0.0, high=1.0, owner="TabularMDP.from_gymnasium")
+        n_obs, n_act = int(spaces[0].n), int(spaces[1].n)
+        start = int(env.reset(seed=0)[0])
+        outcomes = [[table[s][a] for a in range(n_act)] for s in range(n_obs)]
+        # An observation is terminal if it is entered and every transition into it terminates.
+        entered, entered_live = np.zeros(n_obs, bool), np.zeros(n_obs, bool)
+        for row in outcomes:
+            for outs in row:
+                for _, s_next, _, done in outs:
+                    entered[int(s_next)] = True
+                    entered_live[int(s_next)] |= not done
+        ends = entered & ~entered_live
+        ends[start] = False
+        # Every model state is entered with one reward and one terminated flag.
+        entering: dict[tuple[int, float, bool], int] = {}
+        obs_index, reward_in, done_in = list(range(n_obs)), [0.0] * n_obs, [False] * n_obs
+        canonical: dict[int, float] = {}
+        transitions = []
+        for s in np.flatnonzero(~ends):  # a terminal observation's own row is never used
+            for a in range(n_act):
+                for p, s_next, r, done in outcomes[s][a]:
+                    key = (int(s_next), float(r), bool(done))
+                    if key not in entering:
+                        o = key[0]
+                        if done == ends[o] and canonical.setdefault(o, key[1]) == key[1]:
+                            entering[key] = o
+                        else:
+                            entering[key] = len(obs_index)
+                            obs_index.append(o)
+                            reward_in.append(0.0)
+                            done_in.append(False)
+                        reward_in[entering[key]], done_in[entering[key]] = key[1], key[2]
+                    transitions.append((s, a, entering[key], float(p)))
+        n = len(obs_index)
+        obs = np.asarray(obs_index)
+        base = np.zeros((n_obs, n_act, n))
+        for s, a, m, p in transitions:
+            base[s, a, m] += p
+        # Slip: with probability `slip` the action is replaced by a uniformly random one.
+        base = (1.0 - slip) * base + slip * base.mean(axis=1, keepdims=True)
+        terminal = np.asarray(done_in)
+        P = base[obs]  # copies share their observation's outgoing transitions
+        P[terminal] = 0.0
+        for m in np.flatnonzero(terminal):
+            P[m, :, m] = 1.0
+        R = np.broadcast_to(np.asarray(reward_in), P.shape).copy()
+        R[terminal] = 0.0
+        return cls(P, R, gamma, terminal=terminal, s0=start, obs_index=obs)
+
+
+def risky_chain(gamma: float = 0.9) -> TabularMDP:
+    """The 6-state RiskyChain where the static-CVaR optimum needs memory (spec §5).
+
+    s0 moves to L (reward +4) or U (reward 0) with probability 1/2 each; L and U both lead to s1
+    (reward 0). At s1 action 0 ("safe") gives +1 and action 1 ("risky") gives +3 with
+    probability 0.8 or -6 with probability 0.2; both end the episode. Since L and U merge in s1,
+    a Markov policy plays one action at s1 after both branches.
+
+    Parameters
+    ----------
+    gamma
+        Discount factor in [0, 1).
+
+    Returns
+    -------
+    TabularMDP
+        States 0=s0, 1=L, 2=U, 3=s1, 4=T1, 5=T2 (4 and 5 terminal); two actions.
+
+    Example
+    -------
+    >>> risky_chain().n_states
+    6
+    """
+    P, R = np.zeros((6, 2, 6)), np.zeros((6, 2, 6))
+    P[0, :, 1] = P[0, :, 2] = 0.5
+    R[0, :, 1] = 4.0
+    P[1, :, 3] = P[2, :, 3] = 1.0
+    P[3, 0, 4], R[3, 0, 4] = 1.0, 1.0
+    P[3, 1, 4], R[3, 1, 4] = 0.8, 3.0
+    P[3, 1, 5], R[3, 1, 5] = 0.2, -6.0
+    P[4, :, 4] = P[5, :, 5] = 1.0
+    terminal = np.array([False, False, False, False, True, True])
+    return TabularMDP(P, R, gamma, terminal=terminal, s0=0)
+
+
+def random_layered_mdp(
+    width: int = 2, n_actions: int = 2, horizon: int = 3, gamma: float = 0.9, *, seed: Seed = None
+) -> TabularMDP:
+    """A random finite-horizon MDP: s0, then ``horizon - 1`` layers of ``width`` states, then end.
+
+    Every transition goes to the next layer (the last layer to the terminal state), with
+    Dirichlet(1) probabilities and rewards uniform in [-1, 1], so every episode has exactly
+    ``horizon`` rewards.
+
+    Parameters
+    ----------
+    width, n_actions, horizon
+        Layer width, number of actions and number of steps (all >= 1).
+    gamma
+        Discount factor in [0, 1).
+    seed
+        Randomness (int, Generator or None).
+
+    Returns
+    -------
+    TabularMDP
+        ``1 + width * (horizon - 1) + 1`` states; state 0 is the start, the last is terminal.
+
+    Example
+    -------
+    >>> random_layered_mdp(seed=0).n_states
+    6
+    """
+    for name, value in (("width", width), ("n_actions", n_actions), ("horizon", horizon)):
+        check_positive_int(name, value, owner="random_layered_mdp")
+    rng = numpy_generator(seed)
+    layers = [[0]]
+    for t in range(1, horizon):
+        layers.append(list(range(1 + width * (t - 1), 1 + width * t)))
+    end = 1 + width * (horizon - 1)
+    layers.append([end])
+    P = np.zeros((end + 1, n_actions, end + 1))
+    R = np.zeros_like(P)
+    for here, there in itertools.pairwise(layers):
+        for s in here:
+            P[s][:, there] = rng.dirichlet(np.ones(len(there)), size=n_actions)
+            R[s][:, there] = rng.uniform(-1.0, 1.0, size=(n_actions, len(there)))
+    P[end, :, end] = 1.0
+    terminal = np.zeros(end + 1, bool)
+    terminal[end] = True
+    return TabularMDP(P, R, gamma, terminal=terminal, s0=0)

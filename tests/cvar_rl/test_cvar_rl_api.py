@@ -1,0 +1,131 @@
+"""Spec §7 checks 11-12 (Q-learning, determinism), gymnasium models and bad inputs."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from icml26.cvar_rl import (
+    AugmentedGreedyPolicy,
+    BudgetGrid,
+    TabularMDP,
+    augmented_value_iteration,
+    cvar_from_values,
+    cvar_q_learning,
+    exact_cvar,
+    risk_neutral_vi,
+    risky_chain,
+)
+
+
+@pytest.fixture(scope="module")
+def chain_solution():
+    mdp = risky_chain()
+    grid = BudgetGrid.from_reward_bounds(*mdp.reward_bounds(), mdp.gamma, 401)
+    return mdp, grid, augmented_value_iteration(mdp, grid)
+
+
+def test_q_learning_matches_value_iteration_on_risky_chain(chain_solution):
+    mdp, grid, sol = chain_solution
+    q = cvar_q_learning(mdp, grid, mdp.gamma, 20_000, lr_schedule="harmonic", eps=0.3, seed=0)
+    for alpha in (0.1, 0.3, 0.5, 1.0):
+        vi, b = cvar_from_values(sol.V[0], grid, alpha)
+        ql, b_q = cvar_from_values(q.Q[0].max(axis=1), grid, alpha)
+        assert abs(ql - vi) <= 0.1  # spec §5 Q2 acceptance band (measured ~0.03)
+        budgets = np.array([(b - 4.0) / 0.81, b / 0.81])  # budget at s1 after L and after U
+        budgets_q = np.array([(b_q - 4.0) / 0.81, b_q / 0.81])
+        vi_actions = AugmentedGreedyPolicy(sol.Q, grid, mdp.gamma, b).act_batch(
+            np.array([3, 3]), budgets
+        )
+        q_actions = AugmentedGreedyPolicy(q.Q, grid, mdp.gamma, b_q).act_batch(
+            np.array([3, 3]), budgets_q
+        )
+        np.testing.assert_array_equal(vi_actions, q_actions)
+
+
+def test_single_budget_updates_touch_one_node_per_step(chain_solution):
+    mdp, grid, _ = chain_solution
+    q = cvar_q_learning(mdp, grid, mdp.gamma, 50, update_all_budgets=False, seed=1)
+    assert np.count_nonzero(q.Q) <= 50  # at most one (s, k, a) entry per transition
+
+
+def test_q_learning_and_rollouts_are_deterministic_under_a_seed(chain_solution):
+    mdp, grid, _ = chain_solution
+    a = cvar_q_learning(mdp, grid, mdp.gamma, 500, seed=5)
+    b = cvar_q_learning(mdp, grid, mdp.gamma, 500, seed=5)
+    np.testing.assert_array_equal(a.Q, b.Q)
+    np.testing.assert_array_equal(a.visits, b.visits)
+
+
+def test_q_learning_runs_on_a_gymnasium_env():
+    env = gym.make("FrozenLake-v1")
+    grid = BudgetGrid(0.0, 20.0, 11)
+    res = cvar_q_learning(env, grid, 0.95, 300, seed=0)
+    assert res.Q.shape == (16, 11, 4) and res.visits.sum() == 300
+
+
+def test_scalar_policy_interface_updates_the_budget(chain_solution):
+    mdp, grid, sol = chain_solution
+    pi = AugmentedGreedyPolicy(sol.Q, grid, mdp.gamma, b=2.0)
+    pi.reset()
+    pi.act(0)
+    pi.observe(4.0)
+    assert pi.memory == pytest.approx((2.0 - 4.0) / 0.9, abs=1e-15)
+
+
+def test_cliff_model_splits_the_reward_collision_at_the_start():
+    mdp = TabularMDP.from_gymnasium("CliffWalking-v1", gamma=0.95, slip=0.1)
+    assert mdp.n_states == 49 and mdp.obs_index[48] == 36 and mdp.terminal[47]
+    # From the start, "right" falls off the cliff (-100, back to start) with prob 1 - 3 * 0.025.
+    assert mdp.P[36, 1, 48] == pytest.approx(0.925, abs=1e-12)
+    assert mdp.R[36, 1, 48] == -100.0 and mdp.R[36, 2, 36] == -1.0
+    np.testing.assert_allclose(mdp.P.sum(axis=2), 1.0, atol=1e-12)
+    V, _ = risk_neutral_vi(mdp)
+    assert V[48] == pytest.approx(V[36], abs=1e-9)  # a copy has its observation's value
+
+
+def test_exact_cvar_of_a_two_point_law():
+    # P(Z=0) = 0.2, P(Z=10) = 0.8: CVaR_0.5 = (0.2 * 0 + 0.3 * 10) / 0.5 = 6.
+    assert exact_cvar([10.0, 0.0], [0.8, 0.2], 0.5) == pytest.approx(6.0, abs=1e-12)
+
+
+# Bad inputs ------------------------------------------------------------------------------------
+def good_tables():
+    P = np.zeros((2, 1, 2))
+    P[:, 0, 1] = 1.0
+    return P, np.zeros((2, 1, 2))
+
+
+def test_bad_transition_tables_are_refused():
+    P, R = good_tables()
+    bad = P.copy()
+    bad[0, 0, 1] = 1.0 + 1e-6
+    with pytest.raises(ValueError, match="must sum to 1"):
+        TabularMDP(bad, R, 0.9)
+    neg = np.array([[[1.5, -0.5]], [[0.0, 1.0]]])
+    with pytest.raises(ValueError, match="non-negative"):
+        TabularMDP(neg, R, 0.9)
+    with pytest.raises(ValueError, match="R must have the shape of P"):
+        TabularMDP(P, np.zeros((2, 2, 2)), 0.9)
+    with pytest.raises(ValueError, match=r"shape \(S, A, S\)"):
+        TabularMDP(np.ones((2, 1, 3)) / 3, np.zeros((2, 1, 3)), 0.9)
+    with pytest.raises(ValueError, match=r"gamma must be in \[0, 1\)"):
+        TabularMDP(P, R, 1.0)
+    with pytest.raises(ValueError, match="terminal must be a boolean"):
+        TabularMDP(P, R, 0.9, terminal=[0, 1])
+
+
+def test_bad_alpha_grid_and_env_are_refused():
+    grid = BudgetGrid(-1.0, 1.0, 3)
+    for alpha in (0.0, 1.5, -0.1):
+        with pytest.raises(ValueError, match=r"alpha must be in \(0, 1\]"):
+            cvar_from_values(np.zeros(3), grid, alpha)
+    with pytest.raises(ValueError, match="K must be an integer >= 2"):
+        BudgetGrid(-1.0, 1.0, 1)
+    with pytest.raises(ValueError, match="c_lo < c_hi"):
+        BudgetGrid(1.0, -1.0, 5)
+    with pytest.raises(TypeError, match="Discrete observation and action"):
+        TabularMDP.from_gymnasium("CartPole-v1")
+    with pytest.raises(TypeError, match="Discrete observation and action"):
+        cvar_q_learning(gym.make("CartPole-v1"), grid, 0.9, 10)
+    with pytest.raises(ValueError, match="lr_schedule must be one of"):
+        cvar_q_learning(risky_chain(), grid, 0.9, 10, lr_schedule="adam")
