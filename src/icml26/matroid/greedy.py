@@ -1,0 +1,237 @@
+"""Greedy bases (algorithms A1/A2 of the spec) and the circuit-finding binary search (A5).
+
+Greedy scans the elements by decreasing weight and keeps ``e`` iff ``B ∪ {e}`` is independent.
+Under the size-sensitive model it costs ``Σ_e (|B_e| + 1) <= n (r + 1) = O(n²)``, where ``B_e`` is
+the basis built before ``e`` is examined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from icml26.matroid.oracle import IndependenceOracle, check_oracle
+
+__all__ = [
+    "check_weights",
+    "find_circuit_lightest",
+    "greedy_basis",
+    "lightest_in_dependent",
+    "max_weight_basis",
+    "rank",
+    "weight_order",
+]
+
+
+def check_weights(weights: object, n: int, *, owner: str) -> np.ndarray:
+    """Return ``weights`` as a float64 array of length ``n`` with finite entries.
+
+    Raises
+    ------
+    TypeError
+        If ``weights`` is not numeric.
+    ValueError
+        If it is not 1-D of length ``n`` or holds NaN/inf.
+
+    Example
+    -------
+    >>> check_weights([1, 2.5], 2, owner="demo")
+    array([1. , 2.5])
+    """
+    w = np.asarray(weights)
+    if w.dtype == object or not (np.issubdtype(w.dtype, np.number) or w.dtype == bool):
+        raise TypeError(f"{owner}: weights must be numeric; got dtype {w.dtype}.")
+    if w.shape != (n,):
+        raise ValueError(
+            f"{owner}: weights must have shape ({n},), one per element; got {w.shape}."
+        )
+    w = w.astype(np.float64)
+    if not np.isfinite(w).all():
+        raise ValueError(f"{owner}: weights must be finite; got {w[~np.isfinite(w)][0]!r}.")
+    return w
+
+
+def weight_order(weights: np.ndarray) -> np.ndarray:
+    """Element ids sorted by decreasing weight, ties broken by increasing id.
+
+    Example
+    -------
+    >>> weight_order(np.array([1.0, 3.0, 1.0])).tolist()
+    [1, 0, 2]
+    """
+    return np.lexsort((np.arange(weights.size), -weights))
+
+
+def _check_elements(elements: object, n: int, *, owner: str, name: str) -> np.ndarray:
+    e = np.asarray(elements)
+    if e.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if e.ndim != 1 or not np.issubdtype(e.dtype, np.integer):
+        raise TypeError(f"{owner}: {name} must be a 1-D sequence of element ids; got {e.dtype}.")
+    if e.min() < 0 or e.max() >= n:
+        raise ValueError(
+            f"{owner}: {name} must hold ids in range(0, {n}); got {e.min()}..{e.max()}."
+        )
+    if np.unique(e).size != e.size:
+        raise ValueError(f"{owner}: {name} must not repeat an element id.")
+    return e.astype(np.int64)
+
+
+def greedy_basis(oracle: IndependenceOracle, order: Sequence[int] | None = None) -> list[int]:
+    """Greedy maximal independent subset of ``order`` (default: all elements by id).
+
+    Keeps ``e`` iff ``B ∪ {e}`` is independent; one query of size ``|B| + 1`` per element.
+
+    Parameters
+    ----------
+    oracle
+        The matroid.
+    order
+        Distinct element ids in the order to scan them.
+
+    Returns
+    -------
+    list of int
+        The kept elements in scan order: a basis of the scanned set.
+
+    Raises
+    ------
+    TypeError
+        If ``oracle`` is not an oracle or ``order`` holds non-integers.
+    ValueError
+        If ``order`` holds ids out of range or repeats.
+
+    Example
+    -------
+    >>> from icml26.matroid import UniformBlocks
+    >>> greedy_basis(UniformBlocks(2, 2, 2), order=[1, 0, 3, 2])
+    [1, 3]
+    """
+    oracle = check_oracle(oracle, owner="greedy_basis")
+    if order is None:
+        scan = np.arange(oracle.n, dtype=np.int64)
+    else:
+        scan = _check_elements(order, oracle.n, owner="greedy_basis", name="order")
+    buffer = np.empty(scan.size, dtype=np.int64)  # buffer[:size] is B
+    size = 0
+    for e in scan:
+        buffer[size] = e
+        if oracle.is_independent(buffer[: size + 1]):
+            size += 1
+    return buffer[:size].tolist()
+
+
+def max_weight_basis(oracle: IndependenceOracle, weights: object = None) -> list[int]:
+    """Maximum-weight basis by the greedy algorithm (A1).
+
+    Scans elements by decreasing weight (ties: smaller id first). With distinct weights the
+    result is the unique maximum-weight basis ``G = {e_i : e_i ∉ cl(e_1..e_{i-1})}``.
+
+    Parameters
+    ----------
+    oracle
+        The matroid.
+    weights
+        One finite weight per element; ``None`` scans by id (all weights equal).
+
+    Returns
+    -------
+    list of int
+        The basis, heaviest element first.
+
+    Raises
+    ------
+    TypeError
+        If ``oracle`` is not an oracle or ``weights`` is not numeric.
+    ValueError
+        If ``weights`` has the wrong length or non-finite entries.
+
+    Example
+    -------
+    >>> from icml26.matroid import UniformMatroid
+    >>> max_weight_basis(UniformMatroid(4, 2), [0.1, 0.9, 0.5, 0.3])
+    [1, 2]
+    """
+    oracle = check_oracle(oracle, owner="max_weight_basis")
+    if weights is None:
+        return greedy_basis(oracle)
+    w = check_weights(weights, oracle.n, owner="max_weight_basis")
+    return greedy_basis(oracle, weight_order(w))
+
+
+def rank(oracle: IndependenceOracle, subset: Sequence[int] | None = None) -> int:
+    """Rank ``r(X)`` of ``subset`` (default the ground set) as the size of a greedy basis (A2).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`greedy_basis`.
+
+    Example
+    -------
+    >>> from icml26.matroid import UniformMatroid
+    >>> rank(UniformMatroid(5, 3)), rank(UniformMatroid(5, 3), [0, 4])
+    (3, 2)
+    """
+    return len(greedy_basis(check_oracle(oracle, owner="rank"), subset))
+
+
+def find_circuit_lightest(
+    oracle: IndependenceOracle, Q: Sequence[int], *, known_dependent: bool = False
+) -> int:
+    """Lightest element of a circuit inside a dependent list ``Q`` (A5).
+
+    ``Q`` is read as sorted by decreasing weight. Binary search finds the smallest ``j`` with
+    ``Q[:j]`` dependent; then ``Q[:j-1]`` is independent, so every circuit of ``Q[:j]`` contains
+    ``Q[j-1]``, the lightest element of ``Q[:j]``. ``⌈log2 |Q|⌉`` queries of size ``<= |Q|``.
+
+    Parameters
+    ----------
+    oracle
+        The matroid.
+    Q
+        Distinct element ids, heaviest first.
+    known_dependent
+        Skip the (charged) check that ``Q`` itself is dependent.
+
+    Returns
+    -------
+    int
+        The element ``Q[j-1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``Q`` is independent (checked unless ``known_dependent``), or ids are out of range.
+
+    Example
+    -------
+    >>> from icml26.matroid import UniformMatroid
+    >>> find_circuit_lightest(UniformMatroid(6, 2), [5, 1, 3, 0])
+    3
+    """
+    oracle = check_oracle(oracle, owner="find_circuit_lightest")
+    q = _check_elements(Q, oracle.n, owner="find_circuit_lightest", name="Q")
+    if not known_dependent and oracle.is_independent(q):
+        raise ValueError("find_circuit_lightest: Q must be dependent; got an independent set.")
+    return lightest_in_dependent(oracle, q)
+
+
+def lightest_in_dependent(oracle: IndependenceOracle, Q: np.ndarray) -> int:
+    """The binary search of :func:`find_circuit_lightest` without validation (``Q`` dependent).
+
+    Example
+    -------
+    >>> from icml26.matroid import UniformMatroid
+    >>> lightest_in_dependent(UniformMatroid(6, 2), np.array([5, 1, 3, 0]))
+    3
+    """
+    low, high = 0, len(Q)  # Q[:low] is independent, Q[:high] is dependent
+    while high - low > 1:
+        mid = (low + high) // 2
+        if oracle.is_independent(Q[:mid]):
+            low = mid
+        else:
+            high = mid
+    return int(Q[high - 1])
