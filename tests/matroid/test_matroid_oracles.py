@@ -139,6 +139,7 @@ def test_partition_and_direct_sum_match_their_definitions():
             counts = np.bincount(blocks[list(Q)], minlength=3)
             assert P.is_independent(list(Q)) == bool(np.all(counts <= caps))
             assert S.is_independent(list(Q)) == P.is_independent(list(Q))
+    assert DirectSum(*S.parts).n == S.n == 6
 
 
 def test_uniform_blocks_circuits_have_exactly_c_elements():
@@ -151,6 +152,16 @@ def test_uniform_blocks_circuits_have_exactly_c_elements():
         and all(M.is_independent(list(T)) for T in itertools.combinations(S, size - 1))
     ]
     assert circuits and all(len(C) == 3 and len({e // 4 for e in C}) == 1 for C in circuits)
+
+
+def test_queries_may_be_lists_tuples_arrays_or_sets():
+    M = GraphicMatroid([(0, 1), (1, 2), (2, 0)])
+    C = CostCounter(M, cache=True)
+    for Q in ([0, 1], (0, 1), np.array([1, 0]), {0, 1}, frozenset({1, 0})):
+        assert M.is_independent(Q) and C.is_independent(Q)
+    assert not M.is_independent({0, 1, 2})
+    assert C.cache_hits == 4  # the same set five times, charged every time
+    assert C.total_cost == 10
 
 
 def test_families_satisfy_the_protocol():

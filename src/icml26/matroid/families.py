@@ -164,8 +164,8 @@ class DirectSum(AbstractMatroid):
 
     Parameters
     ----------
-    parts
-        The summands (any oracles).
+    *parts
+        The summands (any oracles), as separate arguments or one iterable.
 
     Raises
     ------
@@ -176,12 +176,14 @@ class DirectSum(AbstractMatroid):
 
     Example
     -------
-    >>> S = DirectSum([UniformMatroid(2, 1), UniformMatroid(3, 3)])
+    >>> S = DirectSum(UniformMatroid(2, 1), UniformMatroid(3, 3))  # or DirectSum([...])
     >>> S.n, S.is_independent([0, 2, 3, 4]), S.is_independent([0, 1])
     (5, True, False)
     """
 
-    def __init__(self, parts: Iterable[IndependenceOracle]) -> None:
+    def __init__(self, *parts: IndependenceOracle | Iterable[IndependenceOracle]) -> None:
+        if len(parts) == 1 and not isinstance(parts[0], IndependenceOracle):
+            parts = tuple(parts[0])  # one iterable of summands
         self.parts = [check_oracle(p, owner="DirectSum") for p in parts]
         if not self.parts:
             raise ValueError("DirectSum: parts must hold at least one oracle; got none.")

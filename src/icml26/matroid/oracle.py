@@ -171,7 +171,7 @@ class CostCounter:
         if not self.cache:
             self._charge(size)
             return bool(self.base.is_independent(Q))
-        key = np.sort(np.asarray(Q, dtype=np.int64)).tobytes()
+        key = np.sort(np.fromiter(Q, dtype=np.int64, count=size)).tobytes()
         hit = key in self._answers
         if hit:
             self.cache_hits += 1
@@ -212,7 +212,7 @@ class AbstractMatroid(abc.ABC):
             If ``Q`` is not 1-D, holds an id outside ``range(n)`` or repeats an id.
         """
         owner = type(self).__name__
-        q = np.asarray(Q)
+        q = np.fromiter(Q, dtype=np.int64) if isinstance(Q, set | frozenset) else np.asarray(Q)
         if q.size == 0:
             return self._independent(np.zeros(0, dtype=np.int64))
         if q.ndim != 1:
