@@ -1,0 +1,56 @@
+"""A DP-SGD hook: SGG noise for a torch gradient vector, in place of Gaussian noise.
+
+Accounting limits. The guarantee of a calibrated mechanism is for one release of a query with ℓ2
+sensitivity Δ = ``mechanism.sensitivity``: in DP-SGD, the *sum* of per-example gradients clipped to
+norm C over a batch fixed in advance (add/remove-one neighbours: Δ = C). Composition over steps is
+tight through :func:`compose_epsilon` ``([(mechanism, n_steps)], delta)``. Privacy amplification by
+subsampling (Poisson or shuffled batches) is **not** covered: the accountant treats every step as a
+full-batch release, which is valid but pessimistic for subsampled training.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from icml26.core import Seed, numpy_generator
+from icml26.sgg_dp.mechanism import SGGMechanism
+
+__all__ = ["sgg_noise_like"]
+
+
+def sgg_noise_like(grad: torch.Tensor, mechanism: SGGMechanism, seed: Seed = None) -> torch.Tensor:
+    """One SGG noise draw shaped like ``grad`` (flattened dimension must equal ``mechanism.T``).
+
+    Parameters
+    ----------
+    grad
+        The (clipped, summed) gradient tensor of any shape with ``grad.numel() == T``.
+    mechanism
+        A calibrated :class:`SGGMechanism` with ``sensitivity`` = the clipping norm C.
+    seed
+        ``int``, ``numpy`` or ``torch`` generator, or ``None``.
+
+    Returns
+    -------
+    torch.Tensor
+        Noise with the shape, dtype and device of ``grad``; add it to ``grad``.
+
+    Raises
+    ------
+    ValueError
+        If ``grad.numel() != T`` or the mechanism is uncalibrated.
+
+    Example
+    -------
+    >>> from icml26.sgg_dp import SGGMechanism
+    >>> m = SGGMechanism(T=6, k=6.0, p=1.5, sigma=2.0)
+    >>> sgg_noise_like(torch.zeros(2, 3), m, seed=0).shape
+    torch.Size([2, 3])
+    """
+    if grad.numel() != mechanism.T:
+        raise ValueError(
+            f"sgg_noise_like: grad must have T={mechanism.T} elements; got {grad.numel()} "
+            f"(shape {tuple(grad.shape)})."
+        )
+    noise = mechanism.sample(1, numpy_generator(seed))[0]  # (T,)
+    return torch.as_tensor(noise, dtype=grad.dtype, device=grad.device).reshape(grad.shape)
