@@ -1,0 +1,225 @@
+"""Inversion baselines on the same time grid: DDIM, EDICT, BDIA and O-BELM (eps-prediction).
+
+Notation for a step from t_i to t_j: cx = alpha_j / alpha_i, ce = sigma_j - sigma_i cx, so the
+DDIM step is D(x; i -> j) = cx x + ce eps(x, t_i). Grids run from the noise end ts[0] to the data
+end ts[-1]. Every baseline has ``encode(x0, ts) -> state`` (data -> noise) and
+``decode(state, ts) -> x0`` (noise -> data); ``sample(x_T, ts)`` generates from noise.
+
+- DDIM inversion runs DDIM backwards with eps at the current point: not exact.
+- EDICT (p = 0.93) couples (X, Y): X' = cx X + ce eps(Y); Y' = cx Y + ce eps(X');
+  X <- p X' + (1-p) Y'; Y <- p Y' + (1-p) X, inverted line by line.
+- BDIA (gamma = 0.5): first step DDIM, then
+  x_{i+1} = gamma x_{i-1} + D(x_i; i->i+1) - gamma D(x_i; i->i-1);
+  its inverse divides by gamma; its state is the pair (x_0, x_1) at the noise end.
+- O-BELM: first step DDIM, then with chi = sigma/alpha at p = i-1, t = i, s = i+1,
+  x_{i+1} = (d2 d3 a_s / d1) eps(x_i) + (d2/d1)^2 (a_s/a_p) x_{i-1}
+            + ((d1-d2) d3 / d1^2)(a_s/a_t) x_i,
+  d1 = chi_t - chi_p, d2 = chi_s - chi_t, d3 = chi_s - chi_p; state (x_0, x_1) as for BDIA.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import torch
+
+from icml26.core import check_in_interval
+from icml26.rex.parameterization import MODEL_OUTPUTS, Model, convert_output
+from icml26.rex.schedules import Schedule
+
+__all__ = ["BDIA", "DDIM", "EDICT", "OBELM"]
+
+
+class _EpsSolver:
+    """Shared parts: eps(x, t) from any model output, the DDIM step and grid checks."""
+
+    def __init__(self, model: Model, schedule: Schedule, *, model_output: str = "noise") -> None:
+        if model_output not in MODEL_OUTPUTS:
+            raise ValueError(
+                f"{type(self).__name__}: model_output must be one of {MODEL_OUTPUTS}; "
+                f"got {model_output!r}."
+            )
+        self.model, self.schedule, self.model_output = model, schedule, model_output
+
+    def eps(self, x: torch.Tensor, t: float) -> torch.Tensor:
+        """The model's noise prediction at (x, t)."""
+        out = self.model(x, torch.full((x.shape[0],), t, dtype=x.dtype, device=x.device))
+        return convert_output(out, x, t, self.schedule, source=self.model_output, target="noise")
+
+    def ddim(self, x: torch.Tensor, t_i: float, t_j: float) -> torch.Tensor:
+        """D(x; i -> j) = cx x + ce eps(x, t_i)."""
+        a_i, a_j = self.schedule.alpha(t_i), self.schedule.alpha(t_j)
+        cx = a_j / a_i
+        ce = self.schedule.sigma(t_j) - self.schedule.sigma(t_i) * cx
+        return cx * x + ce * self.eps(x, t_i)
+
+    def _grid(self, ts: Sequence[float], minimum: int = 2) -> list[float]:
+        ts = [float(t) for t in ts]
+        if len(ts) < minimum:
+            raise ValueError(
+                f"{type(self).__name__}: ts needs at least {minimum} times; got {len(ts)}."
+            )
+        return ts
+
+
+class DDIM(_EpsSolver):
+    """DDIM sampling and (inexact) DDIM inversion.
+
+    Example
+    -------
+    >>> from icml26.rex import VPSchedule
+    >>> ddim = DDIM(lambda x, t: 0 * x, VPSchedule())
+    >>> ddim.decode(ddim.encode(torch.ones(1, 2), [1.0, 0.5, 0.1]), [1.0, 0.5, 0.1]).shape
+    torch.Size([1, 2])
+    """
+
+    @torch.no_grad()
+    def encode(self, x0: torch.Tensor, ts: Sequence[float]) -> torch.Tensor:
+        """DDIM inversion: data -> noise with eps at the current point."""
+        ts = self._grid(ts)
+        x = x0
+        for t_j, t_i in zip(ts[:0:-1], ts[-2::-1], strict=True):
+            x = self.ddim(x, t_j, t_i)
+        return x
+
+    @torch.no_grad()
+    def decode(self, x_T: torch.Tensor, ts: Sequence[float]) -> torch.Tensor:
+        """DDIM sampling: noise -> data."""
+        ts = self._grid(ts)
+        x = x_T
+        for t_i, t_j in itertools.pairwise(ts):
+            x = self.ddim(x, t_i, t_j)
+        return x
+
+    def sample(self, x_T: torch.Tensor, ts: Sequence[float]) -> torch.Tensor:
+        """Generate from noise."""
+        return self.decode(x_T, ts)
+
+
+class EDICT(_EpsSolver):
+    """EDICT exact inversion with mixing parameter p (default 0.93)."""
+
+    def __init__(
+        self, model: Model, schedule: Schedule, *, p: float = 0.93, model_output: str = "noise"
+    ) -> None:
+        super().__init__(model, schedule, model_output=model_output)
+        self.p = check_in_interval("p", p, low=0.0, high=1.0, closed="right", owner="EDICT")
+
+    def _coeffs(self, t_i: float, t_j: float) -> tuple[float, float]:
+        a_i, a_j = self.schedule.alpha(t_i), self.schedule.alpha(t_j)
+        cx = a_j / a_i
+        return cx, self.schedule.sigma(t_j) - self.schedule.sigma(t_i) * cx
+
+    @torch.no_grad()
+    def decode(self, state: tuple[torch.Tensor, torch.Tensor], ts: Sequence[float]) -> torch.Tensor:
+        """Noise pair (X, Y) -> data (returns X)."""
+        X, Y = state
+        p = self.p
+        ts = self._grid(ts)
+        for t_i, t_j in itertools.pairwise(ts):
+            cx, ce = self._coeffs(t_i, t_j)
+            X = cx * X + ce * self.eps(Y, t_i)
+            Y = cx * Y + ce * self.eps(X, t_j)
+            X = p * X + (1 - p) * Y
+            Y = p * Y + (1 - p) * X
+        return X
+
+    @torch.no_grad()
+    def encode(self, x0: torch.Tensor, ts: Sequence[float]) -> tuple[torch.Tensor, torch.Tensor]:
+        """Data -> noise pair (X, Y), undoing :meth:`decode` line by line."""
+        X, Y = x0, x0.clone()
+        p = self.p
+        ts = self._grid(ts)
+        for t_j, t_i in zip(ts[:0:-1], ts[-2::-1], strict=True):
+            cx, ce = self._coeffs(t_i, t_j)
+            Y = (Y - (1 - p) * X) / p
+            X = (X - (1 - p) * Y) / p
+            Y = (Y - ce * self.eps(X, t_j)) / cx
+            X = (X - ce * self.eps(Y, t_i)) / cx
+        return X, Y
+
+    def sample(self, x_T: torch.Tensor, ts: Sequence[float]) -> torch.Tensor:
+        """Generate from noise (X = Y = x_T)."""
+        return self.decode((x_T, x_T.clone()), ts)
+
+
+class _TwoStep(_EpsSolver):
+    """A two-step exact-inversion scheme x_{i+1} = step(x_{i-1}, x_i); state (x_0, x_1)."""
+
+    def _forward(self, x_prev, x_cur, ts: list[float], i: int) -> torch.Tensor:
+        raise NotImplementedError
+
+    def _backward(self, x_next, x_cur, ts: list[float], i: int) -> torch.Tensor:
+        raise NotImplementedError
+
+    @torch.no_grad()
+    def decode(self, state: tuple[torch.Tensor, torch.Tensor], ts: Sequence[float]) -> torch.Tensor:
+        """(x_0, x_1) at the noise end -> data."""
+        ts = self._grid(ts, minimum=3)
+        x_prev, x_cur = state
+        for i in range(1, len(ts) - 1):
+            x_prev, x_cur = x_cur, self._forward(x_prev, x_cur, ts, i)
+        return x_cur
+
+    @torch.no_grad()
+    def encode(self, x0: torch.Tensor, ts: Sequence[float]) -> tuple[torch.Tensor, torch.Tensor]:
+        """Data -> (x_0, x_1): one DDIM inversion step, then the exact backward recurrence."""
+        ts = self._grid(ts, minimum=3)
+        n = len(ts) - 1
+        x_next, x_cur = x0, self.ddim(x0, ts[n], ts[n - 1])
+        for i in range(n - 1, 0, -1):
+            x_next, x_cur = x_cur, self._backward(x_next, x_cur, ts, i)
+        return x_cur, x_next
+
+    def sample(self, x_T: torch.Tensor, ts: Sequence[float]) -> torch.Tensor:
+        """Generate from noise (first step DDIM)."""
+        ts = self._grid(ts, minimum=3)
+        return self.decode((x_T, self.ddim(x_T, ts[0], ts[1])), ts)
+
+
+class BDIA(_TwoStep):
+    """Bidirectional integration approximation with gamma (default 0.5)."""
+
+    def __init__(
+        self, model: Model, schedule: Schedule, *, gamma: float = 0.5, model_output: str = "noise"
+    ) -> None:
+        super().__init__(model, schedule, model_output=model_output)
+        self.gamma = check_in_interval(
+            "gamma", gamma, low=0.0, high=1.0, closed="right", owner="BDIA"
+        )
+
+    def _forward(self, x_prev, x_cur, ts, i):
+        g = self.gamma
+        return (
+            g * x_prev + self.ddim(x_cur, ts[i], ts[i + 1]) - g * self.ddim(x_cur, ts[i], ts[i - 1])
+        )
+
+    def _backward(self, x_next, x_cur, ts, i):
+        g = self.gamma
+        return (
+            x_next - self.ddim(x_cur, ts[i], ts[i + 1]) + g * self.ddim(x_cur, ts[i], ts[i - 1])
+        ) / g
+
+
+class OBELM(_TwoStep):
+    """O-BELM: the optimal bidirectional explicit linear multistep exact-inversion sampler."""
+
+    def _coeffs(self, ts, i):
+        sch = self.schedule
+        t_p, t_t, t_s = ts[i - 1], ts[i], ts[i + 1]
+        a_p, a_t, a_s = sch.alpha(t_p), sch.alpha(t_t), sch.alpha(t_s)
+        chi_p, chi_t, chi_s = sch.sigma(t_p) / a_p, sch.sigma(t_t) / a_t, sch.sigma(t_s) / a_s
+        d1, d2, d3 = chi_t - chi_p, chi_s - chi_t, chi_s - chi_p
+        A = d2 * d3 * a_s / d1
+        B = (d2 / d1) ** 2 * (a_s / a_p)
+        C = (d1 - d2) * d3 / d1**2 * (a_s / a_t)
+        return A, B, C
+
+    def _forward(self, x_prev, x_cur, ts, i):
+        A, B, C = self._coeffs(ts, i)
+        return A * self.eps(x_cur, ts[i]) + B * x_prev + C * x_cur
+
+    def _backward(self, x_next, x_cur, ts, i):
+        A, B, C = self._coeffs(ts, i)
+        return (x_next - A * self.eps(x_cur, ts[i]) - C * x_cur) / B

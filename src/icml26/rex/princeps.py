@@ -1,0 +1,146 @@
+"""The Princeps increment Psi: an exponential (Lawson) RK step in (varsigma, Y = x / kappa).
+
+For an explicit tableau (c, A, b), from x at t_from to t_to, h = varsigma(t_to) - varsigma(t_from):
+
+    Y = x / kappa(t_from);  Z_i = Y + h sum_{j<i} a_ij k_j;  k_i = f(kappa(t_i) Z_i, t_i),
+    t_i = t(varsigma(t_from) + c_i h);  Psi = h sum_i b_i k_i,
+
+and the plain (non-reversible) Princeps step is x' = (kappa'/kappa) x + kappa' Psi. With the
+Euler tableau and data prediction this is exactly DDIM. Stochastic versions, with the Brownian
+increment W and space-time Levy area H of the step:
+
+    Euler-Maruyama: Psi = h f(x, t_from) + W
+    ShARK:          k1 = f(kappa (Y + H), t_from),
+                    k2 = f(kappa_2 (Y + 5/6 h k1 + 5/6 W + H), t(varsigma + 5/6 h)),
+                    Psi = h (0.4 k1 + 0.6 k2) + W.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from icml26.core import check_one_of
+from icml26.rex.brownian import SeededBrownian
+from icml26.rex.parameterization import Model, TimeVariable
+from icml26.rex.schedules import Schedule
+from icml26.rex.tableaus import ButcherTableau, get_tableau
+
+__all__ = ["SDE_METHODS", "Increment", "princeps_increment", "princeps_step"]
+
+SDE_METHODS = (None, "em", "shark")
+Predictor = Callable[[torch.Tensor, float], torch.Tensor]
+
+
+@dataclass(frozen=True)
+class Increment:
+    """Psi and, for an embedded tableau, the max-abs error estimate of kappa(t_to) * Psi."""
+
+    psi: torch.Tensor
+    error: float | None = None
+
+
+def princeps_increment(
+    f: Predictor,
+    tv: TimeVariable,
+    tableau: ButcherTableau,
+    t_from: float,
+    t_to: float,
+    x: torch.Tensor,
+    *,
+    sde: str | None = None,
+    W: torch.Tensor | None = None,
+    H: torch.Tensor | None = None,
+) -> Increment:
+    """Psi_h(varsigma(t_from), x) for the step t_from -> t_to (either direction).
+
+    Parameters
+    ----------
+    f
+        The prediction f(x, t) of the case (see :meth:`TimeVariable.predictor`).
+    sde
+        ``None`` (ODE, uses ``tableau``), ``"em"`` or ``"shark"`` (use W and H; ShARK needs H).
+    """
+    v0 = tv.varsigma(t_from)
+    h = tv.varsigma(t_to) - v0
+
+    def stage_time(c: float) -> float:
+        if c == 0.0:
+            return t_from
+        return t_to if c == 1.0 else tv.t_of(v0 + c * h)
+
+    if sde is None:
+        Y = x / tv.kappa(t_from)
+        ks: list[torch.Tensor] = []
+        for c_i, a_i in zip(tableau.c, tableau.a, strict=True):
+            Z = Y
+            for a_ij, k_j in zip(a_i, ks, strict=False):
+                if a_ij != 0.0:
+                    Z = Z + (h * a_ij) * k_j
+            t_i = stage_time(c_i)
+            ks.append(f(tv.kappa(t_i) * Z, t_i))
+        psi = sum((h * b_i) * k_i for b_i, k_i in zip(tableau.b, ks, strict=True) if b_i != 0.0)
+        error = None
+        if tableau.b_hat is not None:
+            diff = sum(
+                (h * (b_i - bh_i)) * k_i
+                for b_i, bh_i, k_i in zip(tableau.b, tableau.b_hat, ks, strict=True)
+            )
+            error = float((tv.kappa(t_to) * diff).abs().max())
+        return Increment(psi, error)
+    if W is None:
+        raise ValueError(f"princeps_increment: sde={sde!r} needs the Brownian increment W.")
+    if sde == "em":
+        return Increment(h * f(x, t_from) + W)
+    if H is None:
+        raise ValueError("princeps_increment: ShARK needs the space-time Levy area H.")
+    Y = x / tv.kappa(t_from)
+    k1 = f(tv.kappa(t_from) * (Y + H), t_from)
+    t2 = stage_time(5 / 6)
+    k2 = f(tv.kappa(t2) * (Y + (5 / 6 * h) * k1 + 5 / 6 * W + H), t2)
+    return Increment(h * (0.4 * k1 + 0.6 * k2) + W)
+
+
+def princeps_step(
+    model: Model,
+    schedule: Schedule,
+    x: torch.Tensor,
+    t0: float,
+    t1: float,
+    *,
+    tableau: str | ButcherTableau = "euler",
+    prediction: str = "data",
+    model_output: str = "noise",
+    sde: str | None = None,
+    bm: SeededBrownian | None = None,
+) -> torch.Tensor:
+    """One plain (non-reversible) Princeps step: x1 = (kappa1/kappa0) x + kappa1 Psi.
+
+    With ``tableau="euler"`` and ``prediction="data"`` this is DDIM; with ``sde="em"`` and data
+    prediction it is SDE-DPM-Solver++(1) / SEEDS-1.
+
+    Parameters
+    ----------
+    bm
+        The Brownian path (required for SDEs); its time is the case's noise clock.
+
+    Example
+    -------
+    >>> from icml26.rex import VPSchedule
+    >>> model = lambda x, t: torch.zeros_like(x)  # predicts eps = 0
+    >>> princeps_step(model, VPSchedule(), torch.ones(1, 2), 1.0, 0.5).shape
+    torch.Size([1, 2])
+    """
+    check_one_of("sde", sde, SDE_METHODS, owner="princeps_step")
+    tv = TimeVariable(schedule, prediction, sde is not None)
+    f = tv.predictor(model, model_output)
+    W = H = None
+    if sde is not None:
+        if bm is None:
+            raise ValueError("princeps_step: an SDE step needs the Brownian path bm.")
+        W, H = bm.increment(tv.noise_clock(t0), tv.noise_clock(t1))
+    inc = princeps_increment(f, tv, get_tableau(tableau), t0, t1, x, sde=sde, W=W, H=H)
+    k0, k1 = tv.kappa(t0), tv.kappa(t1)
+    return (k1 / k0) * x + k1 * inc.psi

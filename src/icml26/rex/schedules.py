@@ -1,0 +1,281 @@
+"""Noise schedules x_t = alpha_t x_0 + sigma_t eps, with their log-SNR and its inverse.
+
+Every schedule gives ``alpha(t)``, ``sigma(t)``, ``log_snr(t) = log(alpha/sigma)`` and the inverse
+``t_of_log_snr(lam)``, closed form where one exists (VP linear: a quadratic root; VP scaled-linear:
+a cubic root; flow matching: a sigmoid) and by bisection otherwise. Times are Python floats.
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+from collections.abc import Callable
+from typing import Any, final
+
+import torch
+
+from icml26.core import check_in_interval, check_one_of
+
+__all__ = ["CustomSchedule", "FlowMatchingSchedule", "Schedule", "VPSchedule"]
+
+
+def _softplus(z: float) -> float:
+    """log(1 + exp(z)) without overflow."""
+    return z + math.log1p(math.exp(-z)) if z > 0 else math.log1p(math.exp(z))
+
+
+def _float(value: Any) -> float:
+    return float(value.item()) if isinstance(value, torch.Tensor) else float(value)
+
+
+class Schedule(abc.ABC):
+    """A diffusion/flow noise schedule on t in [t_min, t_max].
+
+    ``t_noise`` is where sampling starts (mostly noise) and ``t_data`` where it ends.
+    """
+
+    t_noise: float
+    t_data: float
+
+    @abc.abstractmethod
+    def alpha(self, t: float) -> float:
+        """Signal scale alpha_t."""
+
+    @abc.abstractmethod
+    def sigma(self, t: float) -> float:
+        """Noise scale sigma_t."""
+
+    @abc.abstractmethod
+    def alpha_dot(self, t: float) -> float:
+        """d alpha / dt (needed to convert a velocity prediction)."""
+
+    @abc.abstractmethod
+    def sigma_dot(self, t: float) -> float:
+        """d sigma / dt."""
+
+    @abc.abstractmethod
+    def t_of_log_snr(self, lam: float) -> float:
+        """Inverse of :meth:`log_snr`."""
+
+    def log_snr(self, t: float) -> float:
+        """lambda_t = log(alpha_t / sigma_t)."""
+        return math.log(self.alpha(t)) - math.log(self.sigma(t))
+
+
+@final
+class VPSchedule(Schedule):
+    """Variance-preserving schedule in continuous time t in (0, 1] (sigma = sqrt(1 - alpha^2)).
+
+    ``linear``: log alpha_t = -(beta1 - beta0) t^2 / 4 - beta0 t / 2.
+    ``scaled_linear``: beta(t) = (sqrt(beta0) + t (sqrt(beta1) - sqrt(beta0)))^2 and
+    log alpha_t = -1/2 int_0^t beta (Stable Diffusion's schedule).
+
+    Parameters
+    ----------
+    beta0, beta1
+        ``1000 * betas[0]`` and ``1000 * betas[-1]`` of a discrete scheduler.
+    kind
+        ``"linear"`` or ``"scaled_linear"``.
+    t_data
+        Where sampling stops (the default 1e-3 keeps sigma away from 0).
+
+    Example
+    -------
+    >>> s = VPSchedule()
+    >>> round(s.t_of_log_snr(s.log_snr(0.3)), 12)
+    0.3
+    """
+
+    EPS = 2e-4
+
+    def __init__(
+        self,
+        beta0: float = 0.1,
+        beta1: float = 20.0,
+        kind: str = "linear",
+        *,
+        t_data: float = 1e-3,
+    ) -> None:
+        self.beta0 = check_in_interval(
+            "beta0", beta0, low=0.0, closed="neither", owner="VPSchedule"
+        )
+        self.beta1 = check_in_interval(
+            "beta1", beta1, low=0.0, closed="neither", owner="VPSchedule"
+        )
+        if self.beta1 <= self.beta0:
+            raise ValueError(f"VPSchedule: beta1 must exceed beta0; got {beta0!r}, {beta1!r}.")
+        self.kind = check_one_of("kind", kind, ("linear", "scaled_linear"), owner="VPSchedule")
+        self.t_data = check_in_interval(
+            "t_data", t_data, low=0.0, high=1.0, closed="neither", owner="VPSchedule"
+        )
+        self.t_noise = 1.0
+
+    @classmethod
+    def from_betas(cls, betas: Any, kind: str = "linear", **kwargs: Any) -> VPSchedule:
+        """From a discrete scheduler's ``betas``: beta0 = 1000 betas[0], beta1 = 1000 betas[-1]."""
+        return cls(1000 * _float(betas[0]), 1000 * _float(betas[-1]), kind, **kwargs)
+
+    def _integral_beta(self, t: float) -> float:
+        # -2 log alpha_t = int_0^t beta(s) ds
+        b0, b1 = self.beta0, self.beta1
+        if self.kind == "linear":
+            return (b1 - b0) * t * t / 2 + b0 * t
+        d = math.sqrt(b1) - math.sqrt(b0)
+        return d * d * t**3 / 3 + math.sqrt(b0) * d * t * t + b0 * t
+
+    def _beta(self, t: float) -> float:
+        if self.kind == "linear":
+            return self.beta0 + t * (self.beta1 - self.beta0)
+        return (math.sqrt(self.beta0) + t * (math.sqrt(self.beta1) - math.sqrt(self.beta0))) ** 2
+
+    def alpha(self, t: float) -> float:
+        """alpha_t = exp(-1/2 int_0^t beta)."""
+        return math.exp(-self._integral_beta(t) / 2)
+
+    def sigma(self, t: float) -> float:
+        """sigma_t = sqrt(1 - alpha_t^2), computed without cancellation."""
+        return math.sqrt(-math.expm1(-self._integral_beta(t)))
+
+    def alpha_dot(self, t: float) -> float:
+        """-beta(t) alpha_t / 2."""
+        return -self._beta(t) * self.alpha(t) / 2
+
+    def sigma_dot(self, t: float) -> float:
+        """beta(t) alpha_t^2 / (2 sigma_t)."""
+        return self._beta(t) * self.alpha(t) ** 2 / (2 * self.sigma(t))
+
+    def log_snr(self, t: float) -> float:
+        """lambda = -1/2 log(exp(int beta) - 1), without cancellation."""
+        return -0.5 * math.log(math.expm1(self._integral_beta(t)))
+
+    def t_of_log_snr(self, lam: float) -> float:
+        """Closed-form inverse: solve int_0^t beta = log(1 + exp(-2 lam)) for t."""
+        L = _softplus(-2.0 * lam)
+        b0, b1 = self.beta0, self.beta1
+        if self.kind == "linear":
+            # (b1-b0) t^2/2 + b0 t = L, the stable root of the quadratic
+            t = 2 * L / (math.sqrt(b0 * b0 + 2 * (b1 - b0) * L) + b0)
+        else:
+            # ((sqrt(b0) + d t)^3 - b0^{3/2}) / (3 d) = L
+            d = math.sqrt(b1) - math.sqrt(b0)
+            t = ((b0**1.5 + 3 * d * L) ** (1 / 3) - math.sqrt(b0)) / d
+        return min(max(t, self.EPS), 1.0 - self.EPS)
+
+    def __repr__(self) -> str:
+        return f"VPSchedule(beta0={self.beta0}, beta1={self.beta1}, kind={self.kind!r})"
+
+
+@final
+class FlowMatchingSchedule(Schedule):
+    """Rectified-flow schedule alpha_t = t, sigma_t = 1 - t: noise at t = 0, data at t = 1.
+
+    Example
+    -------
+    >>> FlowMatchingSchedule().t_of_log_snr(0.0)
+    0.5
+    """
+
+    def __init__(self, *, t_noise: float = 1e-3, t_data: float = 1 - 1e-3) -> None:
+        owner = "FlowMatchingSchedule"
+        self.t_noise = check_in_interval(
+            "t_noise", t_noise, low=0, high=1, closed="neither", owner=owner
+        )
+        self.t_data = check_in_interval(
+            "t_data", t_data, low=0, high=1, closed="neither", owner=owner
+        )
+
+    def alpha(self, t: float) -> float:
+        """alpha_t = t."""
+        return t
+
+    def sigma(self, t: float) -> float:
+        """sigma_t = 1 - t."""
+        return 1.0 - t
+
+    def alpha_dot(self, t: float) -> float:
+        """1."""
+        return 1.0
+
+    def sigma_dot(self, t: float) -> float:
+        """-1."""
+        return -1.0
+
+    def t_of_log_snr(self, lam: float) -> float:
+        """t = sigmoid(lambda)."""
+        return 1.0 / (1.0 + math.exp(-lam)) if lam >= 0 else math.exp(lam) / (1.0 + math.exp(lam))
+
+    def __repr__(self) -> str:
+        return "FlowMatchingSchedule()"
+
+
+@final
+class CustomSchedule(Schedule):
+    """A schedule from user functions alpha(t), sigma(t), with the log-SNR inverted by bisection.
+
+    Parameters
+    ----------
+    alpha_fn, sigma_fn
+        Maps from a float time to alpha_t, sigma_t > 0; the log-SNR must be strictly monotone.
+    t_noise, t_data
+        The sampling span (either order).
+    alpha_dot_fn, sigma_dot_fn
+        Optional derivatives; only needed for velocity-predicting models.
+
+    Example
+    -------
+    >>> s = CustomSchedule(lambda t: math.cos(math.pi * t / 2), lambda t: math.sin(math.pi * t / 2))
+    >>> round(s.t_of_log_snr(s.log_snr(0.4)), 10)
+    0.4
+    """
+
+    def __init__(
+        self,
+        alpha_fn: Callable[[float], Any],
+        sigma_fn: Callable[[float], Any],
+        *,
+        t_noise: float = 1.0,
+        t_data: float = 1e-3,
+        alpha_dot_fn: Callable[[float], Any] | None = None,
+        sigma_dot_fn: Callable[[float], Any] | None = None,
+    ) -> None:
+        if not (callable(alpha_fn) and callable(sigma_fn)):
+            raise TypeError("CustomSchedule: alpha_fn and sigma_fn must be callables t -> float.")
+        self.alpha_fn, self.sigma_fn = alpha_fn, sigma_fn
+        self.alpha_dot_fn, self.sigma_dot_fn = alpha_dot_fn, sigma_dot_fn
+        self.t_noise, self.t_data = float(t_noise), float(t_data)
+        if self.t_noise == self.t_data:
+            raise ValueError("CustomSchedule: t_noise and t_data must differ.")
+
+    def alpha(self, t: float) -> float:
+        """alpha_fn(t)."""
+        return _float(self.alpha_fn(t))
+
+    def sigma(self, t: float) -> float:
+        """sigma_fn(t)."""
+        return _float(self.sigma_fn(t))
+
+    def alpha_dot(self, t: float) -> float:
+        """alpha_dot_fn(t); an error if it was not given."""
+        if self.alpha_dot_fn is None:
+            raise ValueError("CustomSchedule: velocity outputs need alpha_dot_fn and sigma_dot_fn.")
+        return _float(self.alpha_dot_fn(t))
+
+    def sigma_dot(self, t: float) -> float:
+        """sigma_dot_fn(t); an error if it was not given."""
+        if self.sigma_dot_fn is None:
+            raise ValueError("CustomSchedule: velocity outputs need alpha_dot_fn and sigma_dot_fn.")
+        return _float(self.sigma_dot_fn(t))
+
+    def t_of_log_snr(self, lam: float) -> float:
+        """Bisection on [t_data, t_noise] (to float64 resolution); clamps outside the span."""
+        lo, hi = sorted((self.t_data, self.t_noise))
+        increasing = self.log_snr(hi) > self.log_snr(lo)
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            if mid in (lo, hi):
+                break
+            if (self.log_snr(mid) < lam) == increasing:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2
