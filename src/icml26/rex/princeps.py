@@ -88,7 +88,7 @@ def princeps_increment(
                 (h * (b_i - bh_i)) * k_i
                 for b_i, bh_i, k_i in zip(tableau.b, tableau.b_hat, ks, strict=True)
             )
-            error = float((tv.kappa(t_to) * diff).abs().max())
+            error = float((tv.kappa(t_to) * diff).detach().abs().max())
         return Increment(psi, error)
     if W is None:
         raise ValueError(f"princeps_increment: sde={sde!r} needs the Brownian increment W.")
