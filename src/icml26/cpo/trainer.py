@@ -1,0 +1,197 @@
+"""Real-scale path: CPO as a TRL ``DPOTrainer`` subclass that overrides only the loss.
+
+``ConstrainedPOConfig`` adds the CPO hyper-parameters to TRL's ``DPOConfig``;
+``ConstrainedPOTrainer.compute_loss`` scores ``[chosen; rejected]`` with
+:func:`~icml26.cpo.losses.sequence_logps` (length-normalised by default, as the official code),
+applies :func:`~icml26.cpo.losses.constrained_po_loss` and logs ``frac_in_U`` and the policy's own
+preference accuracy beside TRL's reward metrics. Everything else (data, collation, optimisation,
+reference model) is TRL's. Needs ``pip install "icml26[cpo]"`` (trl, transformers, datasets).
+Deviation: a PEFT policy without an explicit reference model is not supported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+try:
+    from trl import DPOConfig, DPOTrainer
+except ImportError as err:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        'icml26.cpo.trainer needs TRL: pip install "torch==2.13.0" "icml26[cpo]"'
+    ) from err
+
+from icml26.core import check_in_interval, check_one_of
+from icml26.cpo.diagnostics import frac_in_undesirable, policy_preference_accuracy
+from icml26.cpo.losses import VARIANTS, constrained_po_loss, sequence_logps
+
+__all__ = ["ConstrainedPOConfig", "ConstrainedPOTrainer", "load_causal_lm"]
+
+
+@dataclass
+class ConstrainedPOConfig(DPOConfig):
+    """TRL ``DPOConfig`` plus the CPO hyper-parameters (official defaults).
+
+    Parameters
+    ----------
+    variant
+        ``"smooth"`` (main CPO), ``"clip"`` or ``"easy"``.
+    gamma, tau, alpha
+        Margin ``γ ≥ 0``, smoothness ``τ > 0`` and constraint weight ``α ∈ (0, ∞]``.
+    average_logps
+        Length-normalise sequence scores (official code) instead of summing them.
+    cpo_eps
+        Clamp level of the ``easy`` variant's reference scores.
+
+    Raises
+    ------
+    ValueError
+        On an unknown variant or out-of-range hyper-parameters.
+
+    Example
+    -------
+    >>> cfg = ConstrainedPOConfig(output_dir="out", variant="easy", beta=2.5, gamma=0.05)
+    >>> cfg.variant, cfg.beta
+    ('easy', 2.5)
+    """
+
+    variant: str = field(default="smooth", metadata={"help": "smooth, clip or easy"})
+    gamma: float = field(default=0.5, metadata={"help": "CPO margin γ"})
+    tau: float = field(default=2.0, metadata={"help": "smoothness τ of the adaptive margin"})
+    alpha: float = field(default=1.0, metadata={"help": "constraint weight α (inf: DPO)"})
+    average_logps: bool = field(default=True, metadata={"help": "length-normalised scores"})
+    cpo_eps: float = field(default=1e-6, metadata={"help": "easy: clamp reference scores"})
+
+    def __post_init__(self) -> None:
+        owner = "ConstrainedPOConfig"
+        check_one_of("variant", self.variant, VARIANTS, owner=owner)
+        check_in_interval(
+            "gamma", self.gamma, low=0.0, high=float("inf"), closed="left", owner=owner
+        )
+        check_in_interval("tau", self.tau, low=0.0, closed="neither", owner=owner)
+        check_in_interval(
+            "alpha", self.alpha, low=0.0, high=float("inf"), closed="right", owner=owner
+        )
+        check_in_interval("beta", self.beta, low=0.0, closed="neither", owner=owner)
+        super().__post_init__()
+
+
+class ConstrainedPOTrainer(DPOTrainer):
+    """TRL ``DPOTrainer`` whose training objective is the CPO loss.
+
+    Construct it exactly like ``DPOTrainer`` with ``args=ConstrainedPOConfig(...)``.
+
+    Raises
+    ------
+    TypeError
+        If ``args`` is not a :class:`ConstrainedPOConfig`.
+
+    Example
+    -------
+    >>> trainer = ConstrainedPOTrainer(  # doctest: +SKIP
+    ...     model=load_causal_lm("Qwen/Qwen2.5-0.5B-Instruct")[0],
+    ...     args=ConstrainedPOConfig(output_dir="out", variant="easy", beta=2.5, gamma=0.05),
+    ...     train_dataset=load_dataset(
+    ...         "HuggingFaceH4/ultrafeedback_binarized", split="train_prefs"
+    ...     ),
+    ... )
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        config = kwargs.get("args", args[2] if len(args) > 2 else None)
+        if not isinstance(config, ConstrainedPOConfig):
+            raise TypeError(
+                "ConstrainedPOTrainer: args must be a ConstrainedPOConfig; "
+                f"got {type(config).__name__}."
+            )
+        super().__init__(*args, **kwargs)
+
+    def _scores(self, model: Any, inputs: dict[str, Any], labels: torch.Tensor) -> torch.Tensor:
+        logits = model(
+            input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"], use_cache=False
+        ).logits  # (2 * batch, seq, vocab)
+        return sequence_logps(logits, labels, average=self.args.average_logps)
+
+    def compute_loss(
+        self,
+        model: Any,
+        inputs: dict[str, Any],
+        return_outputs: bool = False,
+        num_items_in_batch: Any = None,
+    ) -> Any:
+        """CPO loss of a ``[chosen; rejected]`` batch; logs CPO's diagnostics."""
+        mode = "train" if self.model.training else "eval"
+        args = self.args
+        labels = inputs["input_ids"].masked_fill(inputs["completion_mask"] == 0, -100)
+        policy_chosen, policy_rejected = self._scores(model, inputs, labels).chunk(2)
+        if self.precompute_ref_logps:
+            ref_chosen, ref_rejected = inputs["ref_chosen_logps"], inputs["ref_rejected_logps"]
+            if args.average_logps:  # TRL precomputes summed log-probs
+                counts = (labels[:, 1:] != -100).sum(dim=1).chunk(2)
+                ref_chosen, ref_rejected = ref_chosen / counts[0], ref_rejected / counts[1]
+        else:
+            if self.ref_model is None:
+                raise ValueError(
+                    "ConstrainedPOTrainer: needs ref_model or precompute_ref_log_probs=True; got "
+                    "neither (PEFT adapters without a reference are not supported)."
+                )
+            with torch.no_grad():
+                ref_chosen, ref_rejected = self._scores(self.ref_model, inputs, labels).chunk(2)
+        out = constrained_po_loss(
+            policy_chosen,
+            policy_rejected,
+            ref_chosen,
+            ref_rejected,
+            beta=args.beta,
+            gamma=args.gamma,
+            tau=args.tau,
+            alpha=args.alpha,
+            variant=args.variant,
+            eps=args.cpo_eps,
+        )
+        loss = out.losses.mean()
+        delta = (policy_chosen - policy_rejected).detach()
+        delta_ref = (ref_chosen - ref_rejected).detach()
+        metrics = self._metrics[mode]
+        metrics["rewards/chosen"].append(float(out.chosen_rewards.mean()))
+        metrics["rewards/rejected"].append(float(out.rejected_rewards.mean()))
+        metrics["rewards/accuracies"].append(
+            float((out.chosen_rewards > out.rejected_rewards).float().mean())
+        )
+        metrics["rewards/margins"].append(float((out.chosen_rewards - out.rejected_rewards).mean()))
+        metrics["cpo/policy_accuracy"].append(policy_preference_accuracy(delta))
+        metrics["cpo/frac_in_U"].append(frac_in_undesirable(delta, delta_ref))
+        metrics["cpo/target_margin"].append(float(out.margin.mean()))
+        metrics["cpo/delta_ref_mean"].append(float(delta_ref.mean()))
+        metrics["cpo/frac_ref_below_gamma"].append(float((delta_ref < args.gamma).float().mean()))
+        return (loss, out) if return_outputs else loss
+
+
+def load_causal_lm(name_or_dir: str, **kwargs: Any) -> tuple[Any, Any]:
+    """Load a causal LM and its tokenizer (hub id or local folder) through ``transformers``.
+
+    Parameters
+    ----------
+    name_or_dir
+        E.g. ``"princeton-nlp/Llama-3-Base-8B-SFT"`` or a folder written by ``save_pretrained``.
+    **kwargs
+        Passed to ``AutoModelForCausalLM.from_pretrained`` (e.g. ``dtype``).
+
+    Returns
+    -------
+    tuple
+        ``(model, tokenizer)``; a tokenizer without a pad token gets its EOS token as pad.
+
+    Example
+    -------
+    >>> model, tok = load_causal_lm("HuggingFaceH4/mistral-7b-sft-beta")  # doctest: +SKIP
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    model = AutoModelForCausalLM.from_pretrained(name_or_dir, **kwargs)
+    tokenizer = AutoTokenizer.from_pretrained(name_or_dir)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return model, tokenizer
