@@ -1,0 +1,49 @@
+"""Scores of an estimated causal graph against the truth: F1 and true-negative rate."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["f1_tnr"]
+
+
+def f1_tnr(adj_true: object, adj_est: object, ignore_diagonal: bool = True) -> tuple[float, float]:
+    """F1 of the edges and TNR = TN / (TN + FP) of the non-edges.
+
+    F1 = 2 TP / (2 TP + FP + FN). As in scikit-learn's defaults, a score whose denominator is 0
+    (no true and no predicted edge for F1, no true non-edge for TNR) is 0.
+
+    Parameters
+    ----------
+    adj_true, adj_est
+        Square arrays of the same shape; nonzero means an edge (row = cause, column = effect).
+    ignore_diagonal
+        Score the off-diagonal entries only (the diagonal adds true negatives, never edges).
+
+    Returns
+    -------
+    (f1, tnr) : tuple of float
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ or are not square.
+
+    Example
+    -------
+    >>> f1_tnr([[0, 1], [0, 0]], [[0, 1], [1, 0]])
+    (0.6666666666666666, 0.0)
+    """
+    t = np.asarray(adj_true) != 0
+    e = np.asarray(adj_est) != 0
+    if t.ndim != 2 or t.shape[0] != t.shape[1] or e.shape != t.shape:
+        raise ValueError(
+            f"f1_tnr: adjacencies must be square of the same shape; got {t.shape} and {e.shape}."
+        )
+    mask = ~np.eye(t.shape[0], dtype=bool) if ignore_diagonal else np.ones(t.shape, dtype=bool)
+    t, e = t[mask], e[mask]
+    tp, fp = int(np.sum(t & e)), int(np.sum(~t & e))
+    fn, tn = int(np.sum(t & ~e)), int(np.sum(~t & ~e))
+    f1 = 2 * tp / (2 * tp + fp + fn) if (2 * tp + fp + fn) else 0.0
+    tnr = tn / (tn + fp) if (tn + fp) else 0.0
+    return f1, tnr
