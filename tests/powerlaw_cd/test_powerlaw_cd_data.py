@@ -117,3 +117,12 @@ def test_var_lingam_stability_rule_and_order_restriction():
     res = var_lingam(X, lags=1, seed=0, assume_order=True)
     assert np.all(np.tril(res.adjacency) == 0)
     assert res.adjacency[0, 1] == 1 and res.adjacency[1, 2] == 1
+
+
+def test_run_benchmark_accepts_method_names():
+    cell = [dict(n_vars=3, length=1200)]
+    by_name = run_benchmark(["granger"], cell, [0], n_jobs=1)
+    explicit = run_benchmark({"granger": granger_pairwise}, cell, [0], n_jobs=1)
+    assert by_name["f1"].tolist() == explicit["f1"].tolist()
+    with pytest.raises(ValueError, match="run_benchmark: methods must be one of"):
+        run_benchmark(["lasso"], cell, [0], n_jobs=1)

@@ -113,7 +113,7 @@ def simulate_ou(
     stock_like: bool = False,
     post_causality: bool = True,
     normalize: str | None = "first",
-    seed: Seed = None,
+    seed: Seed = 0,
 ) -> SimResult:
     """Simulate the paper's causal OU / stock-like benchmark (spec §2.5), seeded.
 
@@ -148,7 +148,8 @@ def simulate_ou(
         ``"first"`` (divide each series by its first kept value, as the reference), ``"zscore"``
         or None.
     seed
-        Seed or generator; the same seed gives the same data, colored noise included.
+        Seed or generator (None: fresh entropy); the same seed gives the same data, colored
+        noise included.
 
     Returns
     -------

@@ -9,15 +9,23 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import check_positive_int
+from icml26.core import check_one_of, check_positive_int
+from icml26.powerlaw_cd.baselines import pcmci_plus, var_lingam
 from icml26.powerlaw_cd.graph import is_dag
 from icml26.powerlaw_cd.metrics import f1_tnr
-from icml26.powerlaw_cd.placy import CDResult
+from icml26.powerlaw_cd.placy import CDResult, granger_pairwise, placy
 from icml26.powerlaw_cd.simulate import simulate_ou
 
 __all__ = ["dataset_seed", "run_benchmark"]
 
 Method = Callable[[np.ndarray], CDResult]
+# the methods a name selects, with the paper's settings (p = τ_max = lags = 20)
+NAMED: dict[str, Method] = {
+    "placy": placy,
+    "granger": granger_pairwise,
+    "pcmci_plus": pcmci_plus,
+    "var_lingam": var_lingam,
+}
 
 
 def dataset_seed(cell: Mapping[str, Any], seed: int) -> np.random.SeedSequence:
@@ -49,7 +57,7 @@ def _score(cell: Mapping[str, Any], seed: int, methods: Mapping[str, Method]) ->
 
 
 def run_benchmark(
-    methods: Mapping[str, Method],
+    methods: Mapping[str, Method] | Sequence[str],
     grid: Sequence[Mapping[str, Any]],
     seeds: Sequence[int],
     n_jobs: int = 2,
@@ -59,7 +67,8 @@ def run_benchmark(
     Parameters
     ----------
     methods
-        Name → ``method(X) -> CDResult`` (e.g. ``lambda X: placy(X, max_lags=20)``).
+        Name → ``method(X) -> CDResult`` (e.g. ``lambda X: placy(X, max_lags=10)``), or names
+        among ``"placy"``, ``"granger"``, ``"pcmci_plus"``, ``"var_lingam"`` (default settings).
     grid
         Keyword arguments of :func:`simulate_ou` for each cell (``n_vars`` included).
     seeds
@@ -76,7 +85,8 @@ def run_benchmark(
     Raises
     ------
     ValueError
-        If ``methods``, ``grid`` or ``seeds`` is empty or ``n_jobs`` < 1.
+        If ``methods``, ``grid`` or ``seeds`` is empty, a method name is unknown, or
+        ``n_jobs`` < 1.
 
     Example
     -------
@@ -92,6 +102,10 @@ def run_benchmark(
     for name, value in [("methods", methods), ("grid", grid), ("seeds", seeds)]:
         if len(value) == 0:
             raise ValueError(f"run_benchmark: {name} must not be empty; got {value!r}.")
+    if not isinstance(methods, Mapping):
+        for name in methods:
+            check_one_of("methods", name, NAMED, owner="run_benchmark")
+        methods = {name: NAMED[name] for name in methods}
     jobs = [(cell, seed) for cell in grid for seed in seeds]
     if n_jobs == 1:
         parts = [_score(cell, seed, methods) for cell, seed in jobs]
