@@ -98,3 +98,12 @@ def test_fdr_and_acyclic_options_only_remove_edges():
     dag = placy(sim.X, max_lags=10, acyclic=True)
     assert np.all(bh.adjacency <= plain.adjacency)
     assert np.all(dag.adjacency <= plain.adjacency)
+
+
+def test_a_pair_that_cannot_be_fitted_gets_nan_and_no_edge():
+    X = simulate_ou(3, 800, sigma_b=0.5, seed=6).X
+    X[2, :100] = 0.0  # the first windows of series 2 have no power: leading NaN features
+    res = placy(X, max_lags=3)
+    assert np.all(np.isnan(res.pvalues[2, :2])) and np.all(np.isnan(res.pvalues[:2, 2]))
+    assert res.adjacency[2].sum() == res.adjacency[:, 2].sum() == 0
+    assert np.isfinite(res.pvalues[0, 1]) and np.isfinite(res.pvalues[1, 0])

@@ -87,7 +87,8 @@ def var_wald_test(target: np.ndarray, drivers: np.ndarray, lags: int) -> WaldRes
     Raises
     ------
     numpy.linalg.LinAlgError
-        If the design is rank deficient or leaves no residual degree of freedom.
+        If a series is not finite, the design is rank deficient or it leaves no residual degree
+        of freedom.
 
     Example
     -------
@@ -99,6 +100,10 @@ def var_wald_test(target: np.ndarray, drivers: np.ndarray, lags: int) -> WaldRes
     True
     """
     Y = np.column_stack([target, *drivers])  # (n, 1 + k)
+    if not np.all(np.isfinite(Y)):
+        raise np.linalg.LinAlgError(
+            "VAR series hold NaN/inf (e.g. windows that could not be fitted)."
+        )
     m = Y.shape[1]
     Z = lagged_design(Y, lags)  # (n - p, 1 + m p)
     y = target[lags:]
