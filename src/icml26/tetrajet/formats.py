@@ -1,0 +1,558 @@
+"""Number formats of TetraJet-v2 (arXiv:2510.27527, §2.1): E2M1, E4M3, E8M0, NVFP4, MXFP8, RHT.
+
+All quantizers are simulated ("fake-quantized") in the input's floating dtype: they return the
+dequantized values q·s_b·s_O, which is the exact equivalent of the low-precision GEMM whose
+128-chunk partial products are scaled in FP32.
+
+Padding rule: a quantization axis whose length is not a multiple of the block (``outer`` if given,
+else ``inner``) is zero-padded at its end before blocking and cropped afterwards. Zeros never raise
+a block's amax and quantize to 0, so the real elements are quantized exactly as in a padded GEMM.
+
+Non-finite inputs: the public quantizers raise ``ValueError`` on NaN/inf. Inside layers
+(:mod:`icml26.tetrajet.linear`) a NaN propagates, so a diverged loss shows it.
+
+Deviations: stochastic rounding draws u ~ U[0, 1) and rounds up iff u < (y - g_lo)/(g_hi - g_lo),
+which has the kernel recipe's distribution (spec §2.1) but keeps exact grid points unchanged with
+probability one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from icml26.core import Seed, check_one_of, check_positive_int, torch_generator
+
+__all__ = [
+    "E2M1_VALUES",
+    "E4M3_MAX",
+    "NVFP4Tensor",
+    "bin_width",
+    "cast_e4m3",
+    "e8m0_scale",
+    "hadamard16",
+    "mxfp8_fake_quant",
+    "nvfp4_fake_quant",
+    "nvfp4_quantize",
+    "random_signs",
+    "rht16",
+    "round_e2m1",
+]
+
+E2M1_VALUES = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
+"""Magnitudes of the E2M1 codes 0..7 (bit 3 of a code is the sign)."""
+E2M1_MAX = 6.0
+E4M3_MAX = 448.0
+"""Largest finite E4M3 ("fn") value."""
+E4M3_MIN_SUBNORMAL = 2.0**-9
+ROUNDINGS = ("rtn", "sr")
+SCALE_ROUNDINGS = ("nearest", "up")
+
+
+def _check_float_tensor(name: str, x: object, owner: str) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        shown = f"{x.dtype} tensor" if isinstance(x, torch.Tensor) else type(x).__name__
+        raise TypeError(f"{owner}: {name} must be a floating-point torch.Tensor; got {shown}.")
+    return x
+
+
+def _check_finite(x: torch.Tensor, owner: str) -> None:
+    bad = int((~torch.isfinite(x)).sum())
+    if bad:
+        raise ValueError(f"{owner}: x must be finite; got {bad} NaN/inf entries (tensor).")
+
+
+def round_e2m1(
+    y: torch.Tensor,
+    rounding: str = "rtn",
+    *,
+    generator: Seed = None,
+    noise: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Round already-scaled values onto the E2M1 grid {0, ±0.5, ..., ±6}, saturating at ±6.
+
+    RTN picks the nearest grid value with ties to the even mantissa (0.25→0, 0.75→1, 2.5→2,
+    5→4). SR picks g_hi with probability (|y| - g_lo)/(g_hi - g_lo), so E[SR(y)] = y for |y| ≤ 6.
+
+    Parameters
+    ----------
+    y
+        Scaled values (float tensor).
+    rounding
+        ``"rtn"`` or ``"sr"``.
+    generator
+        Seed of the SR draws (ignored for RTN).
+    noise
+        Optional U[0, 1) draws of ``y``'s shape that replace the generator (tests pin them).
+
+    Returns
+    -------
+    torch.Tensor
+        Grid values, same shape and dtype as ``y``.
+
+    Raises
+    ------
+    TypeError
+        If ``y`` is not a floating-point tensor.
+    ValueError
+        If ``rounding`` is unknown.
+
+    Example
+    -------
+    >>> round_e2m1(torch.tensor([0.25, 0.75, 2.5, 5.0, 7.0])).tolist()
+    [0.0, 1.0, 2.0, 4.0, 6.0]
+    """
+    _check_float_tensor("y", y, "round_e2m1")
+    check_one_of("rounding", rounding, ROUNDINGS, owner="round_e2m1")
+    return _round_e2m1(y, rounding, generator, noise)
+
+
+def _grid_gap(a: torch.Tensor) -> torch.Tensor:
+    # Spacing of the E2M1 grid around magnitude a: 0.5 on [0, 2], 1 on (2, 4], 2 on (4, 6].
+    return torch.where(a <= 2, 0.5, torch.where(a <= 4, 1.0, 2.0)).to(a.dtype)
+
+
+def _round_e2m1(
+    y: torch.Tensor, rounding: str, generator: Seed, noise: torch.Tensor | None
+) -> torch.Tensor:
+    a = y.abs().clamp(max=E2M1_MAX)
+    gap = _grid_gap(a)
+    if rounding == "rtn":
+        # torch.round is half-to-even, and on each interval the even multiples of gap are
+        # exactly the even-mantissa codes.
+        q = torch.round(a / gap) * gap
+    else:
+        if noise is None:
+            noise = torch.rand(a.shape, generator=torch_generator(generator), dtype=a.dtype)
+        g_lo = torch.floor(a / gap) * gap
+        p_up = (a - g_lo) / gap
+        q = (g_lo + gap * (noise.to(a.device) < p_up)).clamp(max=E2M1_MAX)
+    return torch.copysign(q, y)
+
+
+def cast_e4m3(x: torch.Tensor) -> torch.Tensor:
+    """Round to the nearest E4M3 ("fn") value (ties to even) after clamping to [-448, 448].
+
+    The clamp matters: PyTorch's cast is non-saturating and turns overflow into NaN.
+
+    Parameters
+    ----------
+    x
+        Float tensor.
+
+    Returns
+    -------
+    torch.Tensor
+        E4M3 values in ``x``'s dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a floating-point tensor.
+
+    Example
+    -------
+    >>> cast_e4m3(torch.tensor([1000.0, 0.3, 17.0])).tolist()
+    [448.0, 0.3125, 16.0]
+    """
+    _check_float_tensor("x", x, "cast_e4m3")
+    return _cast_e4m3(x)
+
+
+def _cast_e4m3(x: torch.Tensor) -> torch.Tensor:
+    return x.clamp(-E4M3_MAX, E4M3_MAX).to(torch.float8_e4m3fn).to(x.dtype)
+
+
+def _cast_e4m3_up(x: torch.Tensor) -> torch.Tensor:
+    # Smallest E4M3 value >= x for x in [0, 448]: positive E4M3 bit patterns are monotone.
+    bits = x.to(torch.float8_e4m3fn).view(torch.uint8)
+    below = bits.view(torch.float8_e4m3fn).to(x.dtype) < x
+    return (bits + below.to(torch.uint8)).view(torch.float8_e4m3fn).to(x.dtype)
+
+
+def e8m0_scale(amax: torch.Tensor, element_max: float = E4M3_MAX) -> torch.Tensor:
+    """MX block scale 2^ceil(log2(amax / element_max)), rounded up so nothing overflows.
+
+    Parameters
+    ----------
+    amax
+        Block absolute maxima (float tensor, >= 0). A zero block gets scale 1.
+    element_max
+        Largest element value (448 for E4M3 elements, 6 for E2M1).
+
+    Returns
+    -------
+    torch.Tensor
+        Powers of two 2^e with e clamped to the E8M0 range [-127, 127].
+
+    Example
+    -------
+    >>> e8m0_scale(torch.tensor([448.0, 449.0, 0.0])).tolist()
+    [1.0, 2.0, 1.0]
+    """
+    _check_float_tensor("amax", amax, "e8m0_scale")
+    exponent = torch.ceil(torch.log2(amax / element_max)).clamp(-127, 127)
+    return torch.where(amax > 0, torch.exp2(exponent), torch.ones_like(amax))
+
+
+def hadamard16(dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """The 16x16 Sylvester Hadamard matrix H₁₆ (entries ±1, H Hᵀ = 16 I).
+
+    Example
+    -------
+    >>> h = hadamard16()
+    >>> bool(torch.equal(h @ h.T, 16 * torch.eye(16)))
+    True
+    """
+    h = torch.ones(1, 1, dtype=dtype)
+    for _ in range(4):
+        h = torch.cat([torch.cat([h, h], 1), torch.cat([h, -h], 1)], 0)
+    return h
+
+
+def random_signs(seed: Seed = None, n: int = 16) -> torch.Tensor:
+    """``n`` independent random signs d ∈ {±1}ⁿ (float32).
+
+    Example
+    -------
+    >>> set(random_signs(0).tolist()) <= {-1.0, 1.0}
+    True
+    """
+    n = check_positive_int("n", n, owner="random_signs")
+    bits = torch.randint(0, 2, (n,), generator=torch_generator(seed))
+    return (2 * bits - 1).to(torch.float32)
+
+
+def rht16(x: torch.Tensor, signs: torch.Tensor, axis: int = -1) -> torch.Tensor:
+    """Random Hadamard transform: every 16-chunk v along ``axis`` becomes H₁₆(d ⊙ v)/4.
+
+    R = diag(d) H₁₆ / 4 is orthogonal, so rotating both GEMM operands along their shared axis
+    leaves the exact product unchanged: (A R)(B R)ᵀ = A Bᵀ.
+
+    Parameters
+    ----------
+    x
+        Float tensor whose ``axis`` length is a multiple of 16.
+    signs
+        The 16 signs d (±1), shared by both operands of one GEMM.
+    axis
+        The contraction axis.
+
+    Returns
+    -------
+    torch.Tensor
+        The rotated tensor, same shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a floating-point tensor.
+    ValueError
+        If the axis length is not a multiple of 16 or ``signs`` is not 16 values of ±1.
+
+    Example
+    -------
+    >>> a, b, d = torch.randn(4, 32), torch.randn(5, 32), random_signs(0)
+    >>> bool(torch.allclose(rht16(a, d) @ rht16(b, d).T, a @ b.T, atol=1e-5))
+    True
+    """
+    _check_float_tensor("x", x, "rht16")
+    if x.shape[axis] % 16:
+        raise ValueError(
+            f"rht16: x.shape[axis] must be a multiple of 16; got {x.shape[axis]} (int)."
+        )
+    if signs.shape != (16,) or not bool(((signs == 1) | (signs == -1)).all()):
+        raise ValueError(f"rht16: signs must be 16 values of ±1; got shape {tuple(signs.shape)}.")
+    return _rht16(x, signs, axis)
+
+
+def _rht16(x: torch.Tensor, signs: torch.Tensor, axis: int) -> torch.Tensor:
+    rotation = signs.to(x)[:, None] * hadamard16(x.dtype).to(x.device) / 4  # R = D H / 4
+    moved = x.movedim(axis, -1).contiguous()
+    chunks = moved.reshape(-1, 16) @ rotation  # one GEMM over all 16-chunks: (n_chunks, 16)
+    return chunks.reshape(moved.shape).movedim(-1, axis)
+
+
+def _pad_last(x: torch.Tensor, multiple: int) -> torch.Tensor:
+    extra = -x.shape[-1] % multiple
+    return torch.nn.functional.pad(x, (0, extra)) if extra else x
+
+
+def _nvfp4_parts(
+    x: torch.Tensor,
+    inner: int,
+    outer: int | None,
+    rounding: str,
+    scale_round: str,
+    generator: Seed,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """q, s_b, s_O of x (blocks along the last axis, already padded to the chunk length)."""
+    rows = x.reshape(-1, x.shape[-1])  # (R, L)
+    blocks = rows.reshape(rows.shape[0], -1, inner)  # (R, L/inner, inner)
+    amax_b = blocks.abs().amax(-1)  # (R, L/inner)
+    if outer is None:
+        # Standard NVFP4: one FP32 scale per tensor, s_T = amax/(6·448).
+        amax_o = rows.abs().amax().reshape(1, 1)
+    else:
+        amax_o = rows.reshape(rows.shape[0], -1, outer).abs().amax(-1)  # (R, L/outer)
+    s_outer = amax_o / (E2M1_MAX * E4M3_MAX)
+    s_outer = torch.where(s_outer == 0, torch.ones_like(s_outer), s_outer)
+    per_outer = inner if outer is None else outer
+    s_outer_b = s_outer.repeat_interleave(per_outer // inner, -1).expand_as(amax_b)
+    target = torch.clamp(amax_b / (E2M1_MAX * s_outer_b), max=E4M3_MAX)
+    s_b = _cast_e4m3_up(target) if scale_round == "up" else _cast_e4m3(target)
+    if rounding == "sr":
+        s_b = torch.where(s_b == 0, torch.full_like(s_b, E4M3_MIN_SUBNORMAL), s_b)
+    scale = (s_outer_b * s_b)[..., None]  # (R, L/inner, 1)
+    y = torch.where(scale > 0, blocks / torch.where(scale > 0, scale, 1.0), 0.0)
+    q = _round_e2m1(y, rounding, generator, None)
+    return q.reshape(x.shape), s_b.reshape(*x.shape[:-1], -1), s_outer
+
+
+def _expand_scales(
+    s_b: torch.Tensor, s_outer: torch.Tensor, inner: int, outer: int | None
+) -> torch.Tensor:
+    """s_O·s_b per element, shape ``(*s_b.shape[:-1], n_blocks·inner)``."""
+    flat = s_b.reshape(-1, s_b.shape[-1])  # (R, L/inner)
+    if outer is None:
+        s_outer_b = s_outer.expand_as(flat)
+    else:
+        s_outer_b = s_outer.repeat_interleave(outer // inner, -1)
+    return (s_outer_b * flat).repeat_interleave(inner, -1).reshape(*s_b.shape[:-1], -1)
+
+
+@dataclass(frozen=True)
+class NVFP4Tensor:
+    """An NVFP4-quantized tensor: E2M1 codes, E4M3 block scales and FP32 outer scales.
+
+    Stored with the quantization axis last and zero-padded to a multiple of the chunk length.
+
+    Attributes
+    ----------
+    codes
+        uint8 nibbles (bit 3 = sign, bits 0-2 index :data:`E2M1_VALUES`), shape ``(..., L_pad)``.
+    inner_scales
+        E4M3 scales s_b, shape ``(..., L_pad / inner)``.
+    outer_scales
+        FP32 scales s_O: shape ``(R, L_pad / outer)`` over the flattened leading rows, or
+        ``(1, 1)`` for the per-tensor scale.
+    shape, axis, inner, outer
+        Original shape, quantization axis and block sizes.
+    """
+
+    codes: torch.Tensor
+    inner_scales: torch.Tensor
+    outer_scales: torch.Tensor
+    shape: tuple[int, ...]
+    axis: int
+    inner: int
+    outer: int | None
+
+    def element_scales(self) -> torch.Tensor:
+        """s_O·s_b broadcast to every element, in the original layout (shape ``self.shape``)."""
+        scales = _expand_scales(self.inner_scales, self.outer_scales, self.inner, self.outer)
+        return scales[..., : self.shape[self.axis]].movedim(-1, self.axis)
+
+    def grid_values(self) -> torch.Tensor:
+        """The E2M1 values q (before scaling), in the original layout."""
+        table = torch.tensor(E2M1_VALUES, dtype=self.inner_scales.dtype)
+        q = table[(self.codes & 7).long()] * torch.where(self.codes >= 8, -1.0, 1.0)
+        return q[..., : self.shape[self.axis]].movedim(-1, self.axis)
+
+    def dequantize(self) -> torch.Tensor:
+        """x̂ = q·s_b·s_O in the original shape and layout."""
+        return self.grid_values() * self.element_scales()
+
+    def pack(self) -> torch.Tensor:
+        """Two codes per byte along the (padded) last axis, the first element in the low nibble."""
+        pairs = self.codes.reshape(*self.codes.shape[:-1], -1, 2)
+        return pairs[..., 0] | (pairs[..., 1] << 4)
+
+
+def _check_blocks(inner: int, outer: int | None, owner: str) -> None:
+    check_positive_int("inner", inner, owner=owner)
+    if inner % 2:
+        raise ValueError(f"{owner}: inner must be an even integer; got {inner!r} (int).")
+    if outer is not None:
+        check_positive_int("outer", outer, owner=owner)
+        if outer % inner:
+            raise ValueError(f"{owner}: outer must be a multiple of inner={inner}; got {outer!r}.")
+
+
+def nvfp4_quantize(
+    x: torch.Tensor,
+    axis: int = -1,
+    inner: int = 16,
+    outer: int | None = 128,
+    rounding: str = "rtn",
+    scale_round: str = "nearest",
+    generator: Seed = None,
+) -> NVFP4Tensor:
+    """Quantize to (double-block) NVFP4 along ``axis``.
+
+    For each ``outer``-chunk O: s_O = amax_O/(448·6) (1 if 0); for each ``inner``-block b ⊂ O:
+    s_b = E4M3(min(amax_b/(6·s_O), 448)); q = E2M1(x/(s_O·s_b)); x̂ = q·s_b·s_O. ``outer=None``
+    uses one per-tensor FP32 scale (standard NVFP4). In the SR path a zero s_b becomes 2⁻⁹; in
+    the RTN path a zero scale gives q = 0.
+
+    Parameters
+    ----------
+    x
+        Finite float tensor.
+    axis
+        Quantization (contraction) axis; a length that is not a multiple of the chunk is
+        zero-padded (see the module docstring).
+    inner, outer
+        Block sizes (16 and 128 by default, the official TetraJet-v2 setting).
+    rounding
+        ``"rtn"`` (ties to even) or ``"sr"`` (stochastic, unbiased).
+    scale_round
+        ``"nearest"`` (official) or ``"up"`` (s_b rounded up: no clipping at 6).
+    generator
+        Seed of the SR draws.
+
+    Returns
+    -------
+    NVFP4Tensor
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a floating-point tensor.
+    ValueError
+        On non-finite entries, unknown options, or invalid block sizes.
+
+    Example
+    -------
+    >>> x = torch.randn(4, 256, generator=torch.Generator().manual_seed(0))
+    >>> qt = nvfp4_quantize(x)
+    >>> float((qt.dequantize() - x).abs().max()) < 0.5 * float(x.abs().max())
+    True
+    """
+    owner = "nvfp4_quantize"
+    _check_float_tensor("x", x, owner)
+    _check_blocks(inner, outer, owner)
+    check_one_of("rounding", rounding, ROUNDINGS, owner=owner)
+    check_one_of("scale_round", scale_round, SCALE_ROUNDINGS, owner=owner)
+    _check_finite(x, owner)
+    axis = axis % x.dim() if x.dim() else 0
+    moved = _pad_last(x.movedim(axis, -1), outer or inner)
+    q, s_b, s_outer = _nvfp4_parts(moved, inner, outer, rounding, scale_round, generator)
+    magnitude = torch.bucketize(q.abs(), torch.tensor(E2M1_VALUES, dtype=q.dtype))
+    codes = (magnitude + 8 * torch.signbit(q)).to(torch.uint8)
+    return NVFP4Tensor(codes, s_b, s_outer, tuple(x.shape), axis, inner, outer)
+
+
+def _nvfp4_fake(
+    x: torch.Tensor,
+    axis: int,
+    inner: int,
+    outer: int | None,
+    rounding: str,
+    scale_round: str,
+    generator: Seed,
+) -> torch.Tensor:
+    moved = x.movedim(axis, -1)
+    length = moved.shape[-1]
+    padded = _pad_last(moved, outer or inner)
+    q, s_b, s_outer = _nvfp4_parts(padded, inner, outer, rounding, scale_round, generator)
+    return (q * _expand_scales(s_b, s_outer, inner, outer))[..., :length].movedim(-1, axis)
+
+
+def nvfp4_fake_quant(
+    x: torch.Tensor,
+    axis: int = -1,
+    inner: int = 16,
+    outer: int | None = 128,
+    rounding: str = "rtn",
+    scale_round: str = "nearest",
+    generator: Seed = None,
+) -> torch.Tensor:
+    """Quantize-dequantize: ``nvfp4_quantize(x, ...).dequantize()`` without building codes.
+
+    Parameters, Raises
+        As :func:`nvfp4_quantize`.
+
+    Returns
+    -------
+    torch.Tensor
+        x̂, same shape and dtype as ``x``.
+
+    Example
+    -------
+    >>> x = torch.randn(2, 128)
+    >>> bool(torch.equal(nvfp4_fake_quant(x), nvfp4_quantize(x).dequantize()))
+    True
+    """
+    owner = "nvfp4_fake_quant"
+    _check_float_tensor("x", x, owner)
+    _check_blocks(inner, outer, owner)
+    check_one_of("rounding", rounding, ROUNDINGS, owner=owner)
+    check_one_of("scale_round", scale_round, SCALE_ROUNDINGS, owner=owner)
+    _check_finite(x, owner)
+    return _nvfp4_fake(x, axis % max(x.dim(), 1), inner, outer, rounding, scale_round, generator)
+
+
+def _nvfp4_fake_2d(w: torch.Tensor, tile: int = 16) -> torch.Tensor:
+    """NVIDIA-style weights: one E4M3 scale per 16x16 tile, a per-tensor FP32 scale, RTN."""
+    m, k = w.shape
+    tiles = w.reshape(m // tile, tile, k // tile, tile)
+    amax_t = tiles.abs().amax((1, 3), keepdim=True)
+    s_tensor = w.abs().amax() / (E2M1_MAX * E4M3_MAX)
+    s_tensor = torch.where(s_tensor == 0, torch.ones_like(s_tensor), s_tensor)
+    scale = s_tensor * _cast_e4m3(torch.clamp(amax_t / (E2M1_MAX * s_tensor), max=E4M3_MAX))
+    y = torch.where(scale > 0, tiles / torch.where(scale > 0, scale, 1.0), 0.0)
+    return (_round_e2m1(y, "rtn", None, None) * scale).reshape(m, k)
+
+
+def mxfp8_fake_quant(x: torch.Tensor, axis: int = -1, block: int = 32) -> torch.Tensor:
+    """MXFP8 (E4M3) quantize-dequantize along ``axis``: 32-blocks, E8M0 scale rounded up, RTN.
+
+    Parameters
+    ----------
+    x
+        Finite float tensor (axis length zero-padded to a multiple of ``block``).
+    axis
+        Block axis.
+    block
+        Block size (32 in the OCP MX spec).
+
+    Returns
+    -------
+    torch.Tensor
+        x̂ = E4M3(x/s)·s with s = 2^ceil(log2(amax_b/448)).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For non-float tensors, non-finite entries or a non-positive block.
+
+    Example
+    -------
+    >>> x = torch.tensor([[1.0, 3.0, 17.0, 500.0]])
+    >>> mxfp8_fake_quant(x, block=4).tolist()
+    [[1.0, 3.0, 16.0, 512.0]]
+    """
+    owner = "mxfp8_fake_quant"
+    _check_float_tensor("x", x, owner)
+    check_positive_int("block", block, owner=owner)
+    _check_finite(x, owner)
+    return _mxfp8_fake(x, axis % max(x.dim(), 1), block)
+
+
+def _mxfp8_fake(x: torch.Tensor, axis: int, block: int = 32) -> torch.Tensor:
+    moved = x.movedim(axis, -1)
+    length = moved.shape[-1]
+    padded = _pad_last(moved, block)
+    blocks = padded.reshape(*padded.shape[:-1], -1, block)
+    scale = e8m0_scale(blocks.abs().amax(-1, keepdim=True))
+    out = (_cast_e4m3(blocks / scale) * scale).reshape(padded.shape)
+    return out[..., :length].movedim(-1, axis)
+
+
+def bin_width(grid_magnitude: torch.Tensor) -> torch.Tensor:
+    """Width β(|g|) of the RTN bin around an E2M1 grid magnitude (spec §2.4; |g| = 6 gets 2)."""
+    edges = torch.tensor([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0], dtype=grid_magnitude.dtype)
+    widths = torch.tensor([0.5, 0.5, 0.5, 0.5, 0.75, 1.0, 1.5, 2.0], dtype=grid_magnitude.dtype)
+    return widths[torch.bucketize(grid_magnitude, edges)]

@@ -1,0 +1,390 @@
+"""The NVFP4 linear layer of TetraJet-v2 (arXiv:2510.27527, §2.2-§2.3) as one autograd Function.
+
+Y = X̂ Ŵᵀ with six quantizers (ids as in the official config):
+Q1 X along K (RTN), Q2 W along K (RTN); dX = Q3(R dY) Q4(R Ŵᵀ)ᵀ along M; dW = Q5(R dYᵀ) Q6(R X̂ᵀ)ᵀ
+along N, with R a fresh 16-point random Hadamard transform per GEMM and SR in Q3-Q6. Every switch
+of :class:`QuantSpec` turns this one implementation into one of the recipes R0-R5.
+
+Outlier channels (OutControl): the channels C chosen by
+:class:`~icml26.tetrajet.outcontrol.OutlierChannelCalibrator` are quantized to MXFP8 in the forward
+and in their weight-gradient GEMM (RTN, no RHT, blocks along N); dX uses the assembled Ŵ on the
+full K.
+
+Padding: tokens are zero-padded to a multiple of ``QuantSpec.token_multiple`` (128) and K, M to a
+multiple of 16 (the RHT chunk); zero rows/columns change neither the product nor any block scale.
+
+Deviations: the tensors saved for backward are X̂ and Ŵ (fake-quantized, the same memory as X, W
+in emulation); the official kernel saves their re-quantized FP4 copies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import nn
+
+from icml26.core import Seed, check_in_interval, check_one_of, check_positive_int, torch_generator
+from icml26.tetrajet.formats import (
+    ROUNDINGS,
+    NVFP4Tensor,
+    _mxfp8_fake,
+    _nvfp4_fake,
+    _nvfp4_fake_2d,
+    _rht16,
+    nvfp4_quantize,
+    random_signs,
+)
+
+__all__ = ["NVFP4Linear", "QuantSpec", "quantized_linear"]
+
+
+@dataclass(frozen=True)
+class QuantSpec:
+    """Switches of the quantized linear layer; the recipes R0-R5 are instances of it.
+
+    Parameters
+    ----------
+    name
+        Display name.
+    quantize
+        Six booleans enabling Q1 (X fwd), Q2 (W fwd), Q3 (dY for dX), Q4 (W for dX),
+        Q5 (dY for dW), Q6 (X for dW); a disabled quantizer is the identity.
+    inner, outer
+        NVFP4 block sizes; ``outer=None`` is the standard per-tensor FP32 scale.
+    weight_2d
+        NVIDIA's 16x16 weight tiles (per-tensor scale); the dX GEMM then reuses Ŵ as is.
+    backward_rounding
+        Rounding of Q3-Q6: ``"sr"`` (unbiased) or ``"rtn"``.
+    rht_dgrad, rht_wgrad
+        Random Hadamard transform on the dX / dW GEMM.
+    aligned_weight, aligned_activation
+        Q4 / Q6 re-quantize the dequantized forward Ŵ / X̂ (True) or the raw W / X (False).
+    outlier_ratio
+        Share of input channels kept in MXFP8 once calibrated (0 disables OutControl).
+    oscireset
+        Whether training applies OsciReset (read by the training loop, not by the layer).
+    token_multiple
+        Tokens are zero-padded to a multiple of this (128: one outer block along N).
+
+    Example
+    -------
+    >>> QuantSpec(name="fwd-only", quantize=(True, True, False, False, False, False)).enabled
+    True
+    """
+
+    name: str = "custom"
+    quantize: tuple[bool, bool, bool, bool, bool, bool] = (True,) * 6
+    inner: int = 16
+    outer: int | None = 128
+    weight_2d: bool = False
+    backward_rounding: str = "sr"
+    rht_dgrad: bool = True
+    rht_wgrad: bool = True
+    aligned_weight: bool = True
+    aligned_activation: bool = True
+    outlier_ratio: float = 0.0
+    oscireset: bool = False
+    token_multiple: int = 128
+
+    def __post_init__(self) -> None:
+        owner = f"QuantSpec {self.name!r}"
+        if len(self.quantize) != 6 or not all(isinstance(q, bool) for q in self.quantize):
+            raise ValueError(f"{owner}: quantize must be six booleans; got {self.quantize!r}.")
+        check_positive_int("inner", self.inner, owner=owner)
+        if self.inner % 16:
+            raise ValueError(f"{owner}: inner must be a multiple of 16; got {self.inner!r} (int).")
+        if self.outer is not None:
+            check_positive_int("outer", self.outer, owner=owner)
+            if self.outer % self.inner:
+                raise ValueError(
+                    f"{owner}: outer must be a multiple of inner; got {self.outer!r} (int)."
+                )
+        check_one_of("backward_rounding", self.backward_rounding, ROUNDINGS, owner=owner)
+        check_in_interval("outlier_ratio", self.outlier_ratio, low=0.0, high=1.0, owner=owner)
+        check_positive_int("token_multiple", self.token_multiple, owner=owner)
+        if self.token_multiple % 16:
+            raise ValueError(
+                f"{owner}: token_multiple must be a multiple of 16; got {self.token_multiple!r}."
+            )
+
+    @property
+    def enabled(self) -> bool:
+        """Whether any quantizer is on (``False`` is exact FP32)."""
+        return any(self.quantize)
+
+
+def _pad(x: torch.Tensor, rows: int, cols: int) -> torch.Tensor:
+    return nn.functional.pad(x, (0, -x.shape[1] % cols, 0, -x.shape[0] % rows))
+
+
+def _fp4(x: torch.Tensor, axis: int, spec: QuantSpec, rounding: str, g: torch.Generator):
+    return _nvfp4_fake(x, axis, spec.inner, spec.outer, rounding, "nearest", g)
+
+
+def _split_channels(t: torch.Tensor, outliers: torch.Tensor, fp4: Any, fp8: Any) -> torch.Tensor:
+    """Apply ``fp4`` to the columns outside C and ``fp8`` to the columns in C (full K kept)."""
+    keep = torch.ones(t.shape[1], dtype=torch.bool, device=t.device)
+    keep[outliers] = False
+    regular = keep.nonzero().squeeze(1)
+    out = torch.empty_like(t)
+    out[:, regular] = fp4(t[:, regular])
+    out[:, outliers] = fp8(t[:, outliers])
+    return out
+
+
+def _forward_operands(
+    x: torch.Tensor, w: torch.Tensor, spec: QuantSpec, outliers: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    q1, q2 = spec.quantize[:2]
+
+    def fp4_x(t: torch.Tensor) -> torch.Tensor:
+        return _fp4(t, 1, spec, "rtn", None) if q1 else t
+
+    def fp4_w(t: torch.Tensor) -> torch.Tensor:
+        if not q2:
+            return t
+        return _nvfp4_fake_2d(t) if spec.weight_2d else _fp4(t, 1, spec, "rtn", None)
+
+    if outliers.numel() == 0:
+        return fp4_x(x), fp4_w(w)
+
+    def fp8_x(t: torch.Tensor) -> torch.Tensor:
+        return _mxfp8_fake(t, 1) if q1 else t
+
+    def fp8_w(t: torch.Tensor) -> torch.Tensor:
+        return _mxfp8_fake(t, 1) if q2 else t
+
+    return _split_channels(x, outliers, fp4_x, fp8_x), _split_channels(w, outliers, fp4_w, fp8_w)
+
+
+class _QuantizedLinearFn(torch.autograd.Function):
+    @staticmethod
+    def forward(
+        ctx: Any,
+        x: torch.Tensor,
+        weight: torch.Tensor,
+        bias: torch.Tensor | None,
+        spec: QuantSpec,
+        generator: torch.Generator,
+        outliers: torch.Tensor,
+    ) -> torch.Tensor:
+        n_tokens, (m, k) = x.shape[0], weight.shape
+        x_p = _pad(x, spec.token_multiple, 16)  # (N_pad, K_pad)
+        w_p = _pad(weight, 16, 16)  # (M_pad, K_pad)
+        x_hat, w_hat = _forward_operands(x_p, w_p, spec, outliers)
+        y = x_hat @ w_hat.T  # (N_pad, M_pad)
+        ctx.save_for_backward(
+            x_hat if spec.aligned_activation else x_p,
+            w_hat if spec.aligned_weight else w_p,
+            outliers,
+        )
+        ctx.spec, ctx.generator, ctx.shape = spec, generator, (n_tokens, m, k)
+        ctx.has_bias = bias is not None
+        y = y[:n_tokens, :m]
+        return y + bias if bias is not None else y
+
+    @staticmethod
+    def backward(ctx: Any, grad_y: torch.Tensor) -> tuple[Any, ...]:
+        x_s, w_s, outliers = ctx.saved_tensors
+        spec, g, (n_tokens, m, k) = ctx.spec, ctx.generator, ctx.shape
+        _, q2, q3, q4, q5, q6 = spec.quantize
+        rounding = spec.backward_rounding
+        dy = _pad(grad_y, spec.token_multiple, 16)  # (N_pad, M_pad)
+
+        # dX = Q3(R dY) Q4(R Ŵᵀ)ᵀ, contraction over M.
+        a, b = dy, w_s
+        if spec.rht_dgrad:
+            signs = random_signs(g)
+            a, b = _rht16(a, signs, 1), _rht16(b, signs, 0)
+        a = _fp4(a, 1, spec, rounding, g) if q3 else a
+        if q4:
+            b = b if spec.weight_2d and q2 else _fp4(b, 0, spec, rounding, g)
+        grad_x = (a @ b)[:n_tokens, :k]  # (N, K)
+
+        # dW = Q5(R dYᵀ) Q6(R X̂ᵀ)ᵀ, contraction over N; outlier channels take the MXFP8 path.
+        keep = torch.ones(x_s.shape[1], dtype=torch.bool, device=x_s.device)
+        keep[outliers] = False
+        regular = keep.nonzero().squeeze(1)
+        c, e = dy, x_s[:, regular]
+        if spec.rht_wgrad:
+            signs = random_signs(g)
+            c, e = _rht16(c, signs, 0), _rht16(e, signs, 0)
+        c = _fp4(c, 0, spec, rounding, g) if q5 else c
+        e = _fp4(e, 0, spec, rounding, g) if q6 else e
+        grad_w = dy.new_empty(dy.shape[1], x_s.shape[1])
+        grad_w[:, regular] = c.T @ e
+        if outliers.numel():
+            c8 = _mxfp8_fake(dy, 0) if q5 else dy
+            e8 = _mxfp8_fake(x_s[:, outliers], 0) if q6 else x_s[:, outliers]
+            grad_w[:, outliers] = c8.T @ e8
+        grad_b = grad_y.sum(0) if ctx.has_bias else None
+        return grad_x, grad_w[:m, :k], grad_b, None, None, None
+
+
+def quantized_linear(
+    x: torch.Tensor,
+    weight: torch.Tensor,
+    bias: torch.Tensor | None = None,
+    *,
+    spec: QuantSpec,
+    generator: Seed = None,
+    outlier_channels: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Fake-quantized y = x Wᵀ + b with the six quantizers of ``spec`` (forward and backward).
+
+    Parameters
+    ----------
+    x
+        Input of shape ``(..., K)`` (float).
+    weight
+        ``(M, K)`` master weight.
+    bias
+        Optional ``(M,)`` bias (kept in full precision).
+    spec
+        The recipe's switches.
+    generator
+        Seed of the SR draws and RHT signs of the backward pass.
+    outlier_channels
+        Indices of the input channels kept in MXFP8 (empty or ``None``: pure FP4).
+
+    Returns
+    -------
+    torch.Tensor
+        ``(..., M)``.
+
+    Raises
+    ------
+    TypeError
+        If ``x``/``weight`` are not float tensors or ``spec`` is not a QuantSpec.
+    ValueError
+        If the shapes do not match.
+
+    Example
+    -------
+    >>> x, w = torch.randn(4, 128), torch.randn(256, 128, requires_grad=True)
+    >>> quantized_linear(x, w, spec=QuantSpec(), generator=0).sum().backward()
+    >>> w.grad.shape
+    torch.Size([256, 128])
+    """
+    owner = "quantized_linear"
+    for name, t in (("x", x), ("weight", weight)):
+        if not isinstance(t, torch.Tensor) or not t.is_floating_point():
+            shown = f"{t.dtype} tensor" if isinstance(t, torch.Tensor) else type(t).__name__
+            raise TypeError(f"{owner}: {name} must be a floating-point torch.Tensor; got {shown}.")
+    if not isinstance(spec, QuantSpec):
+        raise TypeError(f"{owner}: spec must be a QuantSpec; got {type(spec).__name__}.")
+    if weight.dim() != 2 or x.shape[-1] != weight.shape[1]:
+        raise ValueError(
+            f"{owner}: x.shape[-1] must equal weight.shape[1]; got x {tuple(x.shape)} and "
+            f"weight {tuple(weight.shape)}."
+        )
+    if not spec.enabled:
+        return nn.functional.linear(x, weight, bias)
+    outliers = torch.zeros(0, dtype=torch.long) if outlier_channels is None else outlier_channels
+    flat = x.reshape(-1, x.shape[-1])
+    gen = torch_generator(generator)
+    y = _QuantizedLinearFn.apply(flat, weight, bias, spec, gen, outliers.long())
+    return y.reshape(*x.shape[:-1], weight.shape[0])
+
+
+class NVFP4Linear(nn.Module):
+    """Drop-in ``nn.Linear`` whose three GEMMs are fake-quantized per a :class:`QuantSpec`.
+
+    Parameters
+    ----------
+    in_features, out_features
+        K and M.
+    bias
+        Whether to add a (full-precision) bias.
+    spec
+        The recipe's switches.
+    seed
+        Seed of this layer's SR draws and RHT signs.
+
+    Attributes
+    ----------
+    outlier_channels
+        Buffer of MXFP8 channel indices (empty until calibrated).
+    channel_norms
+        Buffer accumulating Σ‖X[:, c]‖₂ while ``recording`` is on.
+
+    Example
+    -------
+    >>> layer = NVFP4Linear(128, 256, spec=QuantSpec(), seed=0)
+    >>> layer(torch.randn(2, 3, 128)).shape
+    torch.Size([2, 3, 256])
+    """
+
+    def __init__(
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = False,
+        *,
+        spec: QuantSpec,
+        seed: Seed = None,
+    ) -> None:
+        super().__init__()
+        self.in_features = check_positive_int("in_features", in_features, owner="NVFP4Linear")
+        self.out_features = check_positive_int("out_features", out_features, owner="NVFP4Linear")
+        if not isinstance(spec, QuantSpec):
+            raise TypeError(f"NVFP4Linear: spec must be a QuantSpec; got {type(spec).__name__}.")
+        self.spec = spec
+        self.generator = torch_generator(seed)
+        reference = nn.Linear(in_features, out_features, bias=bias)
+        self.weight = nn.Parameter(reference.weight.detach().clone())
+        self.bias = nn.Parameter(reference.bias.detach().clone()) if bias else None
+        self.register_buffer("outlier_channels", torch.zeros(0, dtype=torch.long))
+        self.register_buffer("channel_norms", torch.zeros(in_features))
+        self.recording = False
+
+    @classmethod
+    def from_linear(cls, linear: nn.Linear, spec: QuantSpec, seed: Seed = None) -> NVFP4Linear:
+        """A quantized copy of ``linear`` (same weight and bias values)."""
+        layer = cls(
+            linear.in_features, linear.out_features, linear.bias is not None, spec=spec, seed=seed
+        )
+        with torch.no_grad():
+            layer.weight.copy_(linear.weight)
+            if linear.bias is not None:
+                layer.bias.copy_(linear.bias)
+        return layer.to(linear.weight.device)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """y = quantized_linear(x, W, b) under this layer's spec and calibrated channels."""
+        if self.recording:
+            self.channel_norms += x.detach().reshape(-1, self.in_features).norm(dim=0)
+        return quantized_linear(
+            x,
+            self.weight,
+            self.bias,
+            spec=self.spec,
+            generator=self.generator,
+            outlier_channels=self.outlier_channels,
+        )
+
+    def fp4_weight(self) -> tuple[NVFP4Tensor, torch.Tensor]:
+        """The forward RTN quantization Q2 of the FP4 weight columns, and those column indices.
+
+        Raises
+        ------
+        ValueError
+            For NVIDIA-style 16x16 weight tiles (the 1x16 grid of OsciReset does not apply).
+        """
+        if self.spec.weight_2d:
+            raise ValueError("NVFP4Linear: fp4_weight needs 1x16 weight blocks; got weight_2d.")
+        keep = torch.ones(self.in_features, dtype=torch.bool, device=self.weight.device)
+        keep[self.outlier_channels] = False
+        columns = keep.nonzero().squeeze(1)
+        w = self.weight.detach()[:, columns]
+        return nvfp4_quantize(w, 1, self.spec.inner, self.spec.outer, "rtn"), columns
+
+    def extra_repr(self) -> str:
+        """Sizes, recipe name and number of MXFP8 channels."""
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}, spec={self.spec.name!r}, "
+            f"fp8_channels={self.outlier_channels.numel()}"
+        )
