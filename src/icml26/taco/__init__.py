@@ -1,0 +1,72 @@
+"""TACO: end-to-end training-set compression for in-context tabular foundation models.
+
+Zabërgja, Kamel, Kadra, Frey & Grabocka, "End-to-End Compression for Tabular Foundation Models",
+ICML 2026 (arXiv:2602.05649). A compressor transformer turns the N labelled training rows into
+K = ⌈N·p/100⌉ latent rows; a predictor transformer, trained jointly on a synthetic prior, answers
+test rows attending only to those latents (spec §2). ``use_compressor=False`` gives the
+uncompressed per-feature transformer (POT), the paper's reference.
+
+Deviations (see docs/taco.md): small float32 CPU models meta-trained on our own MLP-SCM prior,
+per-feature tokenization only, ensembles without TabPFN's preprocessing variants.
+"""
+
+from icml26.taco.backbone import KVCache, PerFeatureTransformer
+from icml26.taco.baselines import class_allocation, subsample_context
+from icml26.taco.classifier import TACOClassifier
+from icml26.taco.config import TACOConfig
+from icml26.taco.efficiency import (
+    InferenceCost,
+    activation_elements,
+    benchmark_inference,
+    peak_rss_increase,
+)
+from icml26.taco.encoder import EncoderStats, InputEncoder, compute_stats
+from icml26.taco.model import (
+    RCP_CHOICES,
+    CompressedContext,
+    ResidualMLP,
+    TACOModel,
+    choose_percentage,
+    n_latents,
+)
+from icml26.taco.prior import MLPSCMPrior, PriorBatch
+from icml26.taco.training import (
+    SHIPPED_CONFIG,
+    load_checkpoint,
+    load_official_checkpoint,
+    lr_at,
+    save_checkpoint,
+    shipped_checkpoint,
+    train_taco,
+)
+
+__all__ = [
+    "RCP_CHOICES",
+    "SHIPPED_CONFIG",
+    "CompressedContext",
+    "EncoderStats",
+    "InferenceCost",
+    "InputEncoder",
+    "KVCache",
+    "MLPSCMPrior",
+    "PerFeatureTransformer",
+    "PriorBatch",
+    "ResidualMLP",
+    "TACOClassifier",
+    "TACOConfig",
+    "TACOModel",
+    "activation_elements",
+    "benchmark_inference",
+    "choose_percentage",
+    "class_allocation",
+    "compute_stats",
+    "load_checkpoint",
+    "load_official_checkpoint",
+    "lr_at",
+    "n_latents",
+    "peak_rss_increase",
+    "save_checkpoint",
+    "shipped_checkpoint",
+    "subsample_context",
+    "train_taco",
+]

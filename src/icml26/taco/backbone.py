@@ -1,0 +1,182 @@
+"""TabPFN-v2-style per-feature transformer, the backbone of TACO and of the POT baseline.
+
+TACO (arXiv:2602.05649), spec §2.1 steps 5-7: a token grid of T rows × (G + 1) columns; each
+post-norm layer runs (a) attention between the tokens of one row, (b) attention between rows of
+one column where every row uses only the first ``n_ctx`` (context/training) rows as keys and
+values, and (c) an MLP; the target tokens of the remaining rows are decoded to class logits.
+The last linear of every sub-layer is zero-initialised.
+
+Deviations: none in the architecture; dropout is absent (the released config uses 0).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from icml26.taco.config import TACOConfig
+from icml26.taco.encoder import EncoderStats, InputEncoder, compute_stats
+
+__all__ = ["KVCache", "PerFeatureTransformer"]
+
+KVCache = list[tuple[torch.Tensor, torch.Tensor]]
+"""Per layer, the row-attention keys and values of the context rows, each (B·(G+1), H, n, d)."""
+
+
+class Attention(nn.Module):
+    """Multi-head attention with separate query and key/value inputs (SDPA kernel)."""
+
+    def __init__(self, emsize: int, nhead: int) -> None:
+        super().__init__()
+        self.nhead = nhead
+        self.q = nn.Linear(emsize, emsize)
+        self.kv = nn.Linear(emsize, 2 * emsize)
+        self.out = nn.Linear(emsize, emsize)
+        nn.init.zeros_(self.out.weight)
+        nn.init.zeros_(self.out.bias)
+
+    def _heads(self, x: torch.Tensor) -> torch.Tensor:
+        S, L, E = x.shape
+        return x.view(S, L, self.nhead, E // self.nhead).transpose(1, 2)  # (S, H, L, d)
+
+    def keys_values(self, source: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Keys and values of ``source`` (S, L_kv, E), each (S, H, L_kv, d)."""
+        k, v = self.kv(source).chunk(2, dim=-1)
+        return self._heads(k), self._heads(v)
+
+    def attend(self, query: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        """softmax(Q Kᵀ / sqrt(d)) V for ``query`` (S, L_q, E) -> (S, L_q, E)."""
+        S, L, E = query.shape
+        h = nn.functional.scaled_dot_product_attention(
+            self._heads(self.q(query)), k, v
+        )  # (S, H, L_q, d)
+        return self.out(h.transpose(1, 2).reshape(S, L, E))
+
+    def forward(self, query: torch.Tensor, source: torch.Tensor) -> torch.Tensor:
+        """Attention of ``query`` over ``source``."""
+        return self.attend(query, *self.keys_values(source))
+
+
+class Layer(nn.Module):
+    """One post-norm layer: feature attention, row attention over context rows, MLP."""
+
+    def __init__(self, config: TACOConfig) -> None:
+        super().__init__()
+        E = config.emsize
+        self.feature_attn = Attention(E, config.nhead)
+        self.row_attn = Attention(E, config.nhead)
+        self.mlp = nn.Sequential(nn.Linear(E, 4 * E), nn.GELU(), nn.Linear(4 * E, E))
+        nn.init.zeros_(self.mlp[2].weight)
+        nn.init.zeros_(self.mlp[2].bias)
+        self.norm_feature, self.norm_row, self.norm_mlp = (nn.LayerNorm(E) for _ in range(3))
+        self.row_entries = 0  # query rows × key rows of the last row attention, per column
+
+    def _feature_attention(self, x: torch.Tensor) -> torch.Tensor:
+        B, T, C, E = x.shape
+        h = x.reshape(B * T, C, E)
+        return self.norm_feature(h + self.feature_attn(h, h)).view(B, T, C, E)
+
+    def _row_attention(
+        self, x: torch.Tensor, kv: tuple[torch.Tensor, torch.Tensor] | None, n_ctx: int
+    ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+        B, T, C, E = x.shape
+        r = x.transpose(1, 2).reshape(B * C, T, E)  # columns become the batch
+        if kv is None:
+            kv = self.row_attn.keys_values(r[:, :n_ctx])
+        self.row_entries = T * kv[0].shape[2]
+        r = self.norm_row(r + self.row_attn.attend(r, *kv))
+        return r.view(B, C, T, E).transpose(1, 2), kv
+
+    def forward(
+        self, x: torch.Tensor, n_ctx: int, kv: tuple[torch.Tensor, torch.Tensor] | None = None
+    ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+        """Update ``x`` (B, T, G + 1, E); rows attend to the first ``n_ctx`` rows (or to ``kv``)."""
+        x, kv = self._row_attention(self._feature_attention(x), kv, n_ctx)
+        return self.norm_mlp(x + self.mlp(x)), kv
+
+
+class PerFeatureTransformer(nn.Module):
+    """The per-feature ICL transformer (used alone it is the uncompressed "POT" model).
+
+    Parameters
+    ----------
+    config
+        Architecture (:class:`TACOConfig`).
+
+    Example
+    -------
+    >>> net = PerFeatureTransformer(TACOConfig.small())
+    >>> X, y = torch.randn(2, 30, 5), torch.randint(0, 2, (2, 20))
+    >>> net(X, y).shape
+    torch.Size([2, 10, 4])
+    """
+
+    def __init__(self, config: TACOConfig) -> None:
+        super().__init__()
+        E = config.emsize
+        self.config = config
+        self.encoder = InputEncoder(config)
+        self.layers = nn.ModuleList(Layer(config) for _ in range(config.nlayers))
+        self.decoder = nn.Sequential(
+            nn.Linear(E, 4 * E), nn.GELU(), nn.Linear(4 * E, config.max_classes)
+        )
+
+    def row_attention_entries(self) -> list[int]:
+        """Row-attention score entries (query rows × key rows, per column) of the last call."""
+        return [layer.row_entries for layer in self.layers]
+
+    def run_layers(self, tokens: torch.Tensor, n_ctx: int) -> torch.Tensor:
+        """All layers on ``tokens`` (B, T, G + 1, E); the first ``n_ctx`` rows are the context."""
+        for layer in self.layers:
+            tokens, _ = layer(tokens, n_ctx)
+        return tokens
+
+    def decode(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Logits (B, M, max_classes) from the target tokens of ``tokens`` (B, M, G + 1, E)."""
+        return self.decoder(tokens[:, :, -1])
+
+    def encode(
+        self, X: torch.Tensor, y_train: torch.Tensor, stats: EncoderStats | None = None
+    ) -> torch.Tensor:
+        """Final token states (B, T, G + 1, E); the first N = ``y_train.shape[1]`` rows train."""
+        n_train = y_train.shape[1]
+        stats = compute_stats(X[:, :n_train]) if stats is None else stats
+        return self.run_layers(self.encoder(X, y_train, stats), n_train)
+
+    def forward(
+        self, X: torch.Tensor, y_train: torch.Tensor, stats: EncoderStats | None = None
+    ) -> torch.Tensor:
+        """Logits (B, T - N, max_classes) of the test rows of ``X`` (B, T, F)."""
+        return self.decode(self.encode(X, y_train, stats)[:, y_train.shape[1] :])
+
+    def predict_with_context(
+        self, context: torch.Tensor, X_test: torch.Tensor, stats: EncoderStats
+    ) -> torch.Tensor:
+        """Logits (B, M, C) of ``X_test`` (B, M, F) attending only to ``context`` (B, K, G+1, E).
+
+        The context rows enter the layers as they are (no encoder, label or position added).
+        """
+        empty = torch.zeros(X_test.shape[0], 0, device=X_test.device)
+        test_tokens = self.encoder(X_test, empty, stats)
+        tokens = self.run_layers(torch.cat([context, test_tokens], dim=1), context.shape[1])
+        return self.decode(tokens[:, context.shape[1] :])
+
+    def build_cache(self, X_train: torch.Tensor, y_train: torch.Tensor) -> KVCache:
+        """Row-attention keys/values of every layer for the training rows (POT with a KV cache)."""
+        stats = compute_stats(X_train)
+        tokens = self.encoder(X_train, y_train, stats)
+        cache = []
+        for layer in self.layers:
+            tokens, kv = layer(tokens, X_train.shape[1])
+            cache.append(kv)
+        return cache
+
+    def predict_with_cache(
+        self, cache: KVCache, X_test: torch.Tensor, stats: EncoderStats
+    ) -> torch.Tensor:
+        """Logits (B, M, C) of ``X_test`` given the cached training keys/values."""
+        empty = torch.zeros(X_test.shape[0], 0, device=X_test.device)
+        tokens = self.encoder(X_test, empty, stats)
+        for layer, kv in zip(self.layers, cache, strict=True):
+            tokens, _ = layer(tokens, 0, kv)
+        return self.decode(tokens)

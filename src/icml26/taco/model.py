@@ -1,0 +1,320 @@
+"""TACO: compressor + projection + predictor, chunked compression and the K rule (spec §2.2).
+
+TACO (arXiv:2602.05649). The compressor C_φ reads the N labelled training rows plus label-hidden
+copies of K seed rows; the final states Z of those copies, passed through the residual
+projection R(z) = z + W₂ GELU(W₁ z) (W₂ = 0 at init, so R = id), are the compressed context. The
+predictor P_θ then answers test rows attending only to the K context rows.
+
+Deviations (inferred): chunks are near-equal contiguous splits of the (shuffled) training rows,
+and the encoder statistics are those of the whole training set, shared by every chunk, so that
+one set of statistics encodes the test rows.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from safetensors.torch import load_file, save_file
+from torch import nn
+
+from icml26.core import Seed, check_in_interval, check_one_of, check_positive_int, numpy_generator
+from icml26.taco.backbone import PerFeatureTransformer
+from icml26.taco.config import TACOConfig
+from icml26.taco.encoder import EncoderStats, compute_stats
+
+__all__ = [
+    "RCP_CHOICES",
+    "CompressedContext",
+    "ResidualMLP",
+    "TACOModel",
+    "choose_percentage",
+    "n_latents",
+]
+
+RCP_CHOICES = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+
+
+def n_latents(n_train: int, percentage: float, k_min: int = 1) -> int:
+    """K = max(k_min, min(N, ⌈N · p / 100⌉)).
+
+    Parameters
+    ----------
+    n_train
+        Training rows N (>= 1).
+    percentage
+        Row compression percentage p in (0, 100].
+    k_min
+        Smallest number of latents.
+
+    Returns
+    -------
+    int
+        The number of latents K.
+
+    Raises
+    ------
+    ValueError
+        If p is outside (0, 100] or N < 1.
+
+    Example
+    -------
+    >>> n_latents(1000, 1.0), n_latents(10, 1.0), n_latents(250, 4.0)
+    (10, 1, 10)
+    """
+    n_train = check_positive_int("n_train", n_train, owner="n_latents")
+    p = check_in_interval("percentage", percentage, low=0.0, high=100.0, closed="right")
+    # Round N·p/100 to 9 significant digits first so that 250 · 4 / 100 is 10, not 10.000000002.
+    return max(k_min, min(n_train, math.ceil(round(n_train * p / 100.0, 9))))
+
+
+def chunk_sizes(n_train: int, max_chunk_size: int) -> list[int]:
+    """Sizes of ⌈N / max_chunk_size⌉ near-equal chunks (each <= max_chunk_size)."""
+    n_chunks = -(-n_train // max_chunk_size)
+    base, extra = divmod(n_train, n_chunks)
+    return [base + 1] * extra + [base] * (n_chunks - extra)
+
+
+def choose_percentage(
+    n_train: int, max_chunk_size: int, budget: int, *, k_min: int = 1, iterations: int = 60
+) -> float:
+    """Largest p in (0, 100] whose chunked K_total = Σ_chunks K(n_c, p) is <= ``budget``.
+
+    Raises
+    ------
+    ValueError
+        If even k_min latents per chunk exceed the budget.
+
+    Example
+    -------
+    >>> n_latents(20_000, choose_percentage(20_000, 10_000, 150)) <= 150
+    True
+    """
+    owner = "choose_percentage"
+    n_train = check_positive_int("n_train", n_train, owner=owner)
+    sizes = chunk_sizes(n_train, check_positive_int("max_chunk_size", max_chunk_size, owner=owner))
+    budget = check_positive_int("budget", budget, owner=owner)
+
+    def total(p: float) -> int:
+        return sum(n_latents(n, p, k_min) for n in sizes)
+
+    if k_min * len(sizes) > budget:
+        raise ValueError(
+            f"{owner}: budget must be >= k_min × number of chunks = {k_min * len(sizes)}; "
+            f"got {budget!r} (int)."
+        )
+    if total(100.0) <= budget:
+        return 100.0
+    low, high = (
+        0.0,
+        100.0,
+    )  # invariant: total(low) <= budget < total(high); total(0+) = k_min·chunks
+    for _ in range(iterations):
+        mid = (low + high) / 2
+        low, high = (mid, high) if total(mid) <= budget else (low, mid)
+    return low
+
+
+class ResidualMLP(nn.Module):
+    """Projection R(z) = z + W₂ GELU(W₁ z); W₂ is zero-initialised, so R is the identity at init."""
+
+    def __init__(self, emsize: int) -> None:
+        super().__init__()
+        self.up = nn.Linear(emsize, 2 * emsize)
+        self.down = nn.Linear(2 * emsize, emsize)
+        nn.init.zeros_(self.down.weight)
+        nn.init.zeros_(self.down.bias)
+
+    def forward(self, z: torch.Tensor) -> torch.Tensor:
+        """R(z) for z (..., E)."""
+        return z + self.down(nn.functional.gelu(self.up(z)))
+
+
+@dataclass(frozen=True)
+class CompressedContext:
+    """What the predictor needs after ``compress``; the raw training table is no longer used.
+
+    Attributes
+    ----------
+    latents
+        (B, K_total, G + 1, E) projected compressor states R(Z), chunks concatenated in order.
+    stats
+        Encoder statistics of the raw training rows (to encode test rows).
+    k_per_chunk
+        K of every chunk; their sum is K_total.
+    """
+
+    latents: torch.Tensor
+    stats: EncoderStats
+    k_per_chunk: tuple[int, ...]
+
+    @property
+    def n_latents(self) -> int:
+        """K_total."""
+        return int(self.latents.shape[1])
+
+    def save(self, path: str | Path) -> None:
+        """Write the context to one safetensors file."""
+        tensors = {"latents": self.latents.detach().contiguous(), **self.stats.to_tensors()}
+        save_file(tensors, str(path), metadata={"k_per_chunk": json.dumps(self.k_per_chunk)})
+
+    @classmethod
+    def load(cls, path: str | Path) -> CompressedContext:
+        """Read a context written by :meth:`save`."""
+        from safetensors import safe_open
+
+        with safe_open(str(path), framework="pt") as f:
+            k_per_chunk = tuple(json.loads(f.metadata()["k_per_chunk"]))
+        tensors = load_file(str(path))
+        return cls(tensors["latents"], EncoderStats.from_tensors(tensors), k_per_chunk)
+
+
+class TACOModel(nn.Module):
+    """TACO (compressor C_φ, projection R, predictor P_θ) or, without compressor, POT.
+
+    Parameters
+    ----------
+    config
+        Backbone architecture shared by compressor and predictor.
+    use_compressor
+        ``False`` gives the uncompressed baseline (predictor alone, full training context).
+    compression_percentage
+        Default p in (0, 100] for ``compress`` and for training when ``rcp_sampling="none"``.
+    rcp_choices
+        Percentages drawn uniformly per training forward when ``rcp_sampling="uniform"``.
+    rcp_sampling
+        ``"uniform"`` or ``"none"``.
+    k_min
+        Smallest number of latents per chunk.
+    max_chunk_size
+        Training rows per compression chunk.
+
+    Example
+    -------
+    >>> model = TACOModel(TACOConfig.small())
+    >>> X, y = torch.randn(1, 300, 6), torch.randint(0, 3, (1, 300))
+    >>> ctx = model.compress(X, y, percentage=4.0)
+    >>> ctx.n_latents, model.predict_logits(ctx, torch.randn(1, 7, 6)).shape
+    (12, torch.Size([1, 7, 4]))
+    """
+
+    def __init__(
+        self,
+        config: TACOConfig,
+        *,
+        use_compressor: bool = True,
+        compression_percentage: float = 4.0,
+        rcp_choices: tuple[float, ...] = RCP_CHOICES,
+        rcp_sampling: str = "uniform",
+        k_min: int = 1,
+        max_chunk_size: int = 10_000,
+    ) -> None:
+        super().__init__()
+        owner = "TACOModel"
+        if not isinstance(config, TACOConfig):
+            raise TypeError(f"{owner}: config must be a TACOConfig; got {type(config).__name__}.")
+        self.config = config
+        self.use_compressor = bool(use_compressor)
+        self.compression_percentage = check_in_interval(
+            "compression_percentage", compression_percentage, low=0, high=100, closed="right"
+        )
+        self.rcp_choices = tuple(
+            check_in_interval("rcp_choices", p, low=0, high=100, closed="right", owner=owner)
+            for p in rcp_choices
+        )
+        self.rcp_sampling = check_one_of("rcp_sampling", rcp_sampling, ("uniform", "none"))
+        self.k_min = check_positive_int("k_min", k_min, owner=owner)
+        self.max_chunk_size = check_positive_int("max_chunk_size", max_chunk_size, owner=owner)
+        self.predictor = PerFeatureTransformer(config)
+        if self.use_compressor:
+            self.compressor = PerFeatureTransformer(config)
+            self.projection = ResidualMLP(config.emsize)
+
+    def hparams(self) -> dict[str, object]:
+        """Constructor keywords other than ``config`` (JSON-able)."""
+        return {
+            "use_compressor": self.use_compressor,
+            "compression_percentage": self.compression_percentage,
+            "rcp_choices": list(self.rcp_choices),
+            "rcp_sampling": self.rcp_sampling,
+            "k_min": self.k_min,
+            "max_chunk_size": self.max_chunk_size,
+        }
+
+    def n_latents(self, n_train: int, percentage: float | None = None) -> int:
+        """K for one chunk of ``n_train`` rows at ``percentage`` (default: the model's p)."""
+        p = self.compression_percentage if percentage is None else percentage
+        return n_latents(n_train, p, self.k_min)
+
+    def _compress_chunk(
+        self, X: torch.Tensor, y: torch.Tensor, stats: EncoderStats, seed_idx: torch.Tensor
+    ) -> torch.Tensor:
+        n = X.shape[1]
+        rows = torch.cat([X, X[:, seed_idx]], dim=1)  # (B, n + K, F): seed copies, labels hidden
+        tokens = self.compressor.run_layers(self.compressor.encoder(rows, y, stats), n)
+        return self.projection(tokens[:, n:])  # (B, K, G + 1, E)
+
+    def compress(
+        self,
+        X_train: torch.Tensor,
+        y_train: torch.Tensor,
+        *,
+        percentage: float | None = None,
+        seed_idx: torch.Tensor | None = None,
+    ) -> CompressedContext:
+        """Compress (B, N, F) labelled rows into K_total latents (chunked when N > max_chunk_size).
+
+        The seed rows of a chunk are its last K rows unless ``seed_idx`` (K indices into the
+        training rows; one chunk only) is given.
+
+        Raises
+        ------
+        ValueError
+            If the model has no compressor, or ``seed_idx`` is given with several chunks.
+        """
+        if not self.use_compressor:
+            raise ValueError("TACOModel: compress needs use_compressor=True; got False (bool).")
+        stats = compute_stats(X_train)
+        sizes = chunk_sizes(X_train.shape[1], self.max_chunk_size)
+        if seed_idx is not None and len(sizes) > 1:
+            raise ValueError(
+                f"TACOModel: seed_idx needs a single chunk; got {len(sizes)} chunks (int)."
+            )
+        latents, ks, start = [], [], 0
+        for n in sizes:
+            X, y = X_train[:, start : start + n], y_train[:, start : start + n]
+            k = self.n_latents(n, percentage)
+            idx = torch.arange(n - k, n, device=X.device) if seed_idx is None else seed_idx
+            latents.append(self._compress_chunk(X, y, stats, idx))
+            ks.append(int(idx.numel()))
+            start += n
+        return CompressedContext(torch.cat(latents, dim=1), stats, tuple(ks))
+
+    def predict_logits(self, context: CompressedContext, X_test: torch.Tensor) -> torch.Tensor:
+        """Logits (B, M, max_classes) of test rows (B, M, F) from the compressed context."""
+        return self.predictor.predict_with_context(context.latents, X_test, context.stats)
+
+    def forward(
+        self,
+        X: torch.Tensor,
+        y_train: torch.Tensor,
+        *,
+        percentage: float | None = None,
+        seed: Seed = None,
+    ) -> torch.Tensor:
+        """Training path: logits (B, T - N, C) of the test rows of ``X`` (B, T, F).
+
+        With a compressor, p is ``percentage`` or, under ``rcp_sampling="uniform"``, drawn
+        uniformly from ``rcp_choices`` with ``seed``; the gradient reaches C_φ, R and P_θ.
+        """
+        n_train = y_train.shape[1]
+        if not self.use_compressor:
+            return self.predictor(X, y_train)
+        if percentage is None and self.rcp_sampling == "uniform":
+            percentage = float(numpy_generator(seed).choice(np.asarray(self.rcp_choices)))
+        context = self.compress(X[:, :n_train], y_train, percentage=percentage)
+        return self.predict_logits(context, X[:, n_train:])
