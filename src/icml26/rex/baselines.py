@@ -19,6 +19,7 @@ end ts[-1]. Every baseline has ``encode(x0, ts) -> state`` (data -> noise) and
 
 from __future__ import annotations
 
+import abc
 import itertools
 from collections.abc import Sequence
 
@@ -120,7 +121,7 @@ class EDICT(_EpsSolver):
         for t_i, t_j in itertools.pairwise(ts):
             cx, ce = self._coeffs(t_i, t_j)
             X = cx * X + ce * self.eps(Y, t_i)
-            Y = cx * Y + ce * self.eps(X, t_j)
+            Y = cx * Y + ce * self.eps(X, t_i)  # EDICT evaluates both halves at t_i
             X = p * X + (1 - p) * Y
             Y = p * Y + (1 - p) * X
         return X
@@ -135,7 +136,7 @@ class EDICT(_EpsSolver):
             cx, ce = self._coeffs(t_i, t_j)
             Y = (Y - (1 - p) * X) / p
             X = (X - (1 - p) * Y) / p
-            Y = (Y - ce * self.eps(X, t_j)) / cx
+            Y = (Y - ce * self.eps(X, t_i)) / cx
             X = (X - ce * self.eps(Y, t_i)) / cx
         return X, Y
 
@@ -144,14 +145,16 @@ class EDICT(_EpsSolver):
         return self.decode((x_T, x_T.clone()), ts)
 
 
-class _TwoStep(_EpsSolver):
+class _TwoStep(_EpsSolver, abc.ABC):
     """A two-step exact-inversion scheme x_{i+1} = step(x_{i-1}, x_i); state (x_0, x_1)."""
 
+    @abc.abstractmethod
     def _forward(self, x_prev, x_cur, ts: list[float], i: int) -> torch.Tensor:
-        raise NotImplementedError
+        """x_{i+1} from (x_{i-1}, x_i)."""
 
+    @abc.abstractmethod
     def _backward(self, x_next, x_cur, ts: list[float], i: int) -> torch.Tensor:
-        raise NotImplementedError
+        """x_{i-1} from (x_{i+1}, x_i): the exact inverse of :meth:`_forward`."""
 
     @torch.no_grad()
     def decode(self, state: tuple[torch.Tensor, torch.Tensor], ts: Sequence[float]) -> torch.Tensor:

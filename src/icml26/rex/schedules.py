@@ -24,6 +24,10 @@ def _softplus(z: float) -> float:
     return z + math.log1p(math.exp(-z)) if z > 0 else math.log1p(math.exp(z))
 
 
+def _tensor(t: float) -> torch.Tensor:
+    return torch.tensor(t, dtype=torch.float64)
+
+
 def _float(value: Any) -> float:
     return float(value.item()) if isinstance(value, torch.Tensor) else float(value)
 
@@ -215,7 +219,8 @@ class CustomSchedule(Schedule):
     Parameters
     ----------
     alpha_fn, sigma_fn
-        Maps from a float time to alpha_t, sigma_t > 0; the log-SNR must be strictly monotone.
+        Maps from time to alpha_t, sigma_t > 0 (called with a 0-d float64 tensor, so math,
+        numpy and torch functions all work); the log-SNR must be strictly monotone.
     t_noise, t_data
         The sampling span (either order).
     alpha_dot_fn, sigma_dot_fn
@@ -246,25 +251,26 @@ class CustomSchedule(Schedule):
         if self.t_noise == self.t_data:
             raise ValueError("CustomSchedule: t_noise and t_data must differ.")
 
+    # The user functions receive t as a 0-d float64 tensor, which math, numpy and torch all accept.
     def alpha(self, t: float) -> float:
         """alpha_fn(t)."""
-        return _float(self.alpha_fn(t))
+        return _float(self.alpha_fn(_tensor(t)))
 
     def sigma(self, t: float) -> float:
         """sigma_fn(t)."""
-        return _float(self.sigma_fn(t))
+        return _float(self.sigma_fn(_tensor(t)))
 
     def alpha_dot(self, t: float) -> float:
         """alpha_dot_fn(t); an error if it was not given."""
         if self.alpha_dot_fn is None:
             raise ValueError("CustomSchedule: velocity outputs need alpha_dot_fn and sigma_dot_fn.")
-        return _float(self.alpha_dot_fn(t))
+        return _float(self.alpha_dot_fn(_tensor(t)))
 
     def sigma_dot(self, t: float) -> float:
         """sigma_dot_fn(t); an error if it was not given."""
         if self.sigma_dot_fn is None:
             raise ValueError("CustomSchedule: velocity outputs need alpha_dot_fn and sigma_dot_fn.")
-        return _float(self.sigma_dot_fn(t))
+        return _float(self.sigma_dot_fn(_tensor(t)))
 
     def t_of_log_snr(self, lam: float) -> float:
         """Bisection on [t_data, t_noise] (to float64 resolution); clamps outside the span."""
