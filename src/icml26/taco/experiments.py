@@ -201,8 +201,9 @@ def speed_memory(config: SpeedConfig, seed: int) -> dict[str, Any]:
     # Like-for-like cost: same architecture whatever the weights (spec E1 allows random weights).
     check_one_of("clock", config.clock, ("wall", "macs"), owner="taco.speed_memory")
     arch = TACOConfig.small(emsize=config.emsize, nlayers=config.nlayers)
-    model = TACOModel(arch).eval()
-    torch.manual_seed(0)  # parameter init is the only global-RNG use; data comes from seed
+    with torch.random.fork_rng():  # parameter init draws from torch's global RNG; isolate it
+        torch.manual_seed(seed % 2**31)
+        model = TACOModel(arch).eval()
     rows = []
     for n in config.n_train:
         for c in benchmark_inference(
@@ -289,8 +290,10 @@ def _pot_proba(pot: TACOModel, X_ctx, y_ctx, X_test, n_classes: int) -> np.ndarr
 def _models(config: AccuracyConfig, seed: int) -> tuple[TACOModel, TACOModel, list[float]]:
     prior = MLPSCMPrior(n_rows=(64, 256), n_features=(2, 12))
     arch = replace(SHIPPED_CONFIG, emsize=config.emsize, nlayers=config.nlayers)
-    torch.manual_seed(seed % 2**31)  # parameter init is the only global-RNG use
-    fresh = TACOModel(arch)
+    with torch.random.fork_rng():  # parameter init draws from torch's global RNG; isolate it
+        torch.manual_seed(seed % 2**31)
+        fresh = TACOModel(arch)
+        pot = TACOModel(arch, use_compressor=False)
     log = train_taco(
         fresh,
         prior,
@@ -301,7 +304,6 @@ def _models(config: AccuracyConfig, seed: int) -> tuple[TACOModel, TACOModel, li
     )
     losses = [h["loss"] for h in log]
     if not config.pretrained:
-        pot = TACOModel(arch, use_compressor=False)
         train_taco(
             pot,
             prior,
