@@ -186,6 +186,7 @@ def test_olmo2_real_path_converts_trains_and_round_trips(tmp_path):
         (lambda: QuantSpec(quantize=(True,) * 5), ValueError, "six booleans"),
         (lambda: QuantSpec(inner=8), ValueError, "multiple of 16"),
         (lambda: QuantSpec(backward_rounding="up"), ValueError, "backward_rounding"),
+        (lambda: QuantSpec(scale_round="down"), ValueError, "scale_round"),
         (
             lambda: quantized_linear(
                 torch.ones(2, 4, dtype=torch.long), torch.ones(3, 4), spec=QuantSpec()

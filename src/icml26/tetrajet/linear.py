@@ -28,6 +28,7 @@ from torch import nn
 from icml26.core import Seed, check_in_interval, check_one_of, check_positive_int, torch_generator
 from icml26.tetrajet.formats import (
     ROUNDINGS,
+    SCALE_ROUNDINGS,
     NVFP4Tensor,
     _mxfp8_fake,
     _nvfp4_fake,
@@ -57,6 +58,9 @@ class QuantSpec:
         NVIDIA's 16x16 weight tiles (per-tensor scale); the dX GEMM then reuses Ŵ as is.
     backward_rounding
         Rounding of Q3-Q6: ``"sr"`` (unbiased) or ``"rtn"``.
+    scale_round
+        E4M3 rounding of s_b: ``"nearest"`` (official; elements may clip at 6, a small bias)
+        or ``"up"`` (no clipping).
     rht_dgrad, rht_wgrad
         Random Hadamard transform on the dX / dW GEMM.
     aligned_weight, aligned_activation
@@ -80,6 +84,7 @@ class QuantSpec:
     outer: int | None = 128
     weight_2d: bool = False
     backward_rounding: str = "sr"
+    scale_round: str = "nearest"
     rht_dgrad: bool = True
     rht_wgrad: bool = True
     aligned_weight: bool = True
@@ -102,6 +107,7 @@ class QuantSpec:
                     f"{owner}: outer must be a multiple of inner; got {self.outer!r} (int)."
                 )
         check_one_of("backward_rounding", self.backward_rounding, ROUNDINGS, owner=owner)
+        check_one_of("scale_round", self.scale_round, SCALE_ROUNDINGS, owner=owner)
         check_in_interval("outlier_ratio", self.outlier_ratio, low=0.0, high=1.0, owner=owner)
         check_positive_int("token_multiple", self.token_multiple, owner=owner)
         if self.token_multiple % 16:
@@ -120,7 +126,7 @@ def _pad(x: torch.Tensor, rows: int, cols: int) -> torch.Tensor:
 
 
 def _fp4(x: torch.Tensor, axis: int, spec: QuantSpec, rounding: str, g: torch.Generator):
-    return _nvfp4_fake(x, axis, spec.inner, spec.outer, rounding, "nearest", g)
+    return _nvfp4_fake(x, axis, spec.inner, spec.outer, rounding, spec.scale_round, g)
 
 
 def _split_channels(t: torch.Tensor, outliers: torch.Tensor, fp4: Any, fp8: Any) -> torch.Tensor:
