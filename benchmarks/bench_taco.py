@@ -2,7 +2,8 @@
 
 Same architecture (spec §5.1 small config, random weights: cost does not depend on the weights),
 one process; prints times (median of 3 after a warm-up), speed-up ratios, analytic activation
-savings and the measured peak-RSS increase of a spawned predict process.
+savings and the measured peak-RSS increase of a spawned predict process (MB; at small N it is
+dominated by first-call allocations that both models pay, so it understates the saving).
 
     python benchmarks/bench_taco.py [--n-train 1024 2048 4096] [--threads 1]
 """
@@ -25,14 +26,18 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     model = TACOModel(TACOConfig.small()).eval()
-    header = "N      p%   K     POT s   cache s  TACO s   ×POT    ×cache  act.saved  RSS saved"
-    print(header)
+    print("N      p%   K     POT s   cache s  TACO s   ×POT    ×cache  act.saved  ", end="")
+    print("peak RSS +MB POT/TACO")
     for n in args.n_train:
         costs = benchmark_inference(
             model, n, tuple(args.percentages), n_test=args.n_test, measure_rss=not args.no_rss
         )
         for c in costs:
-            rss = "n/a" if c.rss_pot is None else f"{1 - c.rss_taco / max(1, c.rss_pot):.1%}"
+            rss = (
+                "n/a"
+                if c.rss_pot is None
+                else f"{c.rss_pot / 2**20:.1f} / {c.rss_taco / 2**20:.1f}"
+            )
             print(
                 f"{n:<6} {c.percentage:<4g} {c.n_latents:<5} {c.time_pot:<7.3f} "
                 f"{c.time_pot_cache:<8.3f} {c.time_taco:<8.4f} {c.time_pot / c.time_taco:<7.1f} "

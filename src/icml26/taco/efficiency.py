@@ -47,8 +47,7 @@ def _rss_bytes() -> int:
 
 
 def _child(fn: Callable[..., object], args: tuple, queue: multiprocessing.Queue) -> None:
-    fn(*args)  # warm-up: lazy initialisation is not part of the predict cost
-    before = max(_rss_bytes(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+    before = _rss_bytes()
     fn(*args)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
     queue.put(max(0, peak - before))
@@ -57,8 +56,8 @@ def _child(fn: Callable[..., object], args: tuple, queue: multiprocessing.Queue)
 def peak_rss_increase(fn: Callable[..., object], *args: object) -> int:
     """Bytes by which peak RSS rises while ``fn(*args)`` runs in a fresh (spawned) process.
 
-    ``fn`` and ``args`` must be picklable; ``fn`` runs once to warm up, then the peak RSS of the
-    second run is compared with the peak before it.
+    ``fn`` and ``args`` must be picklable. The result is the child's peak RSS minus its RSS just
+    before the call (spec E1); a fresh process keeps earlier peaks of the caller out of it.
 
     Example
     -------
