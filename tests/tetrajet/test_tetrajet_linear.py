@@ -90,6 +90,13 @@ def test_non_multiple_dimensions_are_padded_consistently():
     assert w.grad.shape == (24, 40)
 
 
+def test_nan_inside_a_layer_propagates_instead_of_raising():
+    x = _data(17, 4, 128)
+    x[0, 0] = float("nan")
+    y = quantized_linear(x, _data(18, 128, 128), spec=get_recipe("tetrajet_v2"), generator=0)
+    assert torch.isnan(y).any()  # documented: the loss shows the divergence
+
+
 def _mean_grad(spec, draws, size=128):
     x, w, dy = _data(7, size, size), _data(8, size, size).requires_grad_(), _data(9, size, size)
     y = quantized_linear(x, w, spec=spec, generator=0)

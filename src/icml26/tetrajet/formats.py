@@ -57,6 +57,16 @@ def _check_float_tensor(name: str, x: object, owner: str) -> torch.Tensor:
     return x
 
 
+def _check_axis(x: torch.Tensor, axis: int, owner: str) -> int:
+    if x.dim() == 0:
+        raise ValueError(f"{owner}: x must have at least one dimension; got a 0-d tensor.")
+    if isinstance(axis, bool) or not isinstance(axis, int) or not -x.dim() <= axis < x.dim():
+        raise ValueError(
+            f"{owner}: axis must be an integer in [{-x.dim()}, {x.dim() - 1}]; got {axis!r}."
+        )
+    return axis % x.dim()
+
+
 def _check_finite(x: torch.Tensor, owner: str) -> None:
     bad = int((~torch.isfinite(x)).sum())
     if bad:
@@ -435,8 +445,8 @@ def nvfp4_quantize(
     _check_blocks(inner, outer, owner)
     check_one_of("rounding", rounding, ROUNDINGS, owner=owner)
     check_one_of("scale_round", scale_round, SCALE_ROUNDINGS, owner=owner)
+    axis = _check_axis(x, axis, owner)
     _check_finite(x, owner)
-    axis = axis % x.dim() if x.dim() else 0
     moved = _pad_last(x.movedim(axis, -1), outer or inner)
     q, s_b, s_outer = _nvfp4_parts(moved, inner, outer, rounding, scale_round, generator)
     magnitude = torch.bucketize(q.abs(), torch.tensor(E2M1_VALUES, dtype=q.dtype))
@@ -490,8 +500,9 @@ def nvfp4_fake_quant(
     _check_blocks(inner, outer, owner)
     check_one_of("rounding", rounding, ROUNDINGS, owner=owner)
     check_one_of("scale_round", scale_round, SCALE_ROUNDINGS, owner=owner)
+    axis = _check_axis(x, axis, owner)
     _check_finite(x, owner)
-    return _nvfp4_fake(x, axis % max(x.dim(), 1), inner, outer, rounding, scale_round, generator)
+    return _nvfp4_fake(x, axis, inner, outer, rounding, scale_round, generator)
 
 
 def _nvfp4_fake_2d(w: torch.Tensor, tile: int = 16) -> torch.Tensor:
@@ -537,8 +548,9 @@ def mxfp8_fake_quant(x: torch.Tensor, axis: int = -1, block: int = 32) -> torch.
     owner = "mxfp8_fake_quant"
     _check_float_tensor("x", x, owner)
     check_positive_int("block", block, owner=owner)
+    axis = _check_axis(x, axis, owner)
     _check_finite(x, owner)
-    return _mxfp8_fake(x, axis % max(x.dim(), 1), block)
+    return _mxfp8_fake(x, axis, block)
 
 
 def _mxfp8_fake(x: torch.Tensor, axis: int, block: int = 32) -> torch.Tensor:
