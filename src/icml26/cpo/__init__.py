@@ -51,12 +51,24 @@ from icml26.cpo.losses import (
     simpo_loss,
     soft_margin_ranking_loss,
 )
+from icml26.cpo.tiny_lm import (
+    LM_METHODS,
+    ArithPreferenceTask,
+    TinyCausalLM,
+    make_arith_preference_task,
+    tiny_lm_metrics,
+    train_sft,
+    train_tiny_lm,
+)
 
 __all__ = [
+    "LM_METHODS",
     "TABULAR_METHODS",
     "VARIANTS",
+    "ArithPreferenceTask",
     "BanditProblem",
     "PrefLossOutput",
+    "TinyCausalLM",
     "assumption_violated",
     "constrained_po_loss",
     "constrained_po_target",
@@ -64,13 +76,17 @@ __all__ = [
     "frac_in_undesirable",
     "ipo_loss",
     "loss_to_delta_lower_bound",
+    "make_arith_preference_task",
     "make_bandit_problem",
     "policy_metrics",
     "policy_preference_accuracy",
     "sequence_logps",
     "simpo_loss",
     "soft_margin_ranking_loss",
+    "tiny_lm_metrics",
+    "train_sft",
     "train_tabular",
+    "train_tiny_lm",
     "true_pairs",
     "undesirable_mask",
 ]
