@@ -207,6 +207,7 @@ def test_olmo2_real_path_converts_trains_and_round_trips(tmp_path):
             "must equal",
         ),
         (lambda: NVFP4Linear(4, 4, spec="fp32"), TypeError, "QuantSpec"),
+        (lambda: TrainConfig(steps=0), ValueError, "steps must be an integer >= 1"),
     ],
 )
 def test_bad_inputs(call, error, match):

@@ -50,8 +50,9 @@ class TrainConfig:
     osc_sample: int = 2048
 
     def __post_init__(self) -> None:
-        for name in ("steps", "batch_size", "warmup", "eval_every", "eval_batches", "osc_sample"):
-            check_positive_int(name, getattr(self, name), owner="TrainConfig", minimum=0)
+        for name in ("steps", "batch_size", "eval_every", "eval_batches", "osc_sample"):
+            check_positive_int(name, getattr(self, name), owner="TrainConfig")
+        check_positive_int("warmup", self.warmup, owner="TrainConfig", minimum=0)
         for name in ("lr", "weight_decay", "grad_clip"):
             check_in_interval(name, getattr(self, name), low=0.0, owner="TrainConfig")
         for name in ("final_lr_fraction", "record_start_fraction", "osc_start_fraction"):
