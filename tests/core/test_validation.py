@@ -8,6 +8,7 @@ from icml26.core import (
     check_positive_int,
     numpy_generator,
     torch_generator,
+    torch_threads,
 )
 
 
@@ -46,3 +47,13 @@ def test_seeds_normalise_reproducibly():
         numpy_generator("0")
     with pytest.raises(TypeError, match="seed must be an int"):
         torch_generator(1.5)
+
+
+def test_torch_threads_is_scoped_and_restored_after_an_exception():
+    before = torch.get_num_threads()
+    with pytest.raises(RuntimeError, match="boom"), torch_threads(1):
+        assert torch.get_num_threads() == 1
+        raise RuntimeError("boom")
+    assert torch.get_num_threads() == before
+    with pytest.raises(ValueError, match="n must be an integer >= 1"), torch_threads(0):
+        pass

@@ -9,6 +9,7 @@ from icml26.core.report import Table, write_report
 from icml26.core.results import TaskRecord
 from icml26.core.runner import Task, derive_seed, plan, run_tasks
 from icml26.core.stats import Aggregate, aggregate
+from icml26.core.threads import torch_threads
 from icml26.core.validation import (
     Seed,
     check_in_interval,
@@ -42,5 +43,6 @@ __all__ = [
     "register",
     "run_tasks",
     "torch_generator",
+    "torch_threads",
     "write_report",
 ]

@@ -10,15 +10,12 @@ from __future__ import annotations
 import copy
 import math
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-import torch
 
-from icml26.core import Claim, Table, register
+from icml26.core import Claim, Table, register, torch_threads
 from icml26.cpo.bandit import make_bandit_problem, policy_metrics, train_tabular
 from icml26.cpo.tiny_lm import (
     TinyCausalLM,
@@ -34,18 +31,6 @@ PAPER = (
 )
 METRICS = ("loss", "acc_viol", "acc_nonviol", "frac_in_U", "expected_reward", "kl")
 THEORY = "qualitative (no numeric table retrievable)"
-
-
-@contextmanager
-def _one_thread() -> Iterator[None]:
-    # The tabular problems are a few thousand numbers: on a loaded 2-core box a second intra-op
-    # thread made a run 10x slower (measured), so run them on one thread and restore afterwards.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
 
 
 # ---------------------------------------------------------------- cpo.bandit (A1, A2, A4, A5)
@@ -116,7 +101,7 @@ def _max_gap(a: dict[str, float], b: dict[str, float]) -> float:
 
 def bandit(config: BanditConfig, seed: int) -> dict[str, Any]:
     """Train every method on one problem draw and return flat metrics ``<method>_<metric>``."""
-    with _one_thread():
+    with torch_threads(1):
         return _bandit(config, seed)
 
 
@@ -250,7 +235,7 @@ KL_CLAIMS = (
 
 def kl_matched(config: KLMatchedConfig, seed: int) -> dict[str, Any]:
     """DPO for each β and smooth CPO; compare CPO with the KL-matched DPO."""
-    with _one_thread():
+    with torch_threads(1):
         return _kl_matched(config, seed)
 
 
@@ -375,7 +360,7 @@ TINY_LM_METRICS = ("loss", "acc_viol", "acc_nonviol", "frac_in_U", "em_viol", "e
 
 def tiny_lm(config: TinyLMConfig, seed: int) -> dict[str, Any]:
     """SFT a tiny LM, then preference-train copies of it with each method; flat metrics."""
-    with _one_thread(), warnings.catch_warnings():
+    with torch_threads(1), warnings.catch_warnings():
         # `easy` divides by reference scores; near-certain SFT answers sit at the clamp
         warnings.filterwarnings("ignore", "constrained_po_loss: variant 'easy'", RuntimeWarning)
         return _tiny_lm(config, seed)
