@@ -422,12 +422,13 @@ def lm(config: LMConfig, seed: int) -> dict[str, Any]:
         eval_every=config.eval_every,
         eval_batches=config.eval_batches,
     )
-    final, osc, curves, decrease = {}, {}, {}, []
+    final, osc, resets, curves, decrease = {}, {}, {}, {}, []
     with _one_thread():
         for recipe in config.recipes:
             model = TinyGPT(gpt, seed=seed)
             result = train_lm(model, data, recipe, train, context=config.context, seed=seed)
             final[recipe], osc[recipe] = result.final_val_loss, result.oscillation
+            resets[recipe] = result.n_reset
             curves[recipe] = result.val_loss
             ok = all(math.isfinite(v) for v in result.val_loss)
             decrease.append(result.val_loss[0] - result.final_val_loss if ok else math.nan)
@@ -441,6 +442,7 @@ def lm(config: LMConfig, seed: int) -> dict[str, Any]:
         "final_val_loss": final,
         "gap_to_fp32": gaps,
         "oscillation": osc,
+        "n_resets": resets,
         "val_curves": curves,
         "eval_steps": list(result.eval_steps),
         "corpus": data.corpus,
