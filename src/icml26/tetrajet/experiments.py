@@ -6,9 +6,8 @@ and is not measured here (see ``docs/tetrajet.md``).
 
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -17,7 +16,7 @@ import numpy as np
 import torch
 from scipy.linalg import hadamard
 
-from icml26.core import Claim, Table, numpy_generator, register, torch_generator
+from icml26.core import Claim, Table, numpy_generator, register, torch_generator, torch_threads
 from icml26.tetrajet import (
     E2M1_VALUES,
     GPTConfig,
@@ -45,18 +44,6 @@ PAPER = (
     "Chen et al., TetraJet-v2: Accurate NVFP4 Training for Large Language Models with Oscillation "
     "Suppression and Outlier Control, ICML 2026 (arXiv:2510.27527)"
 )
-
-
-@contextlib.contextmanager
-def _one_thread() -> Iterator[None]:
-    # Fake quantization is many element-wise passes over small tensors; on the shared 2-core
-    # machine OpenMP synchronisation made them ~10x slower with 2 threads than with 1 (measured).
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 # ----- tetrajet.formats (C1, C2) ------------------------------------------------------------------
@@ -173,7 +160,7 @@ def _formats_plot(metrics: list[dict[str, Any]], config: FormatsConfig) -> dict[
 def formats(config: FormatsConfig, seed: int) -> dict[str, Any]:
     """C1 format checks and C2 unbiasedness (TetraJet-v2 base vs naive RTN backward)."""
     g = torch_generator(seed)
-    with _one_thread():
+    with torch_threads(1):
         checks = _format_checks(config.n_samples, g)
         tetra = _mc_errors(get_recipe("tetrajet_v2_base"), config.size, config.draws, g)
         naive = _mc_errors(get_recipe("naive_nvfp4"), config.size, config.draws, g)
@@ -297,7 +284,7 @@ TOY_CLAIMS = (
 )
 def oscillation_toy(config: ToyConfig, seed: int) -> dict[str, float]:
     """C3: the same problem, data and initialisation trained with and without OsciReset."""
-    with _one_thread():
+    with torch_threads(1):
         plain, loss_plain = _toy_run(config, seed, reset=False)
         reset, loss_reset = _toy_run(config, seed, reset=True)
     return {
@@ -423,7 +410,7 @@ def lm(config: LMConfig, seed: int) -> dict[str, Any]:
         eval_batches=config.eval_batches,
     )
     final, osc, resets, curves, decrease = {}, {}, {}, {}, []
-    with _one_thread():
+    with torch_threads(1):
         for recipe in config.recipes:
             model = TinyGPT(gpt, seed=seed)
             result = train_lm(model, data, recipe, train, context=config.context, seed=seed)
