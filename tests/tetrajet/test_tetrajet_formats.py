@@ -6,6 +6,7 @@ import pytest
 import torch
 from scipy.linalg import hadamard
 
+from icml26.core import torch_threads
 from icml26.tetrajet import (
     E2M1_VALUES,
     cast_e4m3,
@@ -27,10 +28,8 @@ SIGNED_GRID = torch.cat([-GRID.flip(0), GRID])
 def _one_thread():
     # Element-wise fake quantization on small tensors: OpenMP sync on the shared 2-core machine
     # costs more than it saves (measured ~10x), so these tests run single-threaded.
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+    with torch_threads(1):
+        yield
 
 
 def test_all_16_codes_decode_to_the_table_and_pack_low_nibble_first():

@@ -6,6 +6,7 @@ import pytest
 import torch
 from torch import nn
 
+from icml26.core import torch_threads
 from icml26.tetrajet import (
     RECIPES,
     GPTConfig,
@@ -29,10 +30,8 @@ from icml26.tetrajet.formats import _nvfp4_fake_2d
 def _one_thread():
     # Element-wise fake quantization on small tensors: OpenMP sync on the shared 2-core machine
     # costs more than it saves (measured ~10x), so these tests run single-threaded.
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+    with torch_threads(1):
+        yield
 
 
 def _data(seed, *shape):
