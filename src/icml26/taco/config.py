@@ -39,6 +39,10 @@ class TACOConfig:
         Largest number of input features the positional embedding table covers.
     feature_pos_seed
         Seed of the fixed random feature-position vectors r_f.
+    pre_norm
+        ``False`` (released models): post-norm, LayerNorm(x + f(x)). ``True``: pre-norm,
+        x + f(LayerNorm(x)); the tiny shipped models use it because post-norm plus zero-init
+        stays on the chance-loss plateau for thousands of CPU steps (docs/taco.md).
 
     Raises
     ------
@@ -58,9 +62,16 @@ class TACOConfig:
     max_classes: int = 10
     max_features: int = 100
     feature_pos_seed: int = 0
+    pre_norm: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.pre_norm, bool):
+            raise TypeError(
+                f"TACOConfig: pre_norm must be a bool; got {type(self.pre_norm).__name__}."
+            )
         for f in dataclasses.fields(self):
+            if f.name == "pre_norm":
+                continue
             minimum = 0 if f.name == "feature_pos_seed" else 1
             check_positive_int(f.name, getattr(self, f.name), owner="TACOConfig", minimum=minimum)
         if self.emsize % self.nhead or self.emsize % 4:
@@ -82,6 +93,6 @@ class TACOConfig:
         """Number of feature tokens G for ``max_features`` features."""
         return -(-self.max_features // self.features_per_group)
 
-    def to_dict(self) -> dict[str, int]:
+    def to_dict(self) -> dict[str, int | bool]:
         """JSON-able fields (the inverse is ``TACOConfig(**d)``)."""
         return dataclasses.asdict(self)

@@ -5,7 +5,10 @@ structural causal model: random causes propagate through a random MLP with noise
 nodes become features and one the target, which is cut into classes at random quantiles.
 
 Deviations: MLP weights are N(0, σ_w² / fan_in) (the spec's N(0, σ_w²) without the fan-in factor
-saturates every activation at widths of 64); no tree-based SCM (XGBoost) component.
+saturates every activation at widths of 64); no tree-based SCM (XGBoost) component; the causes
+are k ~ U{1..4} independent N(0, 1) values per row fanned out to the first layer by a Gaussian
+matrix (with width-many independent causes, up to 64, the observed features barely predicted
+the target: logistic-regression AUC ~0.66 on the prior's tasks, vs ~0.87 now).
 """
 
 from __future__ import annotations
@@ -72,6 +75,8 @@ class MLPSCMPrior:
         Range of N / T.
     categorical_prob
         Probability that a feature is discretised into 2-8 quantile bins.
+    n_causes
+        Inclusive range of the number k of independent causes z ~ N(0, I_k) per row.
 
     Example
     -------
@@ -88,11 +93,13 @@ class MLPSCMPrior:
         n_rows: tuple[int, int] = (128, 512),
         train_fraction: tuple[float, float] = (0.5, 0.9),
         categorical_prob: float = 0.2,
+        n_causes: tuple[int, int] = (1, 4),
     ) -> None:
         self.n_features = _check_range("n_features", n_features, 1, 10_000)
         self.n_classes = _check_range("n_classes", n_classes, 2, 1_000)
         self.n_rows = _check_range("n_rows", n_rows, 4, 10**8)
         self.train_fraction = _check_range("train_fraction", train_fraction, 0.0, 1.0)
+        self.n_causes = _check_range("n_causes", n_causes, 1, 10_000)
         self.categorical_prob = check_in_interval(
             "categorical_prob", categorical_prob, low=0, high=1, owner="MLPSCMPrior"
         )
@@ -104,7 +111,11 @@ class MLPSCMPrior:
         width = max(int(rng.integers(8, 65)), -(-(F + 1) // depth))
         sigma_w = float(np.exp(rng.uniform(np.log(0.5), np.log(2.0))))
         sigma_n = float(np.exp(rng.uniform(np.log(1e-3), np.log(0.3))))
-        h = rng.standard_normal((T, width))  # causes z ~ N(0, I)
+        n_causes = int(rng.integers(self.n_causes[0], self.n_causes[1] + 1))
+        # causes z ~ N(0, I_k), k small, fanned out to the first layer's width: with k = width
+        # (up to 64 independent causes) F <= 16 observed nodes say almost nothing about the target
+        z = rng.standard_normal((T, n_causes))
+        h = z @ rng.standard_normal((n_causes, width))
         nodes = []
         for _ in range(depth):
             W = rng.standard_normal((width, width)) * sigma_w / np.sqrt(width)

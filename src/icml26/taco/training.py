@@ -248,7 +248,9 @@ def load_official_checkpoint(
     return model.eval()
 
 
-SHIPPED_CONFIG = TACOConfig(emsize=32, nlayers=3, nhead=4, max_classes=4, max_features=32)
+SHIPPED_CONFIG = TACOConfig(
+    emsize=32, nlayers=3, nhead=4, max_classes=4, max_features=32, pre_norm=True
+)
 SHIPPED_PRIOR = {"n_rows": (64, 256), "n_features": (2, 12)}
 
 
