@@ -89,3 +89,21 @@ def test_cli_errors_are_one_line_with_exit_code_2(invoke, args, message):
     assert message in result.output
     assert "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_broken_plot_or_table_hook_does_not_cost_the_report(run_dir):
+    from dataclasses import replace as dc_replace
+
+    from icml26.core import Registry
+
+    def broken(metrics, config):
+        raise ValueError("hook bug")
+
+    registry = Registry()
+    for exp in TOY:
+        registry.add(dc_replace(exp, plot=broken, tables=broken))
+    md, _ = write_report(run_dir, registry)
+    text = md.read_text()
+    assert "Tables failed: ValueError('hook bug')" in text
+    assert "Plotting failed: ValueError('hook bug')" in text
+    assert "| toy.coin | C1 |" in text

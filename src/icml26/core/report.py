@@ -182,6 +182,24 @@ def _figures(result: ExperimentResult, registry: Registry, run_dir: Path) -> lis
     return blocks
 
 
+def _tables(result: ExperimentResult, registry: Registry) -> list[Block]:
+    experiment = registry.get(result.experiment)
+    if experiment.tables is None or not result.ok_metrics:
+        return []
+    config = experiment.config_from_record(result.config)
+    try:
+        tables = experiment.tables(result.ok_metrics, config)
+    except Exception as err:  # a broken table must not cost the whole report
+        log.exception("tables of %s failed", result.experiment)
+        return [("p", f"Tables failed: {err!r}")]
+    blocks: list[Block] = []
+    for table in tables:
+        blocks += [("h3", table.title), ("table", (list(table.columns), table.rows))]
+        if table.note:
+            blocks.append(("p", table.note))
+    return blocks
+
+
 def _blocks(results: list[ExperimentResult], registry: Registry, run_dir: Path) -> list[Block]:
     counts = defaultdict(int)
     rows = []
@@ -215,12 +233,7 @@ def _blocks(results: list[ExperimentResult], registry: Registry, run_dir: Path) 
                 for v in result.verdicts
             ]
             blocks.append(("table", (["claim", "where", "paper", "verdict", "why"], verdict_rows)))
-        if experiment.tables is not None and result.ok_metrics:
-            config = experiment.config_from_record(result.config)
-            for table in experiment.tables(result.ok_metrics, config):
-                blocks += [("h3", table.title), ("table", (list(table.columns), table.rows))]
-                if table.note:
-                    blocks.append(("p", table.note))
+        blocks += _tables(result, registry)
         blocks += _figures(result, registry, run_dir)
         for record in result.failed:
             blocks += [("h3", f"Failed: seed {record.seed_index}"), ("pre", record.error or "")]
