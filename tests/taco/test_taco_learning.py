@@ -7,12 +7,13 @@ chance-loss plateau for thousands of CPU steps. These tests would have caught bo
 """
 
 import numpy as np
+import pytest
 import torch
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import StandardScaler
 
-from icml26.taco import MLPSCMPrior, TACOClassifier, TACOConfig, TACOModel
+from icml26.taco import MLPSCMPrior, TACOClassifier, TACOConfig, TACOModel, init_from_pot
 
 
 def _ovr_auc(y: np.ndarray, proba: np.ndarray) -> float:
@@ -81,11 +82,40 @@ def test_shipped_pot_reads_the_context_labels():
     # In-context learning means the prediction follows the context labels: on a separable task
     # the AUC is high and, with the context labels swapped, it inverts. The shipped POT gives
     # 0.87 / 0.13 (bar 0.8: a tiny 2 000-step model); the defective checkpoint gave
-    # near-constant probabilities (std ~0.002) whose ranking ignored the labels. The shipped
-    # TACO has not reached this yet (docs/taco.md), so it is not asserted here.
+    # near-constant probabilities (std ~0.002) whose ranking ignored the labels.
     X_tr, y_tr, X_te, y_te = _easy_task(0)
     clf = TACOClassifier(use_compressor=False)
     auc = roc_auc_score(y_te, clf.fit(X_tr, y_tr).predict_proba(X_te)[:, 1])
     swapped = roc_auc_score(y_te, clf.fit(X_tr, 1 - y_tr).predict_proba(X_te)[:, 1])
     assert auc > 0.8
     assert swapped < 0.2
+
+
+def test_shipped_taco_reads_the_context_labels():
+    # Same check through the K-row bottleneck (p = 10 %: K = 15 of 150 rows). The TACO trained
+    # from scratch gave near-constant probabilities whose ranking ignored the labels (0.495 prior
+    # AUC); started from the POT backbone (init_from) it gives 0.97 / 0.04.
+    X_tr, y_tr, X_te, y_te = _easy_task(0)
+    clf = TACOClassifier(row_compression_percentage=10, n_estimators=1, seed=0)
+    auc = roc_auc_score(y_te, clf.fit(X_tr, y_tr).predict_proba(X_te)[:, 1])
+    swapped = roc_auc_score(y_te, clf.fit(X_tr, 1 - y_tr).predict_proba(X_te)[:, 1])
+    assert auc > 0.8
+    assert swapped < 0.2
+
+
+def test_init_from_pot_copies_the_backbone_and_names_mismatches():
+    cfg = TACOConfig(emsize=16, nlayers=1, nhead=2, max_classes=2, max_features=4)
+    pot = TACOModel(cfg, use_compressor=False)
+    torch.nn.init.normal_(pot.predictor.decoder[-1].weight)
+    taco = TACOModel(cfg)
+    copied = init_from_pot(taco, pot)
+    assert len(copied) == 2 * len(pot.predictor.state_dict())
+    for name, value in pot.predictor.state_dict().items():
+        assert torch.equal(taco.predictor.state_dict()[name], value)
+        assert torch.equal(taco.compressor.state_dict()[name], value)
+    wider = TACOModel(TACOConfig(emsize=16, nlayers=1, nhead=2, max_classes=3, max_features=4))
+    with pytest.raises(ValueError, match="predictor"):
+        init_from_pot(wider, pot)
+    deeper = TACOModel(TACOConfig(emsize=16, nlayers=2, nhead=2, max_classes=2, max_features=4))
+    with pytest.raises(KeyError, match=r"layers\.1"):
+        init_from_pot(deeper, pot)

@@ -32,6 +32,7 @@ from icml26.taco.model import (
 from icml26.taco.prior import MLPSCMPrior, PriorBatch
 from icml26.taco.training import (
     SHIPPED_CONFIG,
+    init_from_pot,
     load_checkpoint,
     load_official_checkpoint,
     lr_at,
@@ -60,6 +61,7 @@ __all__ = [
     "choose_percentage",
     "class_allocation",
     "compute_stats",
+    "init_from_pot",
     "load_checkpoint",
     "load_official_checkpoint",
     "lr_at",

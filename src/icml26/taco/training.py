@@ -33,6 +33,7 @@ from icml26.taco.prior import MLPSCMPrior
 
 __all__ = [
     "SHIPPED_CHECKPOINTS",
+    "init_from_pot",
     "load_checkpoint",
     "load_official_checkpoint",
     "lr_at",
@@ -55,14 +56,71 @@ def lr_at(step: int, steps: int, lr: float, warmup: float) -> float:
 
     Example
     -------
-    >>> lr_at(0, 100, 1.0, 0.02), lr_at(100, 100, 1.0, 0.02)
-    (0.5, 0.0)
+    >>> lr_at(0, 100, 1.0, 0.02), lr_at(2, 100, 1.0, 0.02), lr_at(100, 100, 1.0, 0.02)
+    (0.3333333333333333, 1.0, 0.0)
     """
     n_warm = max(1, round(warmup * steps))
     if step < n_warm:
         return lr * (step + 1) / (n_warm + 1)
     progress = (step - n_warm) / max(1, steps - n_warm)
     return lr * 0.5 * (1.0 + math.cos(math.pi * progress))
+
+
+def init_from_pot(model: TACOModel, pot: TACOModel | str | Path) -> list[str]:
+    """Copy a trained POT's backbone into ``model``'s predictor and (if any) compressor.
+
+    POT and TACO build every backbone from the same :class:`PerFeatureTransformer`, so the
+    mapping is explicit: ``predictor.<name>`` of POT -> ``predictor.<name>`` and
+    ``compressor.<name>`` of TACO. The projection keeps its identity initialisation.
+
+    Parameters
+    ----------
+    model
+        The model to initialise (in place).
+    pot
+        A POT model, or the stem of a POT checkpoint (``load_checkpoint``).
+
+    Returns
+    -------
+    list of str
+        The TACO parameter names that were copied.
+
+    Raises
+    ------
+    KeyError
+        If a backbone parameter is missing on either side (the names are listed).
+    ValueError
+        If a copied tensor's shape differs (the name and both shapes are given).
+
+    Example
+    -------
+    >>> pot = TACOModel(TACOConfig.small(nlayers=1), use_compressor=False)
+    >>> taco = TACOModel(TACOConfig.small(nlayers=1))
+    >>> len(init_from_pot(taco, pot)) == 2 * len(pot.predictor.state_dict())
+    True
+    """
+    if not isinstance(pot, TACOModel):
+        pot = load_checkpoint(pot)
+    source = pot.predictor.state_dict()
+    targets = [model.predictor] + ([model.compressor] if model.use_compressor else [])
+    prefixes = ["predictor."] + (["compressor."] if model.use_compressor else [])
+    copied = []
+    for prefix, backbone in zip(prefixes, targets, strict=True):
+        state = backbone.state_dict()
+        missing, extra = sorted(set(state) - set(source)), sorted(set(source) - set(state))
+        if missing or extra:
+            raise KeyError(
+                f"init_from_pot: {prefix}* lacks POT keys {extra[:5]}; POT lacks {missing[:5]}."
+            )
+        for name, value in source.items():
+            if value.shape != state[name].shape:
+                raise ValueError(
+                    f"init_from_pot: {prefix}{name} must have shape {tuple(state[name].shape)}; "
+                    f"the POT checkpoint has {tuple(value.shape)}."
+                )
+        backbone.load_state_dict(source)
+        copied += [prefix + name for name in source]
+    return copied
 
 
 def train_taco(
@@ -77,6 +135,7 @@ def train_taco(
     clip: float = 1.0,
     seed: Seed = 0,
     checkpoint: str | Path | None = None,
+    init_from: TACOModel | str | Path | None = None,
 ) -> list[dict[str, float]]:
     """Meta-train ``model`` in place on datasets from ``prior``; return the per-step log.
 
@@ -94,6 +153,10 @@ def train_taco(
         Seeds the prior draws and the per-step compression percentages.
     checkpoint
         If given, the trained model is saved there (``.safetensors`` + ``.json``).
+    init_from
+        A POT model or checkpoint stem: its backbone initialises the predictor and the
+        compressor before training (:func:`init_from_pot`; the official code's option of starting
+        from a POT checkpoint).
 
     Returns
     -------
@@ -117,6 +180,8 @@ def train_taco(
     batch_size = check_positive_int("batch_size", batch_size, owner=owner)
     lr = check_in_interval("lr", lr, low=0.0, closed="neither", owner=owner)
     warmup = check_in_interval("warmup", warmup, low=0.0, high=1.0, owner=owner)
+    if init_from is not None:
+        init_from_pot(model, init_from)
     rng = numpy_generator(seed)
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     history = []
@@ -150,6 +215,9 @@ def train_taco(
             "clip": clip,
             "seed": seed if isinstance(seed, int) else None,
             "prior": vars(prior),
+            "init_from": None
+            if init_from is None or isinstance(init_from, TACOModel)
+            else Path(init_from).name,
             "final_loss_mean_last_10": sum(h["loss"] for h in history[-10:]) / min(10, steps),
         }
         save_checkpoint(model, checkpoint, training=training)
@@ -255,7 +323,7 @@ SHIPPED_PRIOR = {"n_rows": (64, 256), "n_features": (2, 12)}
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Rebuild the shipped checkpoints: ``python -m icml26.taco.training --steps 1500``."""
+    """Rebuild the shipped checkpoints (commands in docs/taco.md)."""
     import argparse
 
     parser = argparse.ArgumentParser(description=main.__doc__)
@@ -265,6 +333,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--init-from",
+        type=Path,
+        default=None,
+        help="POT checkpoint stem whose backbone initialises TACO's predictor and compressor",
+    )
     args = parser.parse_args(argv)
     use_compressor = args.model == "taco"
     model = TACOModel(SHIPPED_CONFIG, use_compressor=use_compressor)
@@ -277,6 +351,7 @@ def main(argv: list[str] | None = None) -> None:
         lr=args.lr,
         seed=args.seed,
         checkpoint=out,
+        init_from=args.init_from,
     )
 
 
