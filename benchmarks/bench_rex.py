@@ -10,7 +10,6 @@ Run: python benchmarks/bench_rex.py
 
 from __future__ import annotations
 
-import itertools
 import time
 
 import torch
@@ -24,7 +23,7 @@ from icml26.rex import (
     GaussianMixtureData,
     RexSolver,
     VPSchedule,
-    princeps_step,
+    princeps_solve,
     roundtrip_error,
     train_denoiser,
 )
@@ -53,9 +52,7 @@ def main() -> None:
         solver.forward_solve(x_T, x_T.clone(), ts)
 
     def princeps():
-        x = x_T
-        for t0, t1 in itertools.pairwise(ts):
-            x = princeps_step(net, schedule, x, t0, t1, tableau="rk4")
+        princeps_solve(net, schedule, x_T, ts, tableau="rk4")
 
     def pf_ode(t: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         tt = float(t)

@@ -230,3 +230,21 @@ def test_bad_inputs():
         solver.decode(x, randn(4, 3), [1.0, 0.5])
     with pytest.raises(ValueError, match="must share shape and dtype"):
         solver.decode(x, x.float(), [1.0, 0.5])
+
+
+def test_princeps_solve_is_ddim_and_shares_rex_brownian_path():
+    from icml26.rex import princeps_solve
+
+    x_T = randn(16, 2)
+    ts = RexSolver(GMM, SCHEDULE, n_steps=12, grid="logsnr").timesteps()
+    plain = princeps_solve(GMM, SCHEDULE, x_T, ts, model_output="data")
+    assert (
+        roundtrip_error(plain, DDIM(GMM, SCHEDULE, model_output="data").decode(x_T, ts), "max")
+        < 1e-12
+    )
+    # One EM step with zeta = 1 and x = x_hat: Rex's x1 is exactly the plain EM step on the same W.
+    rex = RexSolver(GMM, SCHEDULE, sde="em", model_output="data", zeta=1.0, n_steps=1, seed=4)
+    ts1 = rex.timesteps()
+    x1, _, _ = rex.sample(x_T)
+    em = princeps_solve(GMM, SCHEDULE, x_T, ts1, sde="em", model_output="data", seed=4)
+    assert roundtrip_error(x1, em, "max") < 1e-12

@@ -19,7 +19,7 @@ from icml26.rex.baselines import BDIA, DDIM, EDICT, OBELM
 from icml26.rex.brownian import SeededBrownian
 from icml26.rex.learned import make_moons_data, train_denoiser
 from icml26.rex.metrics import observed_order, roundtrip_error, sliced_wasserstein
-from icml26.rex.princeps import princeps_step
+from icml26.rex.princeps import princeps_solve, princeps_step
 from icml26.rex.schedules import VPSchedule
 from icml26.rex.solver import RexSolver
 from icml26.rex.toy import GaussianData, GaussianMixtureData
@@ -325,11 +325,8 @@ def sde_sampling(config: SDESamplingConfig, seed: int) -> dict[str, float]:
     solver = RexSolver(model, schedule, model_output="data", sde="em", n_steps=config.n_steps,
                        grid=config.grid, zeta=config.zeta, seed=seed)  # fmt: skip
     x0, _, ts = solver.sample(x_T)
-    clocks = [solver.tv.noise_clock(t) for t in ts]
-    bm = SeededBrownian(seed, x_T.shape, min(clocks), max(clocks))
-    x = x_T
-    for t0, t1 in itertools.pairwise(ts):
-        x = princeps_step(model, schedule, x, t0, t1, sde="em", model_output="data", bm=bm)
+    # the same grid and Brownian path as Rex-EM
+    x = princeps_solve(model, schedule, x_T, ts, sde="em", model_output="data", seed=seed)
     a = schedule.alpha(config.t_end)
     target_mean = a * config.mu
     target_var = problem.marginal_std(schedule, config.t_end) ** 2

@@ -17,7 +17,8 @@ increment W and space-time Levy area H of the step:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -28,7 +29,7 @@ from icml26.rex.parameterization import Model, TimeVariable
 from icml26.rex.schedules import Schedule
 from icml26.rex.tableaus import ButcherTableau, get_tableau
 
-__all__ = ["SDE_METHODS", "Increment", "princeps_increment", "princeps_step"]
+__all__ = ["SDE_METHODS", "Increment", "princeps_increment", "princeps_solve", "princeps_step"]
 
 SDE_METHODS = (None, "em", "shark")
 Predictor = Callable[[torch.Tensor, float], torch.Tensor]
@@ -144,3 +145,40 @@ def princeps_step(
     inc = princeps_increment(f, tv, get_tableau(tableau), t0, t1, x, sde=sde, W=W, H=H)
     k0, k1 = tv.kappa(t0), tv.kappa(t1)
     return (k1 / k0) * x + k1 * inc.psi
+
+
+def princeps_solve(
+    model: Model,
+    schedule: Schedule,
+    x: torch.Tensor,
+    ts: Sequence[float],
+    *,
+    tableau: str | ButcherTableau = "euler",
+    prediction: str = "data",
+    model_output: str = "noise",
+    sde: str | None = None,
+    seed: int = 0,
+) -> torch.Tensor:
+    """Integrate along ``ts`` with the plain (non-reversible) Princeps step.
+
+    For SDEs the Brownian path is ``SeededBrownian(seed, ...)`` over the grid's noise-clock span,
+    the same path a :class:`RexSolver` with the same seed and grid uses, so the two can be
+    compared sample by sample.
+
+    Example
+    -------
+    >>> from icml26.rex import VPSchedule
+    >>> model = lambda x, t: torch.zeros_like(x)
+    >>> princeps_solve(model, VPSchedule(), torch.ones(2, 1), [1.0, 0.5, 0.1]).shape
+    torch.Size([2, 1])
+    """
+    check_one_of("sde", sde, SDE_METHODS, owner="princeps_solve")
+    ts = [float(t) for t in ts]
+    bm = None
+    if sde is not None:
+        clocks = [TimeVariable(schedule, prediction, True).noise_clock(t) for t in ts]
+        bm = SeededBrownian(seed, x.shape, min(clocks), max(clocks), dtype=x.dtype, device=x.device)
+    for t0, t1 in itertools.pairwise(ts):
+        x = princeps_step(model, schedule, x, t0, t1, tableau=tableau, prediction=prediction,
+                          model_output=model_output, sde=sde, bm=bm)  # fmt: skip
+    return x
