@@ -325,6 +325,13 @@ def cliff_plot(metrics: list[dict[str, Any]], config: CliffConfig) -> dict[str, 
     return {"cliff_cvar": fig}
 
 
+def _optimal_cvar_returns(mdp, sol, grid, alpha, config, rng):
+    """CVaR*_alpha predicted by VI, its budget b*, and MC returns of the augmented greedy policy."""
+    predicted, b = cvar_from_values(sol.V[mdp.s0], grid, alpha)
+    policy = AugmentedGreedyPolicy(sol.Q, grid, mdp.gamma, b)
+    return predicted, b, rollout_returns(mdp, policy, config.n_episodes, config.horizon, rng)
+
+
 @register(
     name="cvar_rl.cliff",
     title="Slippery CliffWalking: CVaR policies vs risk-neutral, sparse-operator pathology",
@@ -348,14 +355,7 @@ def cliff_experiment(config: CliffConfig, seed: int) -> dict[str, Any]:
         k: [] for k in ("predicted", "b_star", "mc_cvar", "mc_mean", "mc_se", "rn_cvar")
     }
     for alpha in config.alphas:
-        predicted, b = cvar_from_values(sol.V[mdp.s0], grid, alpha)
-        z = rollout_returns(
-            mdp,
-            AugmentedGreedyPolicy(sol.Q, grid, mdp.gamma, b),
-            config.n_episodes,
-            config.horizon,
-            rng,
-        )
+        predicted, b, z = _optimal_cvar_returns(mdp, sol, grid, alpha, config, rng)
         for key, value in zip(
             out,
             (
@@ -486,14 +486,7 @@ def _frontier_curve(
         k: [] for k in ("pred", "mean", "mean_se", "tail", "tail_se", "own")
     }
     for alpha in config.alphas:
-        p, b = cvar_from_values(sol.V[mdp.s0], grid, alpha)
-        z = rollout_returns(
-            mdp,
-            AugmentedGreedyPolicy(sol.Q, grid, mdp.gamma, b),
-            config.n_episodes,
-            config.horizon,
-            rng,
-        )
+        p, _, z = _optimal_cvar_returns(mdp, sol, grid, alpha, config, rng)
         values = (
             p,
             z.mean(),
