@@ -42,12 +42,28 @@ def test_float8_formats_match_ml_dtypes_on_float32_inputs():
         assert np.array_equal(ours, ref, equal_nan=True), name
 
 
-def test_bfloat16_differs_from_ml_dtypes_exactly_on_double_rounding():
-    # 1 + 2^-8 + 2^-30 lies just above the bfloat16 midpoint 1 + 2^-8: correct rounding goes up;
-    # ml_dtypes goes through float32, which drops 2^-30, lands on the tie and rounds to even (1).
-    x = 1.0 + 2.0**-8 + 2.0**-30
-    assert FORMATS["bfloat16"].round(x) == 1.0 + 2.0**-7
-    assert float(np.float64(x).astype(ml_dtypes.bfloat16)) == 1.0
+def _bfloat16_exact(x: float) -> float:
+    """Correct round-to-nearest-even to bfloat16 (p = 8) of a normal positive x, in exact arithmetic."""
+    q = Fraction(x)
+    e = q.numerator.bit_length() - q.denominator.bit_length()  # 2^e <= q < 2^(e+1) after the fix
+    if Fraction(2) ** e > q:
+        e -= 1
+    ulp = Fraction(2) ** (e - 7)
+    return float(round(q / ulp) * ulp)  # Fraction.__round__ breaks ties to even
+
+
+def test_bfloat16_is_correctly_rounded_next_to_midpoints():
+    # Just above or below a bfloat16 midpoint by less than a float32 ulp: a conversion that goes
+    # through float32 first lands on the tie and rounds to even (double rounding). ml_dtypes did
+    # this before 0.7 (1 + 2^-8 + 2^-30 -> 1.0); the correct answer is 1.0078125 = 1 + 2^-7.
+    assert FORMATS["bfloat16"].round(1.0 + 2.0**-8 + 2.0**-30) == 1.0078125
+    rng = np.random.default_rng(3)
+    mantissas = rng.integers(2**7, 2**8, 500)
+    exponents = rng.integers(-60, 60, 500)
+    midpoints = (mantissas + 0.5) * 2.0 ** (exponents - 7.0)
+    nudge = rng.choice([-1.0, 1.0], 500) * 2.0 ** rng.integers(-40, -26, 500)
+    x = np.concatenate([midpoints, midpoints * (1 + nudge)])
+    assert np.array_equal(FORMATS["bfloat16"].round(x), [_bfloat16_exact(v) for v in x])
 
 
 @pytest.mark.parametrize(

@@ -8,19 +8,25 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable
-from typing import Any, TypeAlias
+import sys
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
-import torch
 
-Seed: TypeAlias = int | np.random.Generator | torch.Generator | None
+if TYPE_CHECKING:
+    import torch
+
+# torch is imported only by the functions that make tensors, so that importing core stays light.
+Seed: TypeAlias = "int | np.random.Generator | torch.Generator | None"
 
 __all__ = [
     "Seed",
+    "check_array",
     "check_in_interval",
     "check_one_of",
     "check_positive_int",
+    "check_tensor",
     "numpy_generator",
     "torch_generator",
 ]
@@ -99,6 +105,102 @@ def check_in_interval(
     return value
 
 
+def _is_torch_generator(value: Any) -> bool:
+    torch = sys.modules.get("torch")  # a torch.Generator exists only once torch is imported
+    return torch is not None and isinstance(value, torch.Generator)
+
+
+def _shape_text(shape: Sequence[int | None]) -> str:
+    return "(" + ", ".join("any" if d is None else str(d) for d in shape) + ")"
+
+
+def _check_shape(
+    name: str, got: tuple[int, ...], ndim: int | None, shape: Sequence[int | None] | None, owner: str | None
+) -> None:
+    if ndim is not None and len(got) != ndim:
+        raise ValueError(f"{_prefix(owner)}{name} must be {ndim}-D; got shape {got}.")
+    if shape is not None and (
+        len(got) != len(shape) or any(s is not None and s != g for s, g in zip(shape, got, strict=False))
+    ):
+        raise ValueError(f"{_prefix(owner)}{name} must have shape {_shape_text(shape)}; got {got}.")
+
+
+def check_array(
+    name: str,
+    value: Any,
+    *,
+    owner: str | None = None,
+    ndim: int | None = None,
+    shape: Sequence[int | None] | None = None,
+    dtype: Any = float,
+    finite: bool = True,
+) -> np.ndarray:
+    """Return ``value`` as a numpy array of ``dtype`` after checking its rank, shape and values.
+
+    Parameters
+    ----------
+    ndim, shape
+        Required rank, and required shape (``None`` entries match any length).
+    dtype
+        The dtype the array is converted to; a value that cannot be converted is a ``TypeError``.
+    finite
+        Refuse NaN and infinite entries.
+
+    Example
+    -------
+    >>> check_array("x", [[1, 2]], ndim=2).dtype
+    dtype('float64')
+    """
+    try:
+        array = np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{_prefix(owner)}{name} must be an array of {np.dtype(dtype).name}; "
+            f"got {type(value).__name__}."
+        ) from None
+    _check_shape(name, array.shape, ndim, shape, owner)
+    if finite and array.dtype.kind in "fc" and not np.all(np.isfinite(array)):
+        bad = int(np.sum(~np.isfinite(array)))
+        raise ValueError(f"{_prefix(owner)}{name} must be finite; got {bad} NaN/inf entries.")
+    return array
+
+
+def check_tensor(
+    name: str,
+    value: Any,
+    *,
+    owner: str | None = None,
+    ndim: int | None = None,
+    shape: Sequence[int | None] | None = None,
+    floating: bool = True,
+    finite: bool = False,
+) -> torch.Tensor:
+    """Return ``value`` if it is a ``torch.Tensor`` of the required rank, shape and kind.
+
+    Unlike :func:`check_array` nothing is converted: a tensor API takes tensors.
+
+    Example
+    -------
+    >>> import torch
+    >>> check_tensor("x", torch.zeros(2, 3), ndim=2).shape
+    torch.Size([2, 3])
+    """
+    import torch
+
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"{_prefix(owner)}{name} must be a torch.Tensor; got {type(value).__name__}.")
+    if floating and not value.is_floating_point():
+        raise TypeError(
+            f"{_prefix(owner)}{name} must be a floating-point tensor; got dtype {value.dtype}."
+        )
+    _check_shape(name, tuple(value.shape), ndim, shape, owner)
+    if finite:
+        bad = int((~torch.isfinite(value)).sum())
+        if bad:
+            raise ValueError(f"{_prefix(owner)}{name} must be finite; got {bad} NaN/inf entries.")
+    return value
+
+
 def numpy_generator(seed: Seed) -> np.random.Generator:
     """Normalise ``seed`` to a ``numpy.random.Generator``.
 
@@ -112,7 +214,9 @@ def numpy_generator(seed: Seed) -> np.random.Generator:
     """
     if isinstance(seed, np.random.Generator):
         return seed
-    if isinstance(seed, torch.Generator):
+    if _is_torch_generator(seed):
+        import torch
+
         return np.random.default_rng(int(torch.randint(0, 2**62, (1,), generator=seed)))
     if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool)):
         return np.random.default_rng(seed)
@@ -126,10 +230,13 @@ def torch_generator(seed: Seed, device: str | torch.device = "cpu") -> torch.Gen
 
     Example
     -------
+    >>> import torch
     >>> g = torch_generator(0)
     >>> torch.equal(torch.randn(3, generator=g), torch.randn(3, generator=torch_generator(0)))
     True
     """
+    import torch
+
     if isinstance(seed, torch.Generator):
         return seed
     generator = torch.Generator(device=device)

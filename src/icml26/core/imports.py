@@ -1,0 +1,181 @@
+"""Optional imports: declared requirements, install hints, and lazily loaded system APIs.
+
+A system's heavy dependencies (torch, transformers, its extra) are imported only when its API is
+used, so ``icml26 list`` can read every experiment's registration without importing them. A
+system's ``__init__.py`` is::
+
+    \"\"\"Docstring: the paper, what the package gives, an example.\"\"\"
+
+    from icml26.core.imports import lazy_api
+
+    __getattr__, __dir__, __all__ = lazy_api(__name__, __file__, requires=("sklearn",))
+
+and its sibling ``__init__.pyi`` holds the public names as plain imports, which type checkers
+and IDEs read and :func:`lazy_api` parses (``from icml26.<slug>.<module> import Name``). Importing
+the package checks ``requires`` (without importing them) and raises :class:`MissingExtraError`
+naming the extra that installs what is missing; a public name's module is imported on first use.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.metadata
+import importlib.util
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+__all__ = [
+    "MissingExtraError",
+    "install_hint",
+    "lazy_api",
+    "missing_modules",
+    "module_versions",
+    "require",
+]
+
+# Import names whose distribution on PyPI is called differently (only where a hint names one).
+_DISTRIBUTIONS = {
+    "sklearn": "scikit-learn",
+    "yaml": "pyyaml",
+    "pyEDM": "pyEDM",
+    "dp_accounting": "dp-accounting",
+    "prv_accountant": "prv-accountant",
+    "ml_dtypes": "ml-dtypes",
+}
+
+
+class MissingExtraError(ImportError):
+    """An optional dependency is not installed; the message names the extra that installs it.
+
+    Attributes
+    ----------
+    extra
+        The ``icml26[<extra>]`` that installs the missing modules.
+    missing
+        The import names that could not be found.
+    """
+
+    def __init__(self, owner: str, missing: Iterable[str], extra: str) -> None:
+        self.extra = extra
+        self.missing = tuple(missing)
+        names = ", ".join(self.missing)
+        super().__init__(f"{owner} needs {names}, which is not installed: {install_hint(extra)}")
+
+
+def install_hint(extra: str) -> str:
+    """The one install line for an extra, e.g. ``pip install 'icml26[taco]'``."""
+    return f"pip install 'icml26[{extra}]'"
+
+
+def _is_installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package is missing, or a stub left in sys.modules
+        return False
+
+
+def missing_modules(modules: Iterable[str]) -> tuple[str, ...]:
+    """The names in ``modules`` that cannot be imported, found without importing them.
+
+    Example
+    -------
+    >>> missing_modules(["json", "no_such_module_here"])
+    ('no_such_module_here',)
+    """
+    return tuple(m for m in modules if not _is_installed(m))
+
+
+def require(module: str, extra: str, *, owner: str | None = None) -> ModuleType:
+    """Import ``module``, or raise :class:`MissingExtraError` naming ``extra``.
+
+    Example
+    -------
+    >>> require("json", "dev").__name__
+    'json'
+    """
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        top = (err.name or module).partition(".")[0]
+        if top != module.partition(".")[0]:
+            raise  # the module exists but one of its own imports failed: not ours to rename
+        raise MissingExtraError(owner or "this feature", [module], extra) from err
+
+
+def module_versions(modules: Iterable[str]) -> dict[str, str]:
+    """Installed version of each import name's distribution (``"not installed"`` if missing).
+
+    Example
+    -------
+    >>> module_versions(["yaml"])["yaml"] != "not installed"
+    True
+    """
+    distributions = importlib.metadata.packages_distributions()
+    out = {}
+    for module in modules:
+        top = module.partition(".")[0]
+        names = distributions.get(top) or [_DISTRIBUTIONS.get(top, top)]
+        try:
+            out[module] = importlib.metadata.version(names[0])
+        except importlib.metadata.PackageNotFoundError:
+            out[module] = "not installed"
+    return out
+
+
+def _stub_exports(stub: Path, package: str) -> dict[str, str]:
+    """``{public name: module}`` from the ``from <package>.<module> import ...`` lines of a stub."""
+    exports = {}
+    for node in ast.parse(stub.read_text()).body:
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if not node.module.startswith(f"{package}."):
+                raise ValueError(f"{stub}: public names must come from {package}.*; got {node.module}")
+            for alias in node.names:
+                exports[alias.asname or alias.name] = node.module
+    return exports
+
+
+def lazy_api(
+    package: str, init_file: str, *, requires: Iterable[str] = (), extra: str | None = None
+) -> tuple[Callable[[str], Any], Callable[[], list[str]], list[str]]:
+    """``(__getattr__, __dir__, __all__)`` for a system package whose names load on first use.
+
+    Parameters
+    ----------
+    package
+        The package's ``__name__``.
+    init_file
+        The package's ``__file__``; the public names are read from the ``__init__.pyi`` beside it.
+    requires
+        Import names the package needs; if any is missing, :class:`MissingExtraError` is raised
+        now (they are looked up, not imported).
+    extra
+        The extra that installs ``requires``; by default the system's slug.
+
+    Raises
+    ------
+    MissingExtraError
+        If a required module is not installed.
+    """
+    extra = extra or package.rpartition(".")[2]
+    missing = missing_modules(requires)
+    if missing:
+        raise MissingExtraError(package, missing, extra)
+    exports = _stub_exports(Path(init_file).with_suffix(".pyi"), package)
+
+    def __getattr__(name: str) -> Any:
+        try:
+            module = exports[name]
+        except KeyError:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+        value = getattr(importlib.import_module(module), name)
+        setattr(sys.modules[package], name, value)  # later lookups skip __getattr__
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(exports)
+
+    return __getattr__, __dir__, list(exports)
