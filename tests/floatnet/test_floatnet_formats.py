@@ -43,9 +43,9 @@ def test_float8_formats_match_ml_dtypes_on_float32_inputs():
 
 
 def _bfloat16_exact(x: float) -> float:
-    """Correct round-to-nearest-even to bfloat16 (p = 8) of a normal positive x, in exact arithmetic."""
+    """Round-to-nearest-even to bfloat16 (p = 8) of a normal x > 0, in exact arithmetic."""
     q = Fraction(x)
-    e = q.numerator.bit_length() - q.denominator.bit_length()  # 2^e <= q < 2^(e+1) after the fix
+    e = q.numerator.bit_length() - q.denominator.bit_length()  # off by at most one
     if Fraction(2) ** e > q:
         e -= 1
     ulp = Fraction(2) ** (e - 7)

@@ -132,7 +132,9 @@ def _stub_exports(stub: Path, package: str) -> dict[str, str]:
     for node in ast.parse(stub.read_text()).body:
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             if not node.module.startswith(f"{package}."):
-                raise ValueError(f"{stub}: public names must come from {package}.*; got {node.module}")
+                raise ValueError(
+                    f"{stub}: public names must come from {package}.*; got {node.module}"
+                )
             for alias in node.names:
                 exports[alias.asname or alias.name] = node.module
     return exports
@@ -166,7 +168,7 @@ def lazy_api(
         raise MissingExtraError(package, missing, extra)
     exports = _stub_exports(Path(init_file).with_suffix(".pyi"), package)
 
-    def __getattr__(name: str) -> Any:
+    def getattr_(name: str) -> Any:
         try:
             module = exports[name]
         except KeyError:
@@ -175,7 +177,7 @@ def lazy_api(
         setattr(sys.modules[package], name, value)  # later lookups skip __getattr__
         return value
 
-    def __dir__() -> list[str]:
+    def dir_() -> list[str]:
         return sorted(exports)
 
-    return __getattr__, __dir__, list(exports)
+    return getattr_, dir_, list(exports)

@@ -115,12 +115,17 @@ def _shape_text(shape: Sequence[int | None]) -> str:
 
 
 def _check_shape(
-    name: str, got: tuple[int, ...], ndim: int | None, shape: Sequence[int | None] | None, owner: str | None
+    name: str,
+    got: tuple[int, ...],
+    ndim: int | None,
+    shape: Sequence[int | None] | None,
+    owner: str | None,
 ) -> None:
     if ndim is not None and len(got) != ndim:
         raise ValueError(f"{_prefix(owner)}{name} must be {ndim}-D; got shape {got}.")
     if shape is not None and (
-        len(got) != len(shape) or any(s is not None and s != g for s, g in zip(shape, got, strict=False))
+        len(got) != len(shape)
+        or any(s is not None and s != g for s, g in zip(shape, got, strict=False))
     ):
         raise ValueError(f"{_prefix(owner)}{name} must have shape {_shape_text(shape)}; got {got}.")
 
@@ -188,7 +193,9 @@ def check_tensor(
     import torch
 
     if not isinstance(value, torch.Tensor):
-        raise TypeError(f"{_prefix(owner)}{name} must be a torch.Tensor; got {type(value).__name__}.")
+        raise TypeError(
+            f"{_prefix(owner)}{name} must be a torch.Tensor; got {type(value).__name__}."
+        )
     if floating and not value.is_floating_point():
         raise TypeError(
             f"{_prefix(owner)}{name} must be a floating-point tensor; got dtype {value.dtype}."
