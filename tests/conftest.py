@@ -1,4 +1,45 @@
+"""Test-session rules: headless plotting, and no test may skip for a missing package.
+
+The `dev` extra installs every optional dependency and reference the tests use, so a skip means
+a check that silently never runs. The one allowed skip is a test marked ``gpu`` on a machine
+without CUDA; any other skip fails the session.
+"""
+
 import os
+
+import pytest
 
 # Headless plotting in every test process.
 os.environ.setdefault("MPLBACKEND", "Agg")
+
+_FORBIDDEN_SKIPS: list[str] = []
+
+
+def pytest_collection_modifyitems(config, items):
+    import torch
+
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA device (marked gpu)")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+def pytest_runtest_logreport(report):
+    if report.skipped and "gpu" not in report.keywords:
+        _FORBIDDEN_SKIPS.append(report.nodeid)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _FORBIDDEN_SKIPS and exitstatus == 0:
+        session.exitstatus = 1
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _FORBIDDEN_SKIPS:
+        terminalreporter.write_line(
+            "FAILED: tests skipped (install the dev extra; only `gpu` tests may skip): "
+            + ", ".join(_FORBIDDEN_SKIPS),
+            red=True,
+        )

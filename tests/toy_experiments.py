@@ -1,8 +1,10 @@
-"""Two tiny experiments, registered in a test-only registry, that exercise core.
+"""Tiny experiments, registered in a test-only registry, that exercise core.
 
 ``toy.coin`` estimates a coin's bias (claims that hold, fail, and sit on the threshold);
 ``toy.counter`` counts its own executions in a folder and raises ``KeyboardInterrupt`` on call
-``k`` while a file ``crash-at-k`` is in that folder, to test resuming an interrupted run.
+``k`` while a file ``crash-at-k`` is in that folder, to test resuming an interrupted run;
+``toy.context`` reports what its context handed it (threads, artifacts, progress);
+``toy.needs_gpu`` and ``toy.needs_missing`` declare a GPU and a module nobody has.
 """
 
 from __future__ import annotations
@@ -10,9 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
-
-from icml26.core import Claim, Registry, Table
+from icml26.core import Claim, Registry, Resources, RunContext, Table
 
 TOY = Registry()
 
@@ -61,10 +61,10 @@ def coin_tables(metrics: list[dict], config: CoinConfig) -> list[Table]:
     tables=coin_tables,
     seeds=3,
 )
-def coin(config: CoinConfig, seed: int) -> dict[str, float]:
+def coin(config: CoinConfig, ctx: RunContext) -> dict[str, float]:
     if config.fail:
         raise RuntimeError("asked to fail")
-    flips = np.random.default_rng(seed).random(config.flips) < config.p
+    flips = ctx.numpy_generator().random(config.flips) < config.p
     return {"p_hat": float(flips.mean()), "flips": flips[:5].astype(int)}
 
 
@@ -80,12 +80,68 @@ class CounterConfig:
     claims=(Claim("K1", "runs", "value", ">=", 0.0, "-", "-"),),
     presets={k: CounterConfig() for k in ("smoke", "quick", "full")},
 )
-def counter(config: CounterConfig, seed: int) -> dict[str, float]:
+def counter(config: CounterConfig, ctx: RunContext) -> dict[str, float]:
     if not config.folder:  # nothing to count into (e.g. `icml26 reproduce toy` in the CLI test)
-        return {"value": float(seed % 1000)}
+        return {"value": float(ctx.seed % 1000)}
     folder = Path(config.folder)
     calls = len(list(folder.glob("call-*")))
     if (folder / f"crash-at-{calls}").exists():
         raise KeyboardInterrupt  # what Ctrl-C raises in the middle of a sweep
-    (folder / f"call-{calls}").write_text(str(seed))
-    return {"value": float(seed % 1000)}
+    (folder / f"call-{calls}").write_text(str(ctx.seed))
+    return {"value": float(ctx.seed % 1000)}
+
+
+@dataclass(frozen=True)
+class ContextConfig:
+    steps: int = 3
+    write_artifact: bool = True
+
+
+@TOY.register(
+    name="toy.context",
+    title="Report the context",
+    paper="Toy paper (test only)",
+    claims=(Claim("X1", "threads applied", "threads", "within", 1.0, "-", "-", 0.0),),
+    presets={k: ContextConfig() for k in ("smoke", "quick", "full")},
+    resources=Resources(cpus=1),
+)
+def context(config: ContextConfig, ctx: RunContext) -> dict[str, float]:
+    import torch
+
+    with ctx.progress(config.steps, "toy steps") as bar:
+        for _ in range(config.steps):
+            bar.advance()
+    if config.write_artifact:
+        ctx.artifact("note.txt").write_text(f"seed {ctx.seed}")
+    return {
+        "threads": float(torch.get_num_threads()),
+        "ctx_threads": float(ctx.threads),
+        "device_is_cpu": float(ctx.device == "cpu"),
+        "artifact_dir": str(ctx.artifact_dir),
+        "draw": float(torch.rand(1, generator=ctx.torch_generator())),
+    }
+
+
+@TOY.register(
+    name="toy.needs_gpu",
+    title="Needs a GPU",
+    paper="Toy paper (test only)",
+    claims=(),
+    presets={k: CounterConfig() for k in ("smoke", "quick", "full")},
+    resources=Resources(gpus=1),
+)
+def needs_gpu(config: CounterConfig, ctx: RunContext) -> dict[str, float]:
+    return {"device": ctx.device}
+
+
+@TOY.register(
+    name="toy.needs_missing",
+    title="Needs a module nobody has",
+    paper="Toy paper (test only)",
+    claims=(),
+    presets={k: CounterConfig() for k in ("smoke", "quick", "full")},
+    requires=("icml26_no_such_module",),
+    extra="toyextra",
+)
+def needs_missing(config: CounterConfig, ctx: RunContext) -> dict[str, float]:
+    return {}

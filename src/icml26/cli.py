@@ -39,6 +39,12 @@ JobsOpt = Annotated[int, typer.Option("--jobs", "-j", help="Tasks run at once.")
 OutOpt = Annotated[
     Path | None, typer.Option("--out", "-o", help="Run folder (default: runs/<preset>).")
 ]
+ReuseStaleOpt = Annotated[
+    bool,
+    typer.Option(
+        "--reuse-stale", help="Keep finished records made by older code instead of re-running."
+    ),
+]
 
 
 def _fail(message: str) -> NoReturn:
@@ -52,14 +58,33 @@ def _registry() -> Registry:
 
 def _experiment(registry: Registry, name: str) -> Experiment:
     try:
-        return registry.get(name)
+        experiment = registry.get(name)
     except KeyError as err:
         _fail(str(err.args[0]))
+    reason = experiment.unavailable_reason
+    if reason:
+        _fail(f"{experiment.name} is {reason}")
+    return experiment
+
+
+def _check_systems(registry: Registry, slugs: list[str]) -> None:
+    for slug in slugs:
+        if slug in registry.unavailable:
+            _fail(f"{slug} is {registry.unavailable[slug]}")
+        if not registry.of_system(slug):
+            known = sorted({*registry.systems(), *registry.unavailable})
+            _fail(f"unknown system {slug!r}; choose from: {', '.join(known)}")
 
 
 def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
     if value not in choices:
         _fail(f"unknown {name} {value!r}; choose from: {', '.join(choices)}")
+
+
+def _has_cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
 
 
 def _parse_sets(items: list[str]) -> dict[str, str]:
@@ -72,10 +97,13 @@ def _parse_sets(items: list[str]) -> dict[str, str]:
     return overrides
 
 
-def _run(tasks: list[Task], out: Path, backend: str, jobs: int) -> None:
+def _run(tasks: list[Task], out: Path, backend: str, jobs: int, reuse_stale: bool) -> None:
     if jobs < 1:
         _fail(f"--jobs must be >= 1; got {jobs}")
-    run_tasks(tasks, out, backend=backend, jobs=jobs)
+    try:
+        run_tasks(tasks, out, backend=backend, jobs=jobs, reuse_stale=reuse_stale)
+    except ValueError as err:  # e.g. a task needs a GPU this machine does not have
+        _fail(str(err))
 
 
 def _print_verdicts(out: Path, registry: Registry, names: set[str]) -> None:
@@ -107,9 +135,13 @@ def list_(
         {r.experiment: r.verdicts for r in summarize(runs, registry)} if runs.exists() else {}
     )
     table = RichTable("system", "experiment", "title", "claims", f"status ({runs})")
+    for slug, reason in sorted(registry.unavailable.items()):
+        table.add_row(slug, f"{slug}.*", "", "", reason)
     for experiment in registry:
         found = verdicts.get(experiment.name)
-        if found is None:
+        if experiment.unavailable_reason:
+            status = experiment.unavailable_reason
+        elif found is None:
             status = "not run"
         else:
             n_ok = sum(v.status is Status.REPRODUCED for v in found)
@@ -121,7 +153,7 @@ def list_(
             str(len(experiment.claims)),
             status,
         )
-    if not len(registry):
+    if not len(registry) and not registry.unavailable:
         console.print("No system is registered yet.")
         return
     console.print(table)
@@ -131,9 +163,8 @@ def list_(
 def show(slug: Annotated[str, typer.Argument(help="System slug, e.g. rex.")]) -> None:
     """Show a system's paper, experiments, claims, presets and docs page."""
     registry = _registry()
+    _check_systems(registry, [slug])
     experiments = registry.of_system(slug)
-    if not experiments:
-        _fail(f"unknown system {slug!r}; choose from: {', '.join(registry.systems())}")
     console.print(f"[bold]{slug}[/bold]: {experiments[0].paper}")
     console.print(f"docs: {DOCS / f'{slug}.md'}")
     for experiment in experiments:
@@ -146,6 +177,10 @@ def show(slug: Annotated[str, typer.Argument(help="System slug, e.g. rex.")]) ->
         console.print(claims)
         for preset in PRESETS:
             console.print(f"[bold]{preset}[/bold]: {experiment.presets[preset]}")
+        needs = ", ".join(experiment.requires) or "core dependencies only"
+        console.print(f"requires: {needs}; resources: {experiment.resources}")
+        if experiment.unavailable_reason:
+            console.print(f"[red]{experiment.unavailable_reason}[/red]")
 
 
 @app.command()
@@ -159,6 +194,7 @@ def run(
     backend: BackendOpt = "local",
     jobs: JobsOpt = 1,
     out: OutOpt = None,
+    reuse_stale: ReuseStaleOpt = False,
 ) -> None:
     """Run one experiment (all its seeds) and print the verdicts of its claims."""
     registry = _registry()
@@ -171,7 +207,7 @@ def run(
     except ValueError as err:
         _fail(str(err))
     out = out or Path("runs") / preset
-    _run(tasks, out, backend, jobs)
+    _run(tasks, out, backend, jobs, reuse_stale)
     _print_verdicts(out, registry, {exp.name})
     console.print(f"records in {out}; `icml26 report {out}` writes the report.")
 
@@ -184,18 +220,30 @@ def reproduce(
     backend: BackendOpt = "local",
     jobs: JobsOpt = 1,
     out: OutOpt = None,
+    reuse_stale: ReuseStaleOpt = False,
 ) -> None:
     """Run every experiment of the given systems (default: all), then write the report."""
     registry = _registry()
     _check_choice("preset", preset, PRESETS)
     _check_choice("backend", backend, BACKENDS)
-    for slug in slugs or []:
-        if not registry.of_system(slug):
-            _fail(f"unknown system {slug!r}; choose from: {', '.join(registry.systems())}")
+    _check_systems(registry, slugs or [])
     experiments = [e for e in registry if not slugs or e.system in slugs]
+    if not slugs:
+        for slug, reason in sorted(registry.unavailable.items()):
+            console.print(f"[yellow]skipped {slug}: {reason}[/yellow]")
+    skipped = [e for e in experiments if e.unavailable_reason]
+    for e in skipped:
+        console.print(f"[yellow]skipped {e.name}: {e.unavailable_reason}[/yellow]")
+    experiments = [e for e in experiments if e not in skipped]
+    if any(e.resources.gpus for e in experiments) and not _has_cuda():
+        for e in [e for e in experiments if e.resources.gpus]:
+            console.print(
+                f"[yellow]skipped {e.name}: needs a GPU and this machine has none[/yellow]"
+            )
+        experiments = [e for e in experiments if not e.resources.gpus]
     tasks = [t for e in experiments for t in plan(e, preset, seeds or e.seeds)]
     out = out or Path("runs") / preset
-    _run(tasks, out, backend, jobs)
+    _run(tasks, out, backend, jobs, reuse_stale)
     _print_verdicts(out, registry, {e.name for e in experiments})
     md, html = write_report(out, registry)
     console.print(f"report: {md} and {html}")

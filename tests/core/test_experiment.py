@@ -79,3 +79,59 @@ def test_registry_rejects_a_second_experiment_with_the_same_name():
     with pytest.raises(KeyError, match=r"unknown experiment 'x\.y'; choose from: a\.b"):
         registry.get("x.y")
     assert registry.systems() == ["a"]
+
+
+@dataclass(frozen=True)
+class Typed:
+    sizes: tuple[int, ...] = (1,)
+    pair: tuple[float, str] = (0.5, "a")
+    nested: tuple[tuple[int, int], ...] = ((1, 2),)
+    flag: bool = False
+    cap: float | None = None
+    name: str = "x"
+
+
+@pytest.mark.parametrize(
+    ("key", "text", "expected"),
+    [
+        ("sizes", "[4, 8]", (4, 8)),
+        ("sizes", "3", (3,)),
+        ("pair", "[1, b]", (1.0, "b")),
+        ("nested", "[[1, 2], [3, 4]]", ((1, 2), (3, 4))),
+        ("flag", "true", True),
+        ("cap", "null", None),
+        ("cap", "2", 2.0),
+        ("cap", "1e-3", 1e-3),
+        ("name", "123", "123"),
+    ],
+)
+def test_overrides_are_converted_element_wise(key, text, expected):
+    value = getattr(apply_overrides(Typed(), {key: text}), key)
+    assert value == expected and type(value) is type(expected)
+
+
+@pytest.mark.parametrize(
+    ("key", "text", "shown"),
+    [
+        ("sizes", '[4.5, "x"]', r"tuple\[int, \.\.\.\]"),
+        ("sizes", "[true]", r"tuple\[int, \.\.\.\]"),
+        ("pair", "[1, b, c]", r"tuple\[float, str\]"),
+        ("nested", "[[1, 2.5]]", r"tuple\[tuple\[int, int\], \.\.\.\]"),
+        ("flag", "1", "bool"),
+        ("cap", "many", r"float \| None"),
+    ],
+)
+def test_overrides_of_the_wrong_type_are_one_line_errors(key, text, shown):
+    with pytest.raises(ValueError, match=rf"^--set {key}: expected {shown}; got "):
+        apply_overrides(Typed(), {key: text})
+
+
+def test_declared_requirements_say_how_to_install_them():
+    exp = TOY.get("toy.needs_missing")
+    assert exp.missing() == ("icml26_no_such_module",)
+    assert exp.unavailable_reason == (
+        "unavailable — pip install 'icml26[toyextra]' (missing icml26_no_such_module)"
+    )
+    assert TOY.get("toy.coin").unavailable_reason is None
+    with pytest.raises(TypeError, match="requires must be import names"):
+        make(requires=("",))

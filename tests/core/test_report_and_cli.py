@@ -66,14 +66,21 @@ def test_cli_reproduce_writes_the_report(invoke, tmp_path):
     assert (out / "report.md").exists()
     listed = invoke("list", "--runs", str(out))
     assert "toy.coin" in listed.output and "reproduced" in listed.output
+    assert "toy.needs_missing" in listed.output and "unavailable — pip install" in listed.output
     shown = invoke("show", "toy")
     assert shown.exit_code == 0 and "the estimate exceeds one half" in shown.output
+    assert "skipped toy.needs_missing: unavailable" in result.output
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("run", "toy.nope"), "unknown experiment 'toy.nope'; choose from: toy.coin, toy.counter"),
+        (("run", "toy.nope"), "unknown experiment 'toy.nope'; choose from: toy.coin, toy.context"),
+        (
+            ("run", "toy.needs_missing"),
+            "toy.needs_missing is unavailable — pip install 'icml26[toyextra]'",
+        ),
+        (("run", "toy.coin", "--set", "flips=[1,2]"), "--set flips: expected int; got '[1,2]'"),
         (("run", "toy.coin", "--preset", "huge"), "unknown preset 'huge'; choose from: smoke"),
         (("run", "toy.coin", "--set", "zzz=1"), "unknown config key(s) zzz; valid keys: p,"),
         (("run", "toy.coin", "--set", "p"), "--set expects key=value; got 'p'"),

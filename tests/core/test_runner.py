@@ -1,5 +1,9 @@
+import dataclasses
+import importlib
 import importlib.util
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from toy_experiments import TOY
@@ -65,18 +69,138 @@ def test_process_pool_gives_the_same_records_as_in_process(tmp_path):
     assert [r.metrics for r in pooled] == [r.metrics for r in local]
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("ray") is None, reason="Ray is not installed (pip install icml26[ray])"
-)
 def test_ray_backend_gives_the_same_records_as_local(tmp_path):
     import ray
 
     tasks = plan(TOY.get("toy.coin"), "smoke", 3)
+    tasks += plan(TOY.get("toy.context"), "smoke", 1, {"write_artifact": "false"})
     local = run_tasks(tasks, tmp_path / "local", progress=False)
     try:
         remote = run_tasks(tasks, tmp_path / "ray", backend="ray", jobs=2, progress=False)
     finally:
         ray.shutdown()
-    assert [(r.seed, r.status, r.metrics) for r in remote] == [
-        (r.seed, r.status, r.metrics) for r in local
-    ]
+
+    def comparable(record):  # everything but timing and the run folder's own path
+        data = dataclasses.asdict(record)
+        data.pop("wall_time_s")
+        data["metrics"].pop("artifact_dir", None)
+        return data
+
+    assert [comparable(r) for r in remote] == [comparable(r) for r in local]
+
+
+def test_the_thread_budget_is_applied_and_restored_and_artifacts_land_per_task(tmp_path):
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        task = plan(TOY.get("toy.context"), "smoke", 1)[0]
+        record = run_tasks([task], tmp_path, progress=False)[0]
+        assert record.ok, record.error
+        assert record.metrics["threads"] == record.metrics["ctx_threads"] == 1.0
+        assert torch.get_num_threads() == 2  # restored
+    finally:
+        torch.set_num_threads(before)
+    artifacts = Path(record.metrics["artifact_dir"])
+    assert artifacts.parent == tmp_path.resolve() / "toy.context"
+    assert (artifacts / "note.txt").read_text() == f"seed {task.seed}"
+    empty = plan(TOY.get("toy.context"), "smoke", 1, {"write_artifact": "false"})[0]
+    record = run_tasks([empty], tmp_path, progress=False)[0]
+    assert not Path(record.metrics["artifact_dir"]).exists()  # no clutter when nothing is saved
+
+
+def test_nested_progress_bars_reach_the_driver_from_worker_processes(tmp_path):
+    tasks = plan(TOY.get("toy.context"), "smoke", 2)
+    events = []
+
+    class Recorder:
+        def __init__(self, progress):
+            pass
+
+        def __call__(self, event):
+            events.append(event)
+
+    import icml26.core.runner as runner
+
+    original = runner._Bars
+    runner._Bars = Recorder
+    try:
+        run_tasks(tasks, tmp_path, jobs=2, progress=True)
+    finally:
+        runner._Bars = original
+    assert sorted(e[0] for e in events) == ["advance"] * 6 + ["start"] * 2 + ["stop"] * 2
+
+
+def _module_experiment(tmp_path, monkeypatch, body):
+    (tmp_path / "toy_stale_mod.py").write_text(body)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("toy_stale_mod", None)
+    module = importlib.import_module("toy_stale_mod")
+    return dataclasses.replace(TOY.get("toy.counter"), name="toy.stale", run=module.run)
+
+
+STALE_BODY = """
+def run(config, ctx):
+    return {"value": VALUE}
+
+VALUE = 1.0
+"""
+
+
+def test_a_record_made_by_other_code_is_rerun_unless_reuse_stale(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    exp = _module_experiment(tmp_path, monkeypatch, STALE_BODY)
+    first = run_tasks(plan(exp, "smoke", 1), out, progress=False)[0]
+    assert first.metrics == {"value": 1.0} and first.code_fingerprint and first.replaced is None
+    same = run_tasks(plan(exp, "smoke", 1), out, progress=False)[0]
+    assert same.wall_time_s == first.wall_time_s  # reused: the same record read back
+
+    exp = _module_experiment(tmp_path, monkeypatch, STALE_BODY.replace("1.0", "2.0"))
+    kept = run_tasks(plan(exp, "smoke", 1), out, progress=False, reuse_stale=True)[0]
+    assert kept.metrics == {"value": 1.0}  # deliberately kept
+    fresh = run_tasks(plan(exp, "smoke", 1), out, progress=False)[0]
+    assert fresh.metrics == {"value": 2.0} and fresh.replaced == "stale"
+    assert fresh.code_fingerprint != first.code_fingerprint
+
+
+def test_fingerprint_covers_the_whole_system_folder():
+    from icml26.core import code_fingerprint
+    from icml26.core.results import to_jsonable, versions
+
+    assert code_fingerprint(to_jsonable) == code_fingerprint(versions)  # both are core's
+    assert code_fingerprint(to_jsonable) != code_fingerprint(TOY.get("toy.coin").run)
+
+
+def test_a_corrupt_record_is_moved_aside_and_rerun(tmp_path):
+    task = plan(TOY.get("toy.coin"), "smoke", 1)[0]
+    good = run_tasks([task], tmp_path, progress=False)[0]
+    path = tmp_path / good.relpath()
+    path.write_text(path.read_text()[:40])  # truncated
+    again = run_tasks([task], tmp_path, progress=False)[0]
+    assert again.ok and again.replaced == "corrupt" and again.metrics == good.metrics
+    assert path.with_suffix(".json.corrupt").exists()
+
+
+def test_a_gpu_task_is_refused_on_a_machine_without_one(tmp_path):
+    import torch
+
+    if torch.cuda.is_available():
+        return  # this check is about machines without CUDA
+    with pytest.raises(ValueError, match=r"a task needs 1 GPU\(s\) and this machine has 0"):
+        run_tasks(plan(TOY.get("toy.needs_gpu"), "smoke", 1), tmp_path, progress=False)
+    assert not list(tmp_path.rglob("*.json"))
+
+
+def test_ray_refuses_a_gpu_task_on_a_cluster_without_gpus(tmp_path):
+    import ray
+    import torch
+
+    if torch.cuda.is_available():
+        return
+    try:
+        with pytest.raises(ValueError, match=r"the Ray cluster has 1 CPU\(s\) and 0 GPU\(s\)"):
+            tasks = plan(TOY.get("toy.needs_gpu"), "smoke", 1)
+            run_tasks(tasks, tmp_path, backend="ray", jobs=1, progress=False)
+    finally:
+        ray.shutdown()

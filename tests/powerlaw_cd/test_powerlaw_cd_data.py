@@ -74,7 +74,6 @@ def test_windowed_scores_use_consecutive_windows():
 
 
 def test_sardine_case_study_loads():
-    pytest.importorskip("pyEDM")
     from icml26.powerlaw_cd import load_sardine_anchovy_sst
 
     data = load_sardine_anchovy_sst()
@@ -93,7 +92,6 @@ def test_run_benchmark_is_reproducible_and_cell_seeded():
 
 
 def test_pcmci_plus_finds_a_lagged_link():
-    pytest.importorskip("tigramite")
     from icml26.powerlaw_cd import pcmci_plus
 
     rng = np.random.default_rng(0)
@@ -105,7 +103,6 @@ def test_pcmci_plus_finds_a_lagged_link():
 
 
 def test_var_lingam_stability_rule_and_order_restriction():
-    pytest.importorskip("lingam")
     from icml26.powerlaw_cd import var_lingam
 
     rng = np.random.default_rng(0)

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import statsmodels.tsa.api as statsmodels_api
 
 from icml26.powerlaw_cd import (
     granger_on_features,
@@ -11,8 +12,6 @@ from icml26.powerlaw_cd import (
     simulate_ou,
     var_wald_test,
 )
-
-statsmodels_api = pytest.importorskip("statsmodels.tsa.api")
 
 
 @pytest.mark.parametrize(("n", "k", "lags"), [(200, 1, 1), (300, 2, 3), (800, 2, 10), (500, 3, 4)])

@@ -1,6 +1,5 @@
 """The diffusers adapter: duck-typed checks always, and a tiny real UNet saved and reloaded."""
 
-import importlib.util
 from types import SimpleNamespace
 
 import pytest
@@ -62,12 +61,6 @@ def test_adapter_bad_inputs():
         from_diffusers(FakeUNet(), fake_scheduler(), cfg_scale=2.0)
 
 
-NO_DIFFUSERS = importlib.util.find_spec("diffusers") is None
-
-
-@pytest.mark.skipif(
-    NO_DIFFUSERS, reason="diffusers not installed: pip install 'icml26[rex-diffusers]'"
-)
 def test_tiny_saved_unet_loads_and_round_trips(tmp_path):
     import diffusers
 

@@ -13,12 +13,18 @@ A system registers its reproductions in ``icml26/<slug>/experiments.py``::
         "full": replace(DEFAULT, n_steps=500),
     }
 
-    @register(name="rex.roundtrip", title="...", paper="...", claims=(...), presets=PRESETS)
-    def roundtrip(config: RoundtripConfig, seed: int) -> dict[str, float]:
+    @register(
+        name="rex.roundtrip", title="...", paper="...", claims=(...), presets=PRESETS,
+        requires=("torchsde",), resources=Resources(cpus=1),
+    )
+    def roundtrip(config: RoundtripConfig, ctx: RunContext) -> dict[str, float]:
+        from icml26.rex import RexSolver  # heavy imports inside: listing must stay light
         ...
 
 The decorator returns the function unchanged, so it stays picklable by reference for the
-process and Ray backends.
+process and Ray backends. ``requires`` (import names; their extra is the system's slug unless
+``extra`` says otherwise) and ``resources`` are read without importing anything heavy, so
+``icml26 list`` shows a system whose extra is missing as unavailable and the others still run.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ import dataclasses
 import importlib
 import importlib.util
 import pkgutil
+import types
+import typing
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +42,8 @@ from typing import Any
 import yaml
 
 from icml26.core.claims import Claim
+from icml26.core.context import Resources, RunContext
+from icml26.core.imports import MissingExtraError, install_hint, missing_modules
 
 __all__ = [
     "PRESETS",
@@ -48,7 +58,7 @@ __all__ = [
 PRESETS = ("smoke", "quick", "full")
 
 Metrics = dict[str, Any]
-RunFn = Callable[[Any, int], Metrics]
+RunFn = Callable[[Any, RunContext], Metrics]
 
 
 @dataclass(frozen=True)
@@ -68,7 +78,8 @@ class Experiment:
     presets
         ``{"smoke", "quick", "full"}`` mapped to frozen dataclass configs of one type.
     run
-        ``run(config, seed) -> metrics``; scalar metrics are ``float``, series may be lists.
+        ``run(config, ctx) -> metrics``; scalar metrics are ``float``, series may be lists.
+        ``ctx`` is the task's :class:`~icml26.core.context.RunContext`.
     plot
         Optional ``plot(metrics_per_seed, config) -> {name: matplotlib Figure}`` for the report.
     tables
@@ -77,6 +88,13 @@ class Experiment:
         Default number of seeds per run (``--seeds`` overrides it).
     description
         Optional paragraph shown by ``icml26 show``.
+    requires
+        Import names ``run`` needs beyond the core dependencies (e.g. ``("sklearn",)``); they are
+        looked up, never imported, to tell whether the experiment is available.
+    resources
+        What one task needs (CPU cores, GPUs, memory); the runner and Ray honour it.
+    extra
+        The ``icml26[<extra>]`` that installs ``requires``; by default the system's slug.
     """
 
     name: str
@@ -89,8 +107,16 @@ class Experiment:
     tables: Callable[..., Sequence[Any]] | None = None
     seeds: int = 1
     description: str = field(default="", compare=False)
+    requires: tuple[str, ...] = ()
+    resources: Resources = field(default_factory=Resources)
+    extra: str | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "requires", tuple(self.requires))
+        if not all(isinstance(r, str) and r for r in self.requires):
+            raise TypeError(f"Experiment {self.name!r}: requires must be import names (str).")
+        if not isinstance(self.resources, Resources):
+            raise TypeError(f"Experiment {self.name!r}: resources must be a Resources.")
         slug, dot, what = self.name.partition(".")
         if not (slug and dot and what):
             raise ValueError(f"Experiment name must look like 'slug.what'; got {self.name!r}.")
@@ -114,6 +140,23 @@ class Experiment:
         """The system slug (the part of the name before the dot)."""
         return self.name.partition(".")[0]
 
+    @property
+    def install_extra(self) -> str:
+        """The extra that installs what this experiment requires."""
+        return self.extra or self.system
+
+    def missing(self) -> tuple[str, ...]:
+        """The required modules that are not installed (looked up, not imported)."""
+        return missing_modules(self.requires)
+
+    @property
+    def unavailable_reason(self) -> str | None:
+        """``None`` if the experiment can run here, else the one line saying how to fix that."""
+        missing = self.missing()
+        if not missing:
+            return None
+        return f"unavailable — {install_hint(self.install_extra)} (missing {', '.join(missing)})"
+
     def config(self, preset: str, overrides: Mapping[str, str] | None = None) -> Any:
         """The config of ``preset`` with ``--set key=value`` style string overrides applied."""
         if preset not in self.presets:
@@ -135,30 +178,89 @@ class Experiment:
         return dataclasses.replace(template, **changes)
 
 
-def _coerce(key: str, text: str, current: Any) -> Any:
-    """Parse ``text`` as YAML and convert it to the type of the field's current value."""
-    if isinstance(current, str):
-        return text
-    value = yaml.safe_load(text)
-    if current is None:
+def _type_name(hint: Any) -> str:
+    if isinstance(hint, type):
+        return hint.__name__
+    return str(hint).replace("typing.", "")
+
+
+class _MismatchError(ValueError):
+    pass
+
+
+def _convert(value: Any, hint: Any) -> Any:
+    """``value`` (parsed YAML) as an instance of the annotation ``hint``, element-wise."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is Any:
         return value
-    if isinstance(current, tuple):
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        for option in (a for a in args if a is not type(None)):
+            try:
+                return _convert(value, option)
+            except _MismatchError:
+                continue
+        raise _MismatchError
+    if origin is typing.Literal:
+        if value in args:
+            return value
+        raise _MismatchError
+    if origin is tuple:
         items = value if isinstance(value, list) else [value]
-        if {type(c) for c in current} == {float}:
-            return tuple(float(v) for v in items)
-        return tuple(items)
-    if isinstance(current, float) and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if type(value) is not type(current):
-        raise ValueError(f"--set {key}: expected {type(current).__name__}; got {text!r}")
-    return value
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_convert(v, args[0]) for v in items)
+        if len(items) != len(args):
+            raise _MismatchError
+        return tuple(_convert(v, a) for v, a in zip(items, args, strict=True))
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        raise _MismatchError
+    if hint is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):  # YAML 1.1 reads 1e-3 (no dot) as a string
+            try:
+                return float(value)
+            except ValueError:
+                raise _MismatchError from None
+        raise _MismatchError
+    if hint is int or hint is str:
+        if isinstance(value, hint) and not isinstance(value, bool):
+            return value
+        raise _MismatchError
+    if isinstance(hint, type) and isinstance(value, hint):
+        return value
+    raise _MismatchError
+
+
+def _field_hints(config: Any) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(type(config))
+    except (NameError, TypeError):  # an annotation that cannot be resolved: judge by the value
+        return {f.name: type(getattr(config, f.name)) for f in dataclasses.fields(config)}
+
+
+def _coerce(key: str, text: str, hint: Any) -> Any:
+    """Parse ``text`` as YAML and convert it, element by element, to the field's annotation."""
+    if hint is str:
+        return text
+    try:
+        return _convert(yaml.safe_load(text), hint)
+    except yaml.YAMLError:
+        raise ValueError(f"--set {key}: {text!r} is not a YAML value") from None
+    except _MismatchError:
+        raise ValueError(f"--set {key}: expected {_type_name(hint)}; got {text!r}") from None
 
 
 def apply_overrides(config: Any, overrides: Mapping[str, str]) -> Any:
     """Return ``config`` with string overrides parsed to each field's type.
 
-    Values are parsed as YAML scalars/lists (``3``, ``1e-3``, ``true``, ``[8, 16]``). An unknown
-    key raises ``ValueError`` listing the valid ones.
+    Values are parsed as YAML scalars/lists (``3``, ``1e-3``, ``true``, ``[8, 16]``, ``null``)
+    and checked element-wise against the field's annotation (``tuple[int, ...]``, ``bool``,
+    ``float | None``, ...); an ``int`` is accepted where a ``float`` is expected. A mismatch or an
+    unknown key raises ``ValueError`` in one line.
 
     Example
     -------
@@ -175,7 +277,8 @@ def apply_overrides(config: Any, overrides: Mapping[str, str]) -> Any:
         raise ValueError(
             f"unknown config key(s) {', '.join(unknown)}; valid keys: {', '.join(fields)}"
         )
-    changes = {key: _coerce(key, text, getattr(config, key)) for key, text in overrides.items()}
+    hints = _field_hints(config)
+    changes = {key: _coerce(key, text, hints[key]) for key, text in overrides.items()}
     return dataclasses.replace(config, **changes)
 
 
@@ -184,6 +287,8 @@ class Registry:
 
     def __init__(self) -> None:
         self._experiments: dict[str, Experiment] = {}
+        self.unavailable: dict[str, str] = {}
+        """Systems whose package cannot be imported here, with the line that says why."""
 
     def add(self, experiment: Experiment) -> Experiment:
         """Add ``experiment``; a second experiment with the same name is an error."""
@@ -207,6 +312,9 @@ class Registry:
         try:
             return self._experiments[name]
         except KeyError:
+            slug = name.partition(".")[0]
+            if slug in self.unavailable:
+                raise KeyError(f"{slug} is {self.unavailable[slug]}") from None
             choices = ", ".join(sorted(self._experiments)) or "(none registered)"
             raise KeyError(f"unknown experiment {name!r}; choose from: {choices}") from None
 
@@ -230,12 +338,26 @@ register = REGISTRY.register
 
 
 def discover(package: str = "icml26") -> Registry:
-    """Import ``<package>.<slug>.experiments`` for every subpackage and return ``REGISTRY``."""
+    """Import ``<package>.<slug>.experiments`` for every subpackage and return ``REGISTRY``.
+
+    A system whose package needs a module that is not installed is recorded in
+    ``REGISTRY.unavailable`` with its install line; the other systems are still registered.
+    """
     root = importlib.import_module(package)
     for module in pkgutil.iter_modules(root.__path__):
         if not module.ispkg or module.name == "core":
             continue
         name = f"{package}.{module.name}.experiments"
-        if importlib.util.find_spec(name) is not None:
-            importlib.import_module(name)
+        try:
+            if importlib.util.find_spec(name) is not None:
+                importlib.import_module(name)
+        except MissingExtraError as err:
+            REGISTRY.unavailable[module.name] = f"unavailable — {install_hint(err.extra)}"
+        except ModuleNotFoundError as err:
+            if (err.name or "").partition(".")[0] == package:
+                raise  # our own module is missing: a bug, not an uninstalled extra
+            missing = err.name or "a dependency"
+            REGISTRY.unavailable[module.name] = (
+                f"unavailable — {install_hint(module.name)} (missing {missing})"
+            )
     return REGISTRY

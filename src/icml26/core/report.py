@@ -19,7 +19,7 @@ from typing import Any
 
 from icml26.core.claims import Status, Verdict
 from icml26.core.experiment import Registry
-from icml26.core.results import TaskRecord, atomic_write_text, load_records
+from icml26.core.results import TaskRecord, atomic_write_text, code_fingerprint, load_records
 
 __all__ = ["ExperimentResult", "Table", "summarize", "write_report"]
 
@@ -45,6 +45,17 @@ class ExperimentResult:
     config: dict[str, Any]
     records: list[TaskRecord]
     verdicts: list[Verdict] = field(default_factory=list)
+    fingerprint: str | None = None  # of the current code
+
+    @property
+    def stale(self) -> list[TaskRecord]:
+        """Finished records made by other code than the current one (kept with --reuse-stale)."""
+        return [r for r in self.records if r.ok and r.code_fingerprint != self.fingerprint]
+
+    @property
+    def rerun_stale(self) -> int:
+        """How many records were re-run because the code that made them had changed."""
+        return sum(r.replaced == "stale" for r in self.records)
 
     @property
     def ok_metrics(self) -> list[dict[str, Any]]:
@@ -71,6 +82,7 @@ def summarize(run_dir: Path, registry: Registry) -> list[ExperimentResult]:
         except KeyError:
             log.warning("records of unregistered experiment %s are left out of the report", name)
             continue
+        result.fingerprint = code_fingerprint(experiment.run)
         for claim in experiment.claims:
             values = [m[claim.metric] for m in result.ok_metrics if claim.metric in m]
             result.verdicts.append(claim.judge([float(v) for v in values]))
@@ -212,10 +224,15 @@ def _blocks(results: list[ExperimentResult], registry: Registry, run_dir: Path) 
             )  # fmt: skip
     total = sum(counts.values())
     summary = ", ".join(f"{counts[s.value]} {s.value}" for s in Status)
+    rerun = sum(r.rerun_stale for r in results)
+    stale = sum(len(r.stale) for r in results)
+    freshness = f" {rerun} record(s) were re-run because their code had changed."
+    if stale:
+        freshness += f" {stale} record(s) were made by older code and kept (--reuse-stale)."
     blocks: list[Block] = [
         ("h1", "icml26 reproduction report"),
         ("p", f"Run folder `{run_dir}`, written {dt.datetime.now():%Y-%m-%d %H:%M}. "
-              f"{total} claims: {summary}."),
+              f"{total} claims: {summary}.{freshness}"),
         ("h2", "Claims"),
         ("table", (["experiment", "claim", "statement", "paper", "ours", "verdict"], rows)),
     ]  # fmt: skip

@@ -15,23 +15,29 @@ import math
 import os
 import platform
 import subprocess
+import sys
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from icml26.core.imports import module_versions
+
 __all__ = [
     "TaskRecord",
     "atomic_write_text",
+    "code_fingerprint",
     "config_hash",
     "git_revision",
     "load_records",
     "to_jsonable",
     "versions",
 ]
+
+CORE_DIR = Path(__file__).resolve().parent
 
 
 def to_jsonable(value: Any) -> Any:
@@ -59,15 +65,52 @@ def config_hash(config: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
-def versions() -> dict[str, str]:
-    """Versions of Python, the platform and the packages a result depends on."""
+def versions(requires: Iterable[str] = ()) -> dict[str, str]:
+    """Versions of Python, the platform, the core packages and the declared ``requires``."""
     out = {"python": platform.python_version(), "platform": platform.platform()}
     for package in ("icml26", "numpy", "scipy", "torch"):
         try:
             out[package] = importlib.metadata.version(package)
         except importlib.metadata.PackageNotFoundError:
             out[package] = "not installed"
+    out.update(module_versions(requires))
     return out
+
+
+def _source_files(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    return sorted(
+        p
+        for p in root.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    )
+
+
+def code_fingerprint(run: Callable[..., Any]) -> str:
+    """Hash of the code a run function executes: its system's folder and ``icml26.core``.
+
+    The system's folder is the package ``icml26.<slug>`` the function lives in (every file in
+    it, shipped checkpoints included); a function defined elsewhere contributes its own module's
+    file. A record whose fingerprint differs from the current code's was made by other code.
+
+    Example
+    -------
+    >>> from icml26.core.results import code_fingerprint, to_jsonable
+    >>> len(code_fingerprint(to_jsonable))
+    16
+    """
+    parts = run.__module__.split(".")
+    if parts[0] == "icml26" and len(parts) > 2:
+        root = Path(sys.modules[f"icml26.{parts[1]}"].__file__ or "").resolve().parent
+    else:
+        root = Path(sys.modules[run.__module__].__file__ or "").resolve()
+    digest = hashlib.sha256()
+    for base in (CORE_DIR, root):
+        for file in _source_files(base):
+            digest.update(str(file.relative_to(base.parent)).encode())
+            digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def git_revision() -> str | None:
@@ -118,6 +161,8 @@ class TaskRecord:
     wall_time_s: float = math.nan
     versions: dict[str, str] = field(default_factory=dict)
     git_revision: str | None = None
+    code_fingerprint: str | None = None
+    replaced: str | None = None  # why an earlier record of this task was re-run: stale / failed
 
     @property
     def ok(self) -> bool:

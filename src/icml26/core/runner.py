@@ -1,31 +1,46 @@
 """Run experiments as independent (config, seed) tasks on local processes or on Ray.
 
 Each task's seed is derived from (experiment, config, seed index), so any single result can be
-recomputed alone. Finished records are written atomically by the driver process; running the same
-command again skips every task whose record says it finished and retries the failed ones. An
-exception inside a task is recorded with its traceback and the other tasks go on.
+recomputed alone. Each task gets a :class:`~icml26.core.context.RunContext` (seed, generators,
+device, thread budget, artifact folder, nested progress); the runner applies the thread budget
+and restores it after. Finished records are written atomically by the driver process. Running
+the same command again reuses a finished record only if the code that made it is the current
+code (same fingerprint); failed, stale and unreadable records are re-run. An exception inside a
+task is recorded with its traceback and the other tasks go on.
 """
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import logging
 import multiprocessing
 import os
+import queue
 import sys
 import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from dataclasses import replace as replace_field
 from pathlib import Path
 from typing import Any
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
+from icml26.core.context import ProgressSink, Resources, RunContext
 from icml26.core.experiment import Experiment, RunFn
 from icml26.core.results import (
     TaskRecord,
+    code_fingerprint,
     config_hash,
     git_revision,
     record_path,
@@ -61,6 +76,9 @@ class Task:
     config: Any
     seed_index: int
     run: RunFn
+    fingerprint: str = ""
+    requires: tuple[str, ...] = ()
+    resources: Resources = field(default_factory=Resources)
 
     @property
     def seed(self) -> int:
@@ -87,24 +105,70 @@ def plan(
     """The tasks for ``n_seeds`` seeds of ``experiment`` at ``preset`` with overrides."""
     n_seeds = check_positive_int("seeds", n_seeds, owner="plan")
     config = experiment.config(preset, overrides)
-    return [Task(experiment.name, preset, config, i, experiment.run) for i in range(n_seeds)]
+    fingerprint = code_fingerprint(experiment.run)
+    return [
+        Task(
+            experiment.name,
+            preset,
+            config,
+            i,
+            experiment.run,
+            fingerprint,
+            experiment.requires,
+            experiment.resources,
+        )
+        for i in range(n_seeds)
+    ]
 
 
-def execute(task: Task, threads: int | None = None) -> TaskRecord:
-    """Run one task and return its record; an exception becomes a ``failed`` record."""
-    if threads is not None:
-        import torch
+def _call(run: RunFn, config: Any, ctx: RunContext) -> Any:
+    # TEMPORARY shim while the systems move to run(config, ctx): a run function whose second
+    # parameter is still called `seed` gets the seed alone.
+    second = list(inspect.signature(run).parameters)[1]
+    return run(config, ctx.seed if second == "seed" else ctx)
 
-        torch.set_num_threads(threads)
+
+def _artifact_dir(run_dir: Path, task: Task) -> Path:
+    path = run_dir / record_path(task.experiment, task.config_hash, task.seed_index)
+    return path.with_suffix(".artifacts")
+
+
+def execute(
+    task: Task,
+    run_dir: Path,
+    *,
+    threads: int = 1,
+    device: str = "cpu",
+    progress_sink: ProgressSink | None = None,
+) -> TaskRecord:
+    """Run one task with its context and return its record; an exception becomes ``failed``.
+
+    torch's intra-op thread count is set to ``threads`` for the task and restored after it.
+    """
+    import torch  # the thread budget is torch's; importing it here makes it apply from the start
+
+    ctx = RunContext(
+        seed=task.seed,
+        artifact_dir=_artifact_dir(Path(run_dir), task),
+        device=device,
+        threads=threads,
+        progress_sink=progress_sink,
+    )
+    threads_before = torch.get_num_threads()
+    torch.set_num_threads(threads)
     start = time.perf_counter()
     metrics: dict[str, Any] = {}
     error = None
     try:
-        metrics = to_jsonable(task.run(task.config, task.seed))
+        metrics = to_jsonable(_call(task.run, task.config, ctx))
         if not isinstance(metrics, dict):
             raise TypeError(f"{task.experiment}: run must return a dict of metrics.")
     except Exception:
         error = traceback.format_exc()
+    finally:
+        torch.set_num_threads(threads_before)
+    if ctx.artifact_dir.is_dir() and not any(ctx.artifact_dir.iterdir()):
+        ctx.artifact_dir.rmdir()
     return TaskRecord(
         experiment=task.experiment,
         preset=task.preset,
@@ -116,17 +180,35 @@ def execute(task: Task, threads: int | None = None) -> TaskRecord:
         metrics={} if error else metrics,
         error=error,
         wall_time_s=time.perf_counter() - start,
-        versions=versions(),
+        versions=versions(task.requires),
         git_revision=git_revision(),
+        code_fingerprint=task.fingerprint,
     )
 
 
-def _finished(task: Task, run_dir: Path) -> TaskRecord | None:
+def _previous(task: Task, run_dir: Path, reuse_stale: bool) -> tuple[TaskRecord | None, str | None]:
+    """The record to reuse for ``task`` (or ``None``) and why an existing one is not reused."""
     path = run_dir / record_path(task.experiment, task.config_hash, task.seed_index)
     if not path.exists():
-        return None
-    record = TaskRecord.load(path)
-    return record if record.ok else None
+        return None, None
+    try:
+        record = TaskRecord.load(path)
+    except (OSError, ValueError, TypeError) as err:
+        aside = path.with_suffix(".json.corrupt")
+        os.replace(path, aside)
+        log.warning("unreadable record %s (%s): moved to %s, re-running its task", path, err, aside)
+        return None, "corrupt"
+    if not record.ok:
+        return None, "failed"
+    if record.code_fingerprint != task.fingerprint and not reuse_stale:
+        return None, "stale"
+    return record, None
+
+
+def _gpus_available() -> int:
+    import torch
+
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
 def _progress(enabled: bool) -> Progress:
@@ -135,8 +217,28 @@ def _progress(enabled: bool) -> Progress:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
         disable=not enabled,
     )
+
+
+class _Bars:
+    """Shows the progress events of tasks' nested bars under the main bar."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.ids: dict[Any, Any] = {}
+
+    def __call__(self, event: tuple[Any, ...]) -> None:
+        kind, key, *rest = event
+        if kind == "start":
+            total, description = rest
+            self.ids[key] = self.progress.add_task(f"  {description}", total=total)
+        elif kind == "advance" and key in self.ids:
+            self.progress.update(self.ids[key], advance=rest[0])
+        elif kind == "stop" and key in self.ids:
+            self.progress.remove_task(self.ids.pop(key))
 
 
 def run_tasks(
@@ -146,8 +248,9 @@ def run_tasks(
     backend: str = "local",
     jobs: int = 1,
     progress: bool = True,
+    reuse_stale: bool = False,
 ) -> list[TaskRecord]:
-    """Run the unfinished ``tasks`` and write their records under ``run_dir``.
+    """Run the tasks that have no reusable record and write their records under ``run_dir``.
 
     Parameters
     ----------
@@ -156,27 +259,50 @@ def run_tasks(
         ``"ray"`` (``ray.init(address=$RAY_ADDRESS)``, or a local Ray with ``jobs`` CPUs).
     jobs
         Number of tasks run at once.
+    reuse_stale
+        Reuse finished records made by different code (another code fingerprint) instead of
+        re-running them.
 
     Returns
     -------
     list of TaskRecord
-        One record per task, in the order of ``tasks``; finished ones are read back from disk.
+        One record per task, in the order of ``tasks``; reused ones are read back from disk.
+
+    Raises
+    ------
+    ValueError
+        If a task needs more GPUs than this machine (or the Ray cluster) has.
     """
     check_one_of("backend", backend, BACKENDS, owner="run_tasks")
     jobs = check_positive_int("jobs", jobs, owner="run_tasks")
-    run_dir = Path(run_dir)
+    run_dir = Path(run_dir).resolve()  # workers (Ray's included) may start in another folder
     records: dict[int, TaskRecord] = {}
     pending: list[int] = []
+    replaced: dict[int, str] = {}
     for i, task in enumerate(tasks):
-        done = _finished(task, run_dir)
+        done, why = _previous(task, run_dir, reuse_stale)
         if done is None:
             pending.append(i)
+            if why:
+                replaced[i] = why
         else:
             records[i] = done
     if records:
         log.info("resuming: %d of %d tasks already finished", len(records), len(tasks))
+    n_stale = sum(why == "stale" for why in replaced.values())
+    if n_stale:
+        log.warning("%d record(s) were made by other code (stale): re-running them", n_stale)
+    if backend == "local" and pending:
+        gpus = max(tasks[i].resources.gpus for i in pending)
+        if gpus > _gpus_available():
+            raise ValueError(
+                f"a task needs {gpus} GPU(s) and this machine has {_gpus_available()}; "
+                "run it where CUDA is available (or on a Ray cluster with GPUs)."
+            )
 
     def finish(i: int, record: TaskRecord) -> None:
+        if i in replaced:
+            record = replace_field(record, replaced=replaced[i])
         record.save(run_dir)
         records[i] = record
         if not record.ok:
@@ -184,53 +310,90 @@ def run_tasks(
 
     with _progress(progress) as bar:
         bar_id = bar.add_task("tasks", total=len(tasks), completed=len(records))
+        sink = _Bars(bar) if progress else None
 
         def advance(i: int, record: TaskRecord) -> None:
             finish(i, record)
             bar.update(bar_id, advance=1, description=tasks[i].label)
 
         if backend == "ray":
-            _run_ray(tasks, pending, jobs, advance)
+            _run_ray(tasks, pending, run_dir, jobs, advance)
         elif jobs == 1:
             for i in pending:
                 bar.update(bar_id, description=tasks[i].label)
-                advance(i, execute(tasks[i]))
+                record = execute(
+                    tasks[i],
+                    run_dir,
+                    threads=_threads(tasks[i], 1),
+                    device=_device(tasks[i]),
+                    progress_sink=sink,
+                )
+                advance(i, record)
         else:
-            _run_processes(tasks, pending, jobs, advance)
+            _run_processes(tasks, pending, run_dir, jobs, advance, sink)
     return [records[i] for i in range(len(tasks))]
 
 
-def _threads_per_job(jobs: int) -> int:
-    return max(1, (os.cpu_count() or 1) // jobs)
+def _threads(task: Task, jobs: int) -> int:
+    """The task's declared CPUs, but no more than its share of this machine's cores."""
+    return max(1, min(task.resources.cpus, (os.cpu_count() or 1) // jobs))
+
+
+def _device(task: Task) -> str:
+    return "cuda" if task.resources.gpus > 0 else "cpu"
 
 
 def _run_processes(
     tasks: Sequence[Task],
     pending: Iterable[int],
+    run_dir: Path,
     jobs: int,
     done: Callable[[int, TaskRecord], None],
+    sink: ProgressSink | None,
 ) -> None:
     # "spawn" because forking a process that already runs torch's thread pools can deadlock.
     context = multiprocessing.get_context("spawn")
-    threads = _threads_per_job(jobs)
+    manager = context.Manager() if sink is not None else None
+    events = manager.Queue() if manager is not None else None
     executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+
+    def drain() -> None:
+        while events is not None and sink is not None:
+            try:
+                sink(events.get_nowait())
+            except queue.Empty:
+                return
+
     try:
         futures: dict[Future[TaskRecord], int] = {
-            executor.submit(execute, tasks[i], threads): i for i in pending
+            executor.submit(
+                execute,
+                tasks[i],
+                run_dir,
+                threads=_threads(tasks[i], jobs),
+                device=_device(tasks[i]),
+                progress_sink=events.put if events is not None else None,
+            ): i
+            for i in pending
         }
         while futures:
-            finished, _ = wait(futures, return_when=FIRST_COMPLETED)
+            finished, _ = wait(futures, timeout=0.2, return_when=FIRST_COMPLETED)
+            drain()
             for future in finished:
                 done(futures.pop(future), future.result())
     except BaseException:
         executor.shutdown(wait=False, cancel_futures=True)
         raise
+    finally:
+        if manager is not None:
+            manager.shutdown()
     executor.shutdown()
 
 
 def _run_ray(
     tasks: Sequence[Task],
-    pending: Iterable[int],
+    pending: Sequence[int],
+    run_dir: Path,
     jobs: int,
     done: Callable[[int, TaskRecord], None],
 ) -> None:
@@ -240,6 +403,10 @@ def _run_ray(
         raise ImportError(
             "the ray backend needs Ray: pip install 'icml26[ray]' (or pip install ray)"
         ) from err
+    if not pending:
+        return
+    cpus = max(tasks[i].resources.cpus for i in pending)
+    gpus = max(tasks[i].resources.gpus for i in pending)
     if not ray.is_initialized():
         address = os.environ.get("RAY_ADDRESS")
         if address:
@@ -248,12 +415,26 @@ def _run_ray(
             # A local cluster's workers import the experiment modules the driver can import.
             path = os.pathsep.join(p for p in sys.path if p)
             ray.init(
-                num_cpus=jobs,
+                num_cpus=max(jobs, cpus),
+                num_gpus=_gpus_available(),
                 include_dashboard=False,
                 runtime_env={"env_vars": {"PYTHONPATH": path}},
             )
-    remote = ray.remote(num_cpus=1)(execute)
-    refs = {remote.remote(tasks[i], 1): i for i in pending}
+    cluster = ray.cluster_resources()
+    if gpus > cluster.get("GPU", 0) or cpus > cluster.get("CPU", 0):
+        raise ValueError(
+            f"a task needs {cpus} CPU(s) and {gpus} GPU(s); the Ray cluster has "
+            f"{cluster.get('CPU', 0):g} CPU(s) and {cluster.get('GPU', 0):g} GPU(s)."
+        )
+    refs = {}
+    for i in pending:
+        res = tasks[i].resources
+        options: dict[str, Any] = {"num_cpus": res.cpus, "num_gpus": res.gpus}
+        if res.memory_gb is not None:
+            options["memory"] = int(res.memory_gb * 2**30)
+        remote = ray.remote(**options)(execute)
+        ref = remote.remote(tasks[i], run_dir, threads=res.cpus, device=_device(tasks[i]))
+        refs[ref] = i
     while refs:
         ready, _ = ray.wait(list(refs), num_returns=1)
         for ref in ready:

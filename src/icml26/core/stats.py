@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 __all__ = ["Aggregate", "aggregate"]
 
@@ -51,5 +50,7 @@ def aggregate(values: Sequence[float], confidence: float = 0.95) -> Aggregate:
         std = float(x.std(ddof=1)) if n > 1 and np.all(np.isfinite(x)) else math.nan
         return Aggregate(mean, std, float(x.min()), float(x.max()), n)
     std = float(x.std(ddof=1))
+    from scipy import stats  # imported here: scipy is slow to import and listing needs none
+
     half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * std / math.sqrt(n)
     return Aggregate(mean, std, mean - half, mean + half, n)

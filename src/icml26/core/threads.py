@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import torch
-
 from icml26.core.validation import check_positive_int
 
 __all__ = ["torch_threads"]
@@ -23,6 +21,7 @@ def torch_threads(n: int) -> Iterator[None]:
 
     Example
     -------
+    >>> import torch
     >>> before = torch.get_num_threads()
     >>> with torch_threads(1):
     ...     torch.get_num_threads()
@@ -30,6 +29,8 @@ def torch_threads(n: int) -> Iterator[None]:
     >>> torch.get_num_threads() == before
     True
     """
+    import torch
+
     n = check_positive_int("n", n, owner="torch_threads")
     before = torch.get_num_threads()
     torch.set_num_threads(n)

@@ -216,7 +216,7 @@ def numpy_generator(seed: Seed) -> np.random.Generator:
 
     Example
     -------
-    >>> numpy_generator(0).integers(10) == numpy_generator(0).integers(10)
+    >>> bool(numpy_generator(0).integers(10) == numpy_generator(0).integers(10))
     True
     """
     if isinstance(seed, np.random.Generator):
