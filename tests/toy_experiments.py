@@ -33,7 +33,7 @@ COIN_PRESETS = {
 COIN_CLAIMS = (
     Claim("C1", "the estimate is near the true bias", "p_hat", "within", 0.3, "0.3", "Eq. 1", 0.1),
     Claim("C2", "the estimate exceeds one half", "p_hat", ">=", 0.5, "> 0.5", "Fig. 1"),
-    Claim("C3", "a threshold inside the noise", "p_hat", ">=", 0.3, ">= 0.3", "Fig. 2"),
+    Claim("C3", "a threshold inside the noise", "p_hat", ">=", 0.3, ">= 0.3", "-", source="spec"),
 )
 
 
@@ -77,7 +77,7 @@ class CounterConfig:
     name="toy.counter",
     title="Count executions",
     paper="Toy paper (test only)",
-    claims=(Claim("K1", "runs", "value", ">=", 0.0, "-", "-"),),
+    claims=(Claim("K1", "runs", "value", ">=", 0.0, "-", "-", source="none", kind="sanity"),),
     presets={k: CounterConfig() for k in ("smoke", "quick", "full")},
 )
 def counter(config: CounterConfig, ctx: RunContext) -> dict[str, float]:

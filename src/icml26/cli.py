@@ -28,6 +28,7 @@ STATUS_STYLE = {
     Status.REPRODUCED: "green",
     Status.NOT_REPRODUCED: "red",
     Status.INCONCLUSIVE: "yellow",
+    Status.NOT_MEASURED: "dim",
 }
 
 PresetOpt = Annotated[str, typer.Option("--preset", "-p", help=f"One of {', '.join(PRESETS)}.")]

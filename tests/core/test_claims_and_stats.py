@@ -62,11 +62,11 @@ def test_within_band():
     assert c.criterion == "within 0.3 ± 0.05"
 
 
-def test_missing_and_nan_metrics_are_inconclusive():
+def test_missing_and_nan_metrics_are_not_measured():
     c = claim(">=", 0.0)
-    assert c.judge([]).status is Status.INCONCLUSIVE
+    assert c.judge([]).status is Status.NOT_MEASURED
     assert "no finished task" in c.judge([]).reason
-    assert c.judge([math.nan, 1.0]).status is Status.INCONCLUSIVE
+    assert c.judge([math.nan, 1.0]).status is Status.NOT_MEASURED
 
 
 def test_verdict_reports_the_measurement():

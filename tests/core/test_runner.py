@@ -177,6 +177,7 @@ def test_a_corrupt_record_is_moved_aside_and_rerun(tmp_path):
     good = run_tasks([task], tmp_path, progress=False)[0]
     path = tmp_path / good.relpath()
     path.write_text(path.read_text()[:40])  # truncated
+    assert list(load_records(tmp_path)) == []  # the report and `list --runs` skip it, naming it
     again = run_tasks([task], tmp_path, progress=False)[0]
     assert again.ok and again.replaced == "corrupt" and again.metrics == good.metrics
     assert path.with_suffix(".json.corrupt").exists()

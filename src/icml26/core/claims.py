@@ -3,8 +3,13 @@
 A :class:`Claim` names one metric the experiment returns, a comparison and a threshold. The
 :class:`Verdict` is computed from the aggregate of that metric over seeds: a claim is
 *reproduced* when the whole 95% confidence interval satisfies the comparison, *not reproduced*
-when none of it does, and *inconclusive* when the interval straddles the threshold (or the metric
-is missing or NaN).
+when none of it does, *inconclusive* when the interval straddles the threshold, and *not
+measured* when no finished task returned a finite value of the metric.
+
+Each claim says where its reference figure comes from (``source``: the ``paper``, the ``spec``'s
+own small-scale target, or ``none``) and what kind of check it is (``kind``): a ``claim`` can fail
+on the paper's mechanism; a ``sanity`` check holds by construction (an identity, a deterministic
+property) and is reported apart, never counted as a reproduction.
 """
 
 from __future__ import annotations
@@ -17,9 +22,11 @@ from enum import StrEnum
 from icml26.core.stats import Aggregate, aggregate
 from icml26.core.validation import check_one_of
 
-__all__ = ["COMPARISONS", "Claim", "Status", "Verdict"]
+__all__ = ["COMPARISONS", "KINDS", "SOURCES", "Claim", "Status", "Verdict"]
 
 COMPARISONS = (">=", ">", "<=", "<", "within")
+SOURCES = ("paper", "spec", "none")
+KINDS = ("claim", "sanity")
 
 
 class Status(StrEnum):
@@ -28,6 +35,7 @@ class Status(StrEnum):
     REPRODUCED = "reproduced"
     NOT_REPRODUCED = "not reproduced"
     INCONCLUSIVE = "inconclusive"
+    NOT_MEASURED = "not measured"
 
 
 @dataclass(frozen=True)
@@ -53,6 +61,12 @@ class Claim:
         Where the figure is in the paper (e.g. ``"Table 2"``).
     tolerance
         Half-width of the accepted band; only for ``"within"``.
+    source
+        Where ``paper`` (the reference figure) comes from: ``"paper"`` (``where`` names the table
+        or figure), ``"spec"`` (the spec's own target for a small-scale run) or ``"none"``.
+    kind
+        ``"claim"`` (can fail on the paper's mechanism) or ``"sanity"`` (holds by construction;
+        reported apart, never counted as a reproduction).
 
     Example
     -------
@@ -69,9 +83,13 @@ class Claim:
     paper: str
     where: str
     tolerance: float | None = None
+    source: str = "paper"
+    kind: str = "claim"
 
     def __post_init__(self) -> None:
         check_one_of("comparison", self.comparison, COMPARISONS, owner=f"Claim {self.id!r}")
+        check_one_of("source", self.source, SOURCES, owner=f"Claim {self.id!r}")
+        check_one_of("kind", self.kind, KINDS, owner=f"Claim {self.id!r}")
         if (self.comparison == "within") != (self.tolerance is not None):
             raise ValueError(
                 f"Claim {self.id!r}: tolerance is required for 'within' and only for it; "
@@ -104,10 +122,10 @@ class Claim:
     def judge(self, values: Sequence[float]) -> Verdict:
         """Judge the claim on the per-seed values of its metric."""
         if len(values) == 0:
-            return Verdict(self, Status.INCONCLUSIVE, None, "no finished task measured the metric")
+            return Verdict(self, Status.NOT_MEASURED, None, "no finished task measured the metric")
         agg = aggregate(values)
         if math.isnan(agg.mean):
-            return Verdict(self, Status.INCONCLUSIVE, agg, "the metric is NaN")
+            return Verdict(self, Status.NOT_MEASURED, agg, "the metric is NaN (not computed here)")
         low_ok, high_ok = self._holds(agg.ci_low), self._holds(agg.ci_high)
         span = (
             f"{agg.mean:.4g}"

@@ -212,29 +212,54 @@ def _tables(result: ExperimentResult, registry: Registry) -> list[Block]:
     return blocks
 
 
+def _reference(verdict: Verdict) -> str:
+    """The reference figure, labelled unless it is the paper's."""
+    claim = verdict.claim
+    if claim.source == "paper":
+        return claim.paper
+    if claim.source == "spec":
+        return f"spec target: {claim.paper}"
+    return "—"
+
+
 def _blocks(results: list[ExperimentResult], registry: Registry, run_dir: Path) -> list[Block]:
-    counts = defaultdict(int)
+    counts: dict[str, int] = defaultdict(int)
+    sanity: dict[str, int] = defaultdict(int)
     rows = []
     for result in results:
         for v in result.verdicts:
-            counts[v.status.value] += 1
+            (sanity if v.claim.kind == "sanity" else counts)[v.status.value] += 1
             rows.append(
-                [result.experiment, v.claim.id, v.claim.statement, v.claim.paper, v.ours,
-                 v.status.value]
+                [result.experiment, v.claim.id, v.claim.kind, v.claim.statement, v.claim.criterion,
+                 _reference(v), v.ours, v.status.value]
             )  # fmt: skip
     total = sum(counts.values())
     summary = ", ".join(f"{counts[s.value]} {s.value}" for s in Status)
+    n_sanity = sum(sanity.values())
+    checks = f" {n_sanity} sanity checks (hold by construction; not counted): " + ", ".join(
+        f"{sanity[s.value]} {s.value}" for s in Status if sanity[s.value]
+    )
     rerun = sum(r.rerun_stale for r in results)
     stale = sum(len(r.stale) for r in results)
     freshness = f" {rerun} record(s) were re-run because their code had changed."
     if stale:
         freshness += f" {stale} record(s) were made by older code and kept (--reuse-stale)."
+    columns = [
+        "experiment",
+        "claim",
+        "kind",
+        "statement",
+        "criterion",
+        "reference",
+        "ours (mean ± 95% CI)",
+        "verdict",
+    ]
     blocks: list[Block] = [
         ("h1", "icml26 reproduction report"),
-        ("p", f"Run folder `{run_dir}`, written {dt.datetime.now():%Y-%m-%d %H:%M}. "
-              f"{total} claims: {summary}.{freshness}"),
+        ("p", f"Run folder {run_dir}, written {dt.datetime.now():%Y-%m-%d %H:%M}. "
+              f"{total} claims: {summary}.{checks if n_sanity else ''}{freshness}"),
         ("h2", "Claims"),
-        ("table", (["experiment", "claim", "statement", "paper", "ours", "verdict"], rows)),
+        ("table", (columns, rows)),
     ]  # fmt: skip
     for result in results:
         experiment = registry.get(result.experiment)

@@ -11,6 +11,7 @@ import dataclasses
 import hashlib
 import importlib.metadata
 import json
+import logging
 import math
 import os
 import platform
@@ -38,6 +39,7 @@ __all__ = [
 ]
 
 CORE_DIR = Path(__file__).resolve().parent
+log = logging.getLogger(__name__)
 
 
 def to_jsonable(value: Any) -> Any:
@@ -194,6 +196,10 @@ def record_path(experiment: str, config_hash: str, seed_index: int) -> Path:
 
 
 def load_records(run_dir: Path) -> Iterator[TaskRecord]:
-    """Every record in ``run_dir``, in a stable order."""
+    """Every readable record in ``run_dir``, in a stable order; an unreadable one is named in a
+    warning and left out (the runner moves it aside and re-runs its task)."""
     for path in sorted(Path(run_dir).glob("*/*-seed*.json")):
-        yield TaskRecord.load(path)
+        try:
+            yield TaskRecord.load(path)
+        except (OSError, ValueError, TypeError) as err:
+            log.warning("unreadable record %s left out: %s", path, err)
