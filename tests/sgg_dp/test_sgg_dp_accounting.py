@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import prv_accountant as prv
 import pytest
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
@@ -112,7 +113,6 @@ def test_heterogeneous_composition_is_order_free_and_between_parts():
 
 
 def test_prv_accountant_cross_check_for_gaussian_member():
-    prv = pytest.importorskip("prv_accountant")
     from scipy import optimize
 
     std, n = 2.0, 8

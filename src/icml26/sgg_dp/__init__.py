@@ -16,25 +16,8 @@ Example
 True
 """
 
-from icml26.sgg_dp.dpsgd import sgg_noise_like
-from icml26.sgg_dp.gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
-from icml26.sgg_dp.mechanism import SGGMechanism, gaussian_member, l2_member, laplace_member
-from icml26.sgg_dp.pld import compose_delta, compose_epsilon, composed_pld, make_pld
-from icml26.sgg_dp.search import MemberResult, best_member, check_shift_monotone
+from icml26.core.imports import lazy_api
 
-__all__ = [
-    "MemberResult",
-    "SGGMechanism",
-    "analytic_gaussian_delta",
-    "analytic_gaussian_sigma",
-    "best_member",
-    "check_shift_monotone",
-    "compose_delta",
-    "compose_epsilon",
-    "composed_pld",
-    "gaussian_member",
-    "l2_member",
-    "laplace_member",
-    "make_pld",
-    "sgg_noise_like",
-]
+__getattr__, __dir__, __all__ = lazy_api(
+    __name__, __file__, requires=("dp_accounting", "prv_accountant")
+)

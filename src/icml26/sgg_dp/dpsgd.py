@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import torch
 
-from icml26.core import Seed, numpy_generator
+from icml26.core import Seed, check_tensor, numpy_generator
 from icml26.sgg_dp.mechanism import SGGMechanism
 
 __all__ = ["sgg_noise_like"]
@@ -37,6 +37,8 @@ def sgg_noise_like(grad: torch.Tensor, mechanism: SGGMechanism, seed: Seed = Non
 
     Raises
     ------
+    TypeError
+        If ``grad`` is not a floating-point ``torch.Tensor``.
     ValueError
         If ``grad.numel() != T`` or the mechanism is uncalibrated.
 
@@ -47,6 +49,7 @@ def sgg_noise_like(grad: torch.Tensor, mechanism: SGGMechanism, seed: Seed = Non
     >>> sgg_noise_like(torch.zeros(2, 3), m, seed=0).shape
     torch.Size([2, 3])
     """
+    grad = check_tensor("grad", grad, owner="sgg_noise_like")
     if grad.numel() != mechanism.T:
         raise ValueError(
             f"sgg_noise_like: grad must have T={mechanism.T} elements; got {grad.numel()} "

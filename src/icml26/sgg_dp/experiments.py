@@ -1,7 +1,9 @@
 """Registered reproductions of the SGG paper's claims (spec §5), composed from the public API.
 
 Every experiment except the sampler is deterministic numerical integration, so one seed suffices
-and the reported figure has no confidence interval.
+and the reported figure has no confidence interval. Importing this module stays light (no scipy,
+dp_accounting or matplotlib): the library is imported inside the run, plot and tables functions.
+Everything here is numpy / scipy on one core (``Resources(cpus=1)``).
 """
 
 from __future__ import annotations
@@ -13,23 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, Table, numpy_generator, register
-from icml26.sgg_dp import (
-    SGGMechanism,
-    analytic_gaussian_delta,
-    analytic_gaussian_sigma,
-    best_member,
-    compose_epsilon,
-    gaussian_member,
-    l2_member,
-    laplace_member,
-)
+from icml26.core import Claim, Resources, RunContext, Table, register
 
 PAPER = (
     "Wei, Bienstock & Polychroniadou, Asymptotic Optimality of the High-Dimensional Gaussian "
     "Mechanism and Improved Low-Dimensional Mechanisms for DP, ICML 2026 (arXiv:2606.08681)"
 )
 WHERE = "abstract / spec §5 (paper tables not seen)"
+REQUIRES = ("dp_accounting", "prv_accountant")  # the sgg_dp extra, as the package declares it
+RESOURCES = Resources(cpus=1)  # numpy / scipy quadrature: no torch threads to spend
 
 
 def _rel_err(value: float, reference: float) -> float:
@@ -90,26 +84,33 @@ PROFILE_PRESETS = {
         ),
     ),
     presets=PROFILE_PRESETS,
+    requires=REQUIRES,
+    resources=RESOURCES,
     seeds=1,  # deterministic quadrature
 )
-def profile(config: ProfileConfig, seed: int) -> dict[str, Any]:
+def profile(config: ProfileConfig, ctx: RunContext) -> dict[str, Any]:
+    from icml26.sgg_dp import analytic_gaussian_delta, gaussian_member, laplace_member
+
+    dims = (*config.dims, 2)
+    n_cells = len(dims) * len(config.stds) + len(config.laplace_scales) * len(config.laplace_eps)
     errors = {}
-    for T in (*config.dims, 2):
-        for s in config.stds:
-            exact = analytic_gaussian_delta(config.eps, s)
-            errors[(T, s)] = _rel_err(gaussian_member(T, std=s).delta(config.eps), exact)
     laplace = []
-    for b in config.laplace_scales:
-        for eps in config.laplace_eps:
-            exact = max(0.0, -math.expm1((eps - 1.0 / b) / 2))
-            laplace.append(_rel_err(laplace_member(scale=b).delta(eps), exact))
+    with ctx.progress(n_cells, "δ(ε) vs closed forms") as bar:
+        for T in dims:
+            for s in config.stds:
+                exact = analytic_gaussian_delta(config.eps, s)
+                errors[(T, s)] = _rel_err(gaussian_member(T, std=s).delta(config.eps), exact)
+                bar.advance()
+        for b in config.laplace_scales:
+            for eps in config.laplace_eps:
+                exact = max(0.0, -math.expm1((eps - 1.0 / b) / 2))
+                laplace.append(_rel_err(laplace_member(scale=b).delta(eps), exact))
+                bar.advance()
     return {
         "gaussian_max_rel_err": max(e for (T, _), e in errors.items() if T != 2),
         "gaussian_t2_rel_err": max(e for (T, _), e in errors.items() if T == 2),
         "laplace_max_rel_err": max(laplace),
-        "gaussian_rel_err_by_T": {
-            str(T): max(errors[(T, s)] for s in config.stds) for T in (*config.dims, 2)
-        },
+        "gaussian_rel_err_by_T": {str(T): max(errors[(T, s)] for s in config.stds) for T in dims},
     }
 
 
@@ -136,6 +137,8 @@ LOW_DIM_PRESETS = {
 
 
 def _baselines(eps: float, delta: float, T: int) -> tuple[float, float]:
+    from icml26.sgg_dp import analytic_gaussian_sigma, l2_member
+
     gauss = T * analytic_gaussian_sigma(eps, delta) ** 2
     return gauss, l2_member(T).calibrate(eps, delta).mse()
 
@@ -177,12 +180,25 @@ def _low_dim_tables(metrics: list[dict[str, Any]], config: LowDimConfig) -> list
         ),
     ),
     presets=LOW_DIM_PRESETS,
+    requires=REQUIRES,
+    resources=RESOURCES,
     tables=_low_dim_tables,
     seeds=1,  # deterministic quadrature and calibration
 )
-def low_dim_win(config: LowDimConfig, seed: int) -> dict[str, Any]:
+def low_dim_win(config: LowDimConfig, ctx: RunContext) -> dict[str, Any]:
+    from icml26.sgg_dp import best_member
+
     gauss, l2 = _baselines(config.eps, config.delta, config.T)
-    best, _ = best_member(config.eps, config.delta, config.T, config.k_grid, config.p_grid)
+    n_members = len(config.k_grid) * len(config.p_grid)
+    with ctx.progress(n_members, "calibrating SGG members") as bar:
+        best, _ = best_member(
+            config.eps,
+            config.delta,
+            config.T,
+            config.k_grid,
+            config.p_grid,
+            callback=lambda _row: bar.advance(),
+        )
     return {
         "ratio_best_over_min": best.mse() / min(gauss, l2),
         "mse_gaussian": gauss,
@@ -240,16 +256,22 @@ COMPOSITION_PRESETS = {
         ),
     ),
     presets=COMPOSITION_PRESETS,
+    requires=REQUIRES,
+    resources=RESOURCES,
     seeds=1,  # deterministic
 )
-def composition(config: CompositionConfig, seed: int) -> dict[str, Any]:
+def composition(config: CompositionConfig, ctx: RunContext) -> dict[str, Any]:
+    from icml26.sgg_dp import analytic_gaussian_delta, gaussian_member
+
     mech = gaussian_member(config.T, std=config.std)
     pld = mech.to_pld(config.value_discretization_interval, config.M, config.n_panels)
     ratios = []
-    for n in config.counts:
-        # n Gaussian releases with std s are one release with std s/√n.
-        exact = analytic_gaussian_delta(config.eps, config.std / math.sqrt(n))
-        ratios.append(pld.self_compose(n).get_delta_for_epsilon(config.eps) / exact)
+    with ctx.progress(len(config.counts), "composing the PLD") as bar:
+        for n in config.counts:
+            # n Gaussian releases with std s are one release with std s/√n.
+            exact = analytic_gaussian_delta(config.eps, config.std / math.sqrt(n))
+            ratios.append(pld.self_compose(n).get_delta_for_epsilon(config.eps) / exact)
+            bar.advance()
     return {"min_ratio": min(ratios), "max_ratio": max(ratios), "ratios": ratios}
 
 
@@ -300,13 +322,17 @@ SAMPLER_PRESETS = {
         ),
     ),
     presets=SAMPLER_PRESETS,
+    requires=REQUIRES,
+    resources=RESOURCES,
     seeds=3,  # Monte Carlo: the verdict uses the 95% interval over seeds
 )
-def sampler(config: SamplerConfig, seed: int) -> dict[str, Any]:
+def sampler(config: SamplerConfig, ctx: RunContext) -> dict[str, Any]:
+    from icml26.sgg_dp import SGGMechanism
+
     mech = SGGMechanism(config.T, config.k, config.p).calibrate(
         config.calibrate_eps, config.calibrate_delta
     )
-    x = mech.sample(config.n_samples, numpy_generator(seed))  # (n, T)
+    x = mech.sample(config.n_samples, ctx.numpy_generator())  # (n, T)
     mse_hat = float(np.mean(np.sum(x**2, axis=1)))
     loss = mech.privacy_loss(x)
     z = []
@@ -383,15 +409,19 @@ def _k_grid(T: int, config: TableConfig) -> list[float]:
     return [T + o for o in config.k_offsets if T + o > 0]
 
 
-def _composed_l2(config: TableConfig, seed: int) -> dict[str, float]:
+def _composed_l2(config: TableConfig, ctx: RunContext) -> dict[str, float]:
+    from icml26.sgg_dp import compose_epsilon, l2_member
+
     mech = l2_member(config.composed_dim).calibrate(config.composed_eps, config.composed_delta)
     n = config.n_compositions
     options = {"value_discretization_interval": config.value_discretization_interval, "M": config.M}
     pld = mech.to_pld(**options).self_compose(n)
-    rng = numpy_generator(seed)
+    rng = ctx.numpy_generator()
     loss_sum = np.zeros(config.mc_samples)
-    for _ in range(n):
-        loss_sum += mech.privacy_loss(mech.sample(config.mc_samples, rng))
+    with ctx.progress(n, "Monte Carlo of the composed loss") as bar:
+        for _ in range(n):
+            loss_sum += mech.privacy_loss(mech.sample(config.mc_samples, rng))
+            bar.advance()
     z = []
     for target in config.mc_deltas:
         eps = pld.get_epsilon_for_delta(target)
@@ -543,28 +573,41 @@ def _violations(rows: list[dict[str, Any]]) -> float:
         ),
     ),
     presets=TABLE_PRESETS,
+    requires=REQUIRES,
+    resources=RESOURCES,
     plot=_table_figures,
     tables=_table_tables,
     seeds=1,  # deterministic search; the Monte Carlo part is judged by its own z-score
 )
-def table(config: TableConfig, seed: int) -> dict[str, Any]:
+def table(config: TableConfig, ctx: RunContext) -> dict[str, Any]:
+    from icml26.sgg_dp import best_member
+
     rows = []
-    for eps, delta, T in config.rows:
-        gauss, l2 = _baselines(eps, delta, T)
-        best, _ = best_member(eps, delta, T, _k_grid(T, config), config.p_grid)
-        rows.append(
-            {
-                "eps": eps,
-                "delta": delta,
-                "T": T,
-                "gaussian": gauss,
-                "l2": l2,
-                "best": best.mse(),
-                "best_k": best.k,
-                "best_p": best.p,
-                "ratio": best.mse() / min(gauss, l2),
-            }
-        )
+    n_members = sum(len(_k_grid(T, config)) for _, _, T in config.rows) * len(config.p_grid)
+    with ctx.progress(n_members, "calibrating SGG members") as bar:
+        for eps, delta, T in config.rows:
+            gauss, l2 = _baselines(eps, delta, T)
+            best, _ = best_member(
+                eps,
+                delta,
+                T,
+                _k_grid(T, config),
+                config.p_grid,
+                callback=lambda _row: bar.advance(),
+            )
+            rows.append(
+                {
+                    "eps": eps,
+                    "delta": delta,
+                    "T": T,
+                    "gaussian": gauss,
+                    "l2": l2,
+                    "best": best.mse(),
+                    "best_k": best.k,
+                    "best_p": best.p,
+                    "ratio": best.mse() / min(gauss, l2),
+                }
+            )
     wins = [_ratio(rows, key, "ratio") for key in WIN_SETTINGS]
     wins = [w for w in wins if not math.isnan(w)]
 
@@ -576,6 +619,6 @@ def table(config: TableConfig, seed: int) -> dict[str, Any]:
         "monotone_violations": _violations(rows),
         "best_over_g_T200_d1e-2": best_over_g((0.5, 1e-2, 200)),
         "best_over_g_T200_d1e-5": best_over_g((1.0, 1e-5, 200)),
-        **_composed_l2(config, seed),
+        **_composed_l2(config, ctx),
         "rows": rows,
     }

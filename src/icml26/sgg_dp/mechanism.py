@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from icml26.core import Seed, check_in_interval, check_one_of, check_positive_int, numpy_generator
+from icml26.core import (
+    Seed,
+    check_array,
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    numpy_generator,
+)
 from icml26.sgg_dp.calibration import log_sigma_grid, smallest_epsilon, smallest_feasible
 from icml26.sgg_dp.profile import hockey_stick, privacy_loss
 from icml26.sgg_dp.radial import radius_moment, sample_sgg
@@ -152,11 +159,13 @@ class SGGMechanism:
 
         Raises
         ------
+        TypeError
+            If ``value`` is not a numeric array.
         ValueError
-            If the mechanism is uncalibrated or the last axis of ``value`` is not T.
+            If the mechanism is uncalibrated, ``value`` is not finite, or its last axis is not T.
         """
         sigma = self._scale("release")
-        value = np.asarray(value, dtype=float)
+        value = check_array("value", value, owner=OWNER)
         if value.ndim not in (1, 2) or value.shape[-1] != self.T:
             raise ValueError(
                 f"{OWNER}: value must have shape (T,) or (n, T) with T={self.T}; "
@@ -182,7 +191,7 @@ class SGGMechanism:
             Shape ``x.shape[:-1]``.
         """
         sigma = self._scale("evaluate the privacy loss")
-        x = np.asarray(x, dtype=float)
+        x = check_array("x", x, owner=OWNER, finite=False)
         if x.shape[-1:] != (self.T,):
             raise ValueError(f"{OWNER}: x must have last axis T={self.T}; got shape {x.shape}.")
         return privacy_loss(x, self.T, self.k, self.p, sigma, self.sensitivity)

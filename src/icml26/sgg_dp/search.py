@@ -5,7 +5,7 @@ checking the shift-monotonicity assumption behind the worst-case pair.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +50,7 @@ def best_member(
     p_grid: Sequence[float] | None = None,
     refine: bool = False,
     sensitivity: float = 1.0,
+    callback: Callable[[MemberResult], None] | None = None,
 ) -> tuple[SGGMechanism, list[MemberResult]]:
     """Calibrate every (k, p) of a grid at (ε, δ) and return the member with the smallest MSE.
 
@@ -67,6 +68,9 @@ def best_member(
         Polish the best grid point with Nelder–Mead on (ln k, ln p) (tens of calibrations).
     sensitivity
         ℓ2 sensitivity Δ > 0.
+    callback
+        Called with each row of the table as soon as it is computed (e.g. to advance a progress
+        bar): ``len(k_grid) * len(p_grid)`` times, once more with ``refine``.
 
     Returns
     -------
@@ -103,6 +107,8 @@ def best_member(
         for p in ps:
             m, row = _calibrated(T, k, p, eps, delta, sensitivity)
             table.append(row)
+            if callback is not None:
+                callback(row)
             if best is None or row.mse < best.mse():
                 best = m
     if refine:
@@ -121,6 +127,8 @@ def best_member(
         )
         m, row = _calibrated(T, math.exp(res.x[0]), math.exp(res.x[1]), eps, delta, sensitivity)
         table.append(row)
+        if callback is not None:
+            callback(row)
         if row.mse < best.mse():
             best = m
     return best, table
