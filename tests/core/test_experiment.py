@@ -119,11 +119,26 @@ def test_overrides_are_converted_element_wise(key, text, expected):
         ("nested", "[[1, 2.5]]", r"tuple\[tuple\[int, int\], \.\.\.\]"),
         ("flag", "1", "bool"),
         ("cap", "many", r"float \| None"),
+        ("pair", "[.nan, b]", "finite numbers"),
+        ("cap", ".inf", "finite numbers"),
+        ("sizes", "[1, 2", None),
     ],
 )
 def test_overrides_of_the_wrong_type_are_one_line_errors(key, text, shown):
-    with pytest.raises(ValueError, match=rf"^--set {key}: expected {shown}; got "):
+    expected = (
+        rf"^--set {key}: expected {shown}; got " if shown else rf"^--set {key}: .* is not a YAML"
+    )
+    with pytest.raises(ValueError, match=expected) as err:
         apply_overrides(Typed(), {key: text})
+    assert "\n" not in str(err.value)
+
+
+def test_a_field_that_holds_infinity_accepts_it():
+    @dataclass(frozen=True)
+    class Budget:
+        limit: float = float("inf")
+
+    assert apply_overrides(Budget(), {"limit": "-.inf"}).limit == float("-inf")
 
 
 def test_declared_requirements_say_how_to_install_them():

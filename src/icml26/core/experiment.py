@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import importlib.util
+import math
 import pkgutil
 import types
 import typing
@@ -242,16 +243,31 @@ def _field_hints(config: Any) -> dict[str, Any]:
         return {f.name: type(getattr(config, f.name)) for f in dataclasses.fields(config)}
 
 
-def _coerce(key: str, text: str, hint: Any) -> Any:
-    """Parse ``text`` as YAML and convert it, element by element, to the field's annotation."""
+def _floats(value: Any) -> Iterator[float]:
+    if isinstance(value, float):
+        yield value
+    elif isinstance(value, tuple):
+        for item in value:
+            yield from _floats(item)
+
+
+def _coerce(key: str, text: str, hint: Any, current: Any) -> Any:
+    """Parse ``text`` as YAML and convert it, element by element, to the field's annotation.
+
+    Numbers must be finite unless the field's current value already holds a NaN or infinity.
+    """
     if hint is str:
         return text
     try:
-        return _convert(yaml.safe_load(text), hint)
+        value = _convert(yaml.safe_load(text), hint)
     except yaml.YAMLError:
         raise ValueError(f"--set {key}: {text!r} is not a YAML value") from None
     except _MismatchError:
         raise ValueError(f"--set {key}: expected {_type_name(hint)}; got {text!r}") from None
+    finite_field = all(math.isfinite(v) for v in _floats(current))
+    if finite_field and not all(math.isfinite(v) for v in _floats(value)):
+        raise ValueError(f"--set {key}: expected finite numbers; got {text!r}")
+    return value
 
 
 def apply_overrides(config: Any, overrides: Mapping[str, str]) -> Any:
@@ -278,7 +294,9 @@ def apply_overrides(config: Any, overrides: Mapping[str, str]) -> Any:
             f"unknown config key(s) {', '.join(unknown)}; valid keys: {', '.join(fields)}"
         )
     hints = _field_hints(config)
-    changes = {key: _coerce(key, text, hints[key]) for key, text in overrides.items()}
+    changes = {
+        key: _coerce(key, text, hints[key], getattr(config, key)) for key, text in overrides.items()
+    }
     return dataclasses.replace(config, **changes)
 
 
