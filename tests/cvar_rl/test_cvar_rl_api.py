@@ -7,8 +7,11 @@ import pytest
 from icml26.cvar_rl import (
     AugmentedGreedyPolicy,
     BudgetGrid,
+    MarkovPolicy,
     TabularMDP,
+    augmented_bellman,
     augmented_value_iteration,
+    chow_cvar_vi,
     cvar_from_values,
     cvar_q_learning,
     exact_cvar,
@@ -129,3 +132,44 @@ def test_bad_alpha_grid_and_env_are_refused():
         cvar_q_learning(gym.make("CartPole-v1"), grid, 0.9, 10)
     with pytest.raises(ValueError, match="lr_schedule must be one of"):
         cvar_q_learning(risky_chain(), grid, 0.9, 10, lr_schedule="adam")
+
+
+def test_tables_are_checked_for_rank_and_finiteness_and_the_callers_arrays_stay_writable():
+    P, R = good_tables()
+    with pytest.raises(ValueError, match="TabularMDP: P must be 3-D; got shape"):
+        TabularMDP(P[:, 0, :], R, 0.9)
+    bad = R.copy()
+    bad[0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="TabularMDP: R must be finite; got 1 NaN/inf"):
+        TabularMDP(P, bad, 0.9)
+    with pytest.raises(ValueError, match=r"obs_index must have shape \(2\)"):
+        TabularMDP(P, R, 0.9, obs_index=[0, 1, 2])
+    mdp = TabularMDP(P, R, 0.9)
+    P[0, 0, 0] = 0.5  # the model holds its own copy
+    assert P.flags.writeable and mdp.P[0, 0, 0] == 0.0 and not mdp.P.flags.writeable
+
+
+def test_value_and_policy_arrays_are_checked():
+    mdp, grid = risky_chain(), BudgetGrid(-60.0, 40.0, 11)
+    with pytest.raises(ValueError, match=r"augmented_bellman: V must have shape \(S, K\)"):
+        augmented_bellman(mdp, grid, np.zeros((6, 10)))
+    with pytest.raises(ValueError, match="augmented_bellman: V must be finite"):
+        augmented_bellman(mdp, grid, np.full((6, 11), np.inf))
+    with pytest.raises(ValueError, match=r"cvar_from_values: V_s0 must have shape \(11\)"):
+        cvar_from_values(np.zeros(10), grid, 0.5)
+    with pytest.raises(ValueError, match="AugmentedGreedyPolicy: Q must be 3-D"):
+        AugmentedGreedyPolicy(np.zeros((6, 11)), grid, 0.9, 0.0)
+    with pytest.raises(ValueError, match=r"Q must have shape \(S, 11, A\)"):
+        AugmentedGreedyPolicy(np.zeros((6, 10, 2)), grid, 0.9, 0.0)
+    with pytest.raises(ValueError, match="MarkovPolicy: actions must be 1-D"):
+        MarkovPolicy([[0, 1]])
+    with pytest.raises(ValueError, match="y_grid must be increasing"):
+        chow_cvar_vi(mdp, y_grid=[0.5, 0.2, 1.0])
+    with pytest.raises(ValueError, match="chow_cvar_vi: y_grid must be 1-D"):
+        chow_cvar_vi(mdp, y_grid=[[0.5, 1.0]])
+
+
+def test_cvar_refuses_nan_probabilities():
+    # A NaN sum is neither > nor < anything, so the sum-to-one test alone would let it through.
+    with pytest.raises(ValueError, match="exact_cvar: probs must be finite"):
+        exact_cvar([0.0, 1.0], [np.nan, 1.0], 0.5)

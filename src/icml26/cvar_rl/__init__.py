@@ -10,62 +10,6 @@ The paper's full text was not available: the design follows the project's spec (
 abstract and the classical literature); see docs/cvar_rl.md, "Deviations".
 """
 
-from icml26.cvar_rl.baselines import (
-    ChowPolicy,
-    ChowSolution,
-    bauerle_ott_vi,
-    chow_cvar_vi,
-    risk_neutral_vi,
-)
-from icml26.cvar_rl.budget import BudgetGrid, redistributed_reward
-from icml26.cvar_rl.evaluation import (
-    empirical_cvar,
-    exact_cvar,
-    exact_return_distribution,
-    rollout_returns,
-)
-from icml26.cvar_rl.exact import (
-    brute_force_static_cvar,
-    brute_force_truncated_mean,
-    exact_augmented_cvar,
-    exact_augmented_value,
-)
-from icml26.cvar_rl.mdp import TabularMDP, random_layered_mdp, risky_chain
-from icml26.cvar_rl.policies import AbstractPolicy, AugmentedGreedyPolicy, MarkovPolicy
-from icml26.cvar_rl.q_learning import QLearningResult, cvar_q_learning
-from icml26.cvar_rl.value_iteration import (
-    AugmentedSolution,
-    augmented_bellman,
-    augmented_value_iteration,
-    cvar_from_values,
-)
+from icml26.core.imports import lazy_api
 
-__all__ = [
-    "AbstractPolicy",
-    "AugmentedGreedyPolicy",
-    "AugmentedSolution",
-    "BudgetGrid",
-    "ChowPolicy",
-    "ChowSolution",
-    "MarkovPolicy",
-    "QLearningResult",
-    "TabularMDP",
-    "augmented_bellman",
-    "augmented_value_iteration",
-    "bauerle_ott_vi",
-    "brute_force_static_cvar",
-    "brute_force_truncated_mean",
-    "chow_cvar_vi",
-    "cvar_from_values",
-    "cvar_q_learning",
-    "empirical_cvar",
-    "exact_augmented_cvar",
-    "exact_augmented_value",
-    "exact_cvar",
-    "exact_return_distribution",
-    "random_layered_mdp",
-    "redistributed_reward",
-    "risk_neutral_vi",
-    "risky_chain",
-    "rollout_returns",
-]
+__getattr__, __dir__, __all__ = lazy_api(__name__, __file__, requires=("gymnasium",))

@@ -20,7 +20,7 @@ from typing import Any, final
 import numpy as np
 import scipy.sparse as sp
 
-from icml26.core import check_in_interval, check_one_of, check_positive_int
+from icml26.core import check_array, check_in_interval, check_one_of, check_positive_int
 from icml26.cvar_rl.budget import BudgetGrid
 from icml26.cvar_rl.mdp import TabularMDP
 from icml26.cvar_rl.policies import AbstractPolicy
@@ -200,8 +200,11 @@ def chow_cvar_vi(
     >>> round(float(sol.V[0, -1]), 6)  # y = 1: the risk-neutral value
     2.972
     """
-    y = np.geomspace(1e-3, 1.0, 31) if y_grid is None else np.asarray(y_grid, dtype=float)
-    if y.ndim != 1 or y[0] <= 0 or y[-1] != 1.0 or np.any(np.diff(y) <= 0):
+    if y_grid is None:
+        y = np.geomspace(1e-3, 1.0, 31)
+    else:
+        y = check_array("y_grid", y_grid, owner="chow_cvar_vi", ndim=1)
+    if y.size == 0 or y[0] <= 0 or y[-1] != 1.0 or np.any(np.diff(y) <= 0):
         raise ValueError(
             f"chow_cvar_vi: y_grid must be increasing in (0, 1] and end at 1; got {y!r}."
         )

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Seed, check_in_interval, check_positive_int, numpy_generator
+from icml26.core import Seed, check_array, check_in_interval, check_positive_int, numpy_generator
 from icml26.cvar_rl.mdp import TabularMDP
 from icml26.cvar_rl.policies import AbstractPolicy
 
@@ -37,7 +37,7 @@ def exact_cvar(atoms: Any, probs: Any, alpha: float) -> float:
     Raises
     ------
     ValueError
-        If alpha is outside (0, 1] or the probabilities are invalid.
+        If alpha is outside (0, 1], an entry is NaN or infinite, or the probabilities are invalid.
 
     Example
     -------
@@ -47,7 +47,8 @@ def exact_cvar(atoms: Any, probs: Any, alpha: float) -> float:
     5.0
     """
     alpha = check_in_interval("alpha", alpha, low=0.0, high=1.0, closed="right", owner="exact_cvar")
-    atoms, probs = np.asarray(atoms, dtype=float).ravel(), np.asarray(probs, dtype=float).ravel()
+    atoms = check_array("atoms", atoms, owner="exact_cvar").ravel()
+    probs = check_array("probs", probs, owner="exact_cvar").ravel()
     if atoms.shape != probs.shape or atoms.size == 0:
         raise ValueError(
             f"exact_cvar: atoms and probs must be non-empty with one shape; got "
@@ -82,7 +83,7 @@ def empirical_cvar(returns: Any, alpha: float) -> float:
     >>> empirical_cvar([1.0, 2.0, 3.0, 4.0], alpha=0.5)
     1.5
     """
-    returns = np.asarray(returns, dtype=float).ravel()
+    returns = check_array("returns", returns, owner="empirical_cvar").ravel()
     return exact_cvar(returns, np.full(returns.size, 1.0 / max(returns.size, 1)), alpha)
 
 
@@ -119,7 +120,7 @@ def rollout_returns(
     -------
     >>> from icml26.cvar_rl import MarkovPolicy, risky_chain
     >>> z = rollout_returns(risky_chain(), MarkovPolicy([0] * 6), 1000, 5, seed=0)
-    >>> sorted(set(np.round(z, 6)))
+    >>> sorted(set(np.round(z, 6).tolist()))
     [0.81, 4.81]
     """
     n = check_positive_int("n_episodes", n_episodes, owner="rollout_returns")

@@ -3,31 +3,27 @@ the performance–safety frontier (F1–F4).
 
 The paper's own numbers could not be retrieved; the "paper" column shows the spec's stated
 claims and the figures the spec's authors measured with their prototype.
+
+Importing this module stays light (``icml26 list``): the method (scipy, gymnasium) is imported
+inside the run functions and the helpers they call.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from icml26.core import Claim, Table, numpy_generator, register
-from icml26.cvar_rl.baselines import ChowPolicy, bauerle_ott_vi, chow_cvar_vi, risk_neutral_vi
-from icml26.cvar_rl.budget import BudgetGrid
-from icml26.cvar_rl.evaluation import (
-    empirical_cvar,
-    exact_cvar,
-    exact_return_distribution,
-    rollout_returns,
-)
-from icml26.cvar_rl.exact import brute_force_static_cvar, exact_augmented_cvar
-from icml26.cvar_rl.mdp import TabularMDP, risky_chain
-from icml26.cvar_rl.policies import AugmentedGreedyPolicy, MarkovPolicy
-from icml26.cvar_rl.q_learning import cvar_q_learning
-from icml26.cvar_rl.value_iteration import augmented_value_iteration, cvar_from_values
+from icml26.core import Claim, Resources, RunContext, Table, register
 
+if TYPE_CHECKING:
+    from icml26.cvar_rl import AugmentedSolution, BudgetGrid, TabularMDP
+
+REQUIRES = ("gymnasium",)
+# NumPy/SciPy only, single-threaded loops and small sparse products: one core per task.
+RESOURCES = Resources(cpus=1)
 PAPER = (
     "Muni, Taboga, Derman, Bacon & Delage, Reward Redistribution for CVaR MDPs using a Bellman "
     "Operator on L-infinity, ICML 2026 (arXiv:2602.03778)"
@@ -120,6 +116,8 @@ RISKY_CLAIMS = (
 
 def _s1_actions(Q: np.ndarray, grid: BudgetGrid, gamma: float, b: float) -> list[int]:
     """Greedy s1 action after each branch when starting from budget b."""
+    from icml26.cvar_rl import AugmentedGreedyPolicy
+
     policy = AugmentedGreedyPolicy(Q, grid, gamma, b)
     budgets = np.array([((b - r) / gamma) / gamma for _, r in _RISKY_BRANCHES])
     return policy.act_batch(np.full(2, _RISKY_S1), budgets).tolist()
@@ -151,21 +149,38 @@ def risky_tables(metrics: list[dict[str, Any]], config: RiskyChainConfig) -> lis
     presets=RISKY_PRESETS,
     tables=risky_tables,
     seeds=1,  # exact computations; one Q-learning run as in the spec
+    requires=REQUIRES,
+    resources=RESOURCES,
 )
-def risky_chain_experiment(config: RiskyChainConfig, seed: int) -> dict[str, Any]:
+def risky_chain_experiment(config: RiskyChainConfig, ctx: RunContext) -> dict[str, Any]:
+    from icml26.cvar_rl import (
+        AugmentedGreedyPolicy,
+        BudgetGrid,
+        augmented_value_iteration,
+        brute_force_static_cvar,
+        cvar_from_values,
+        cvar_q_learning,
+        exact_augmented_cvar,
+        exact_cvar,
+        exact_return_distribution,
+        risky_chain,
+    )
+
     mdp = risky_chain(config.gamma)
     horizon = 3
     grid = BudgetGrid.from_reward_bounds(*mdp.reward_bounds(), mdp.gamma, config.K)
     sol = augmented_value_iteration(mdp, grid)
-    q = cvar_q_learning(
-        mdp,
-        grid,
-        mdp.gamma,
-        config.q_steps,
-        lr_schedule=config.q_lr_schedule,
-        eps=config.q_eps,
-        seed=seed,
-    )
+    with ctx.progress(config.q_steps, "Q-learning steps") as bar:
+        q = cvar_q_learning(
+            mdp,
+            grid,
+            mdp.gamma,
+            config.q_steps,
+            lr_schedule=config.q_lr_schedule,
+            eps=config.q_eps,
+            seed=ctx.numpy_generator(),
+            on_progress=bar.advance,
+        )
     q_values = q.Q[mdp.s0].max(axis=1)
     out: dict[str, list[float]] = {
         k: [] for k in ("brute", "exact", "grid", "executed", "qlearn", "markov")
@@ -325,8 +340,17 @@ def cliff_plot(metrics: list[dict[str, Any]], config: CliffConfig) -> dict[str, 
     return {"cliff_cvar": fig}
 
 
-def _optimal_cvar_returns(mdp, sol, grid, alpha, config, rng):
+def _optimal_cvar_returns(
+    mdp: TabularMDP,
+    sol: AugmentedSolution,
+    grid: BudgetGrid,
+    alpha: float,
+    config: CliffConfig | FrontierConfig,
+    rng: np.random.Generator,
+) -> tuple[float, float, np.ndarray]:
     """CVaR*_alpha predicted by VI, its budget b*, and MC returns of the augmented greedy policy."""
+    from icml26.cvar_rl import AugmentedGreedyPolicy, cvar_from_values, rollout_returns
+
     predicted, b = cvar_from_values(sol.V[mdp.s0], grid, alpha)
     policy = AugmentedGreedyPolicy(sol.Q, grid, mdp.gamma, b)
     return predicted, b, rollout_returns(mdp, policy, config.n_episodes, config.horizon, rng)
@@ -341,9 +365,23 @@ def _optimal_cvar_returns(mdp, sol, grid, alpha, config, rng):
     tables=cliff_tables,
     plot=cliff_plot,
     seeds=3,  # the VI is deterministic; seeds vary the Monte-Carlo evaluation
+    requires=REQUIRES,
+    resources=RESOURCES,
 )
-def cliff_experiment(config: CliffConfig, seed: int) -> dict[str, Any]:
-    rng = numpy_generator(seed)
+def cliff_experiment(config: CliffConfig, ctx: RunContext) -> dict[str, Any]:
+    from icml26.cvar_rl import (
+        BudgetGrid,
+        MarkovPolicy,
+        TabularMDP,
+        augmented_value_iteration,
+        bauerle_ott_vi,
+        cvar_from_values,
+        empirical_cvar,
+        risk_neutral_vi,
+        rollout_returns,
+    )
+
+    rng = ctx.numpy_generator()
     mdp = TabularMDP.from_gymnasium("CliffWalking-v1", gamma=config.gamma, slip=config.slip)
     grid = BudgetGrid(config.c_lo, config.c_hi, config.K)
     sol = augmented_value_iteration(mdp, grid)
@@ -354,21 +392,23 @@ def cliff_experiment(config: CliffConfig, seed: int) -> dict[str, Any]:
     out: dict[str, list[float]] = {
         k: [] for k in ("predicted", "b_star", "mc_cvar", "mc_mean", "mc_se", "rn_cvar")
     }
-    for alpha in config.alphas:
-        predicted, b, z = _optimal_cvar_returns(mdp, sol, grid, alpha, config, rng)
-        for key, value in zip(
-            out,
-            (
-                predicted,
-                b,
-                empirical_cvar(z, alpha),
-                z.mean(),
-                _cvar_se(z, alpha),
-                empirical_cvar(z_rn, alpha),
-            ),
-            strict=True,
-        ):
-            out[key].append(float(value))
+    with ctx.progress(len(config.alphas), "CVaR policies: Monte-Carlo rollouts") as bar:
+        for alpha in config.alphas:
+            predicted, b, z = _optimal_cvar_returns(mdp, sol, grid, alpha, config, rng)
+            for key, value in zip(
+                out,
+                (
+                    predicted,
+                    b,
+                    empirical_cvar(z, alpha),
+                    z.mean(),
+                    _cvar_se(z, alpha),
+                    empirical_cvar(z_rn, alpha),
+                ),
+                strict=True,
+            ):
+                out[key].append(float(value))
+            bar.advance()
     cvar_1, _ = cvar_from_values(sol.V[mdp.s0], grid, 1.0)
     i = config.alphas.index(min(config.alphas))
     W_zero = bauerle_ott_vi(mdp, grid, init="zero")
@@ -469,6 +509,8 @@ def _cvar_error_bound(delta: float, gamma: float, alpha: float) -> float:
 
 def _frontier_model(name: str, slip: float, gamma: float) -> tuple[TabularMDP, BudgetGrid | None]:
     """A model, and for FrozenLake (rewards in [0, 1]) its exact grid range [0, 1 / (1 - gamma)]."""
+    from icml26.cvar_rl import BudgetGrid, TabularMDP
+
     if name == "CliffWalking-native":
         return TabularMDP.from_gymnasium("CliffWalking-v1", gamma=gamma, is_slippery=True), None
     if name.startswith("CliffWalking"):
@@ -480,6 +522,8 @@ def _frontier_curve(
     mdp: TabularMDP, grid: BudgetGrid, config: FrontierConfig, rng: np.random.Generator
 ) -> dict[str, list[float]]:
     """Per alpha: predicted CVaR*, MC mean and CVaR_alpha_min (with SEs), MC CVaR_alpha."""
+    from icml26.cvar_rl import augmented_value_iteration, empirical_cvar
+
     sol = augmented_value_iteration(mdp, grid)
     a_min = min(config.alphas)
     curve: dict[str, list[float]] = {
@@ -568,29 +612,50 @@ def frontier_tables(metrics: list[dict[str, Any]], config: FrontierConfig) -> li
     plot=frontier_plot,
     tables=frontier_tables,
     seeds=1,  # Q-learning seeds are run inside the task (F2 is about the worst seed)
+    requires=REQUIRES,
+    resources=RESOURCES,
 )
-def frontier_experiment(config: FrontierConfig, seed: int) -> dict[str, Any]:
-    rng = numpy_generator(seed)
+def frontier_experiment(config: FrontierConfig, ctx: RunContext) -> dict[str, Any]:
+    from icml26.cvar_rl import (
+        AugmentedGreedyPolicy,
+        BudgetGrid,
+        ChowPolicy,
+        MarkovPolicy,
+        TabularMDP,
+        augmented_value_iteration,
+        chow_cvar_vi,
+        cvar_from_values,
+        cvar_q_learning,
+        empirical_cvar,
+        risk_neutral_vi,
+        rollout_returns,
+    )
+
+    rng = ctx.numpy_generator()
     cliff_grid = BudgetGrid(-300.0, 0.0, max(config.Ks))
     curves: dict[str, dict[str, list[float]]] = {}
     violations = 0
     models = [(f"CliffWalking slip={p:g}", p) for p in config.slips] + [
         (n, 0.0) for n in config.other_envs
     ]
-    for label, slip in models:
-        mdp, lake_grid = _frontier_model(
-            label if slip == 0.0 else "CliffWalking", slip, config.gamma
-        )
-        grid = cliff_grid if lake_grid is None else replace(lake_grid, K=max(config.Ks))
-        curves[label] = _frontier_curve(mdp, grid, config, rng)
-        violations += _violations(curves[label])
+    with ctx.progress(len(models), "F1: frontier models") as bar:
+        for label, slip in models:
+            mdp, lake_grid = _frontier_model(
+                label if slip == 0.0 else "CliffWalking", slip, config.gamma
+            )
+            grid = cliff_grid if lake_grid is None else replace(lake_grid, K=max(config.Ks))
+            curves[label] = _frontier_curve(mdp, grid, config, rng)
+            violations += _violations(curves[label])
+            bar.advance()
     # F3: discretisation on CliffWalking slip 0.1.
     mdp = TabularMDP.from_gymnasium("CliffWalking-v1", gamma=config.gamma, slip=0.1)
     cvar_by_K, excess = [], -math.inf
-    for K in config.Ks:
-        grid = BudgetGrid(-300.0, 0.0, K)
-        sol = augmented_value_iteration(mdp, grid)
-        cvar_by_K.append([cvar_from_values(sol.V[mdp.s0], grid, a)[0] for a in config.alphas])
+    with ctx.progress(len(config.Ks), "F3: grid sizes") as bar:
+        for K in config.Ks:
+            grid = BudgetGrid(-300.0, 0.0, K)
+            sol = augmented_value_iteration(mdp, grid)
+            cvar_by_K.append([cvar_from_values(sol.V[mdp.s0], grid, a)[0] for a in config.alphas])
+            bar.advance()
     for (K, coarse), fine in zip(
         zip(config.Ks, cvar_by_K, strict=False), cvar_by_K[1:], strict=False
     ):
@@ -605,22 +670,24 @@ def frontier_experiment(config: FrontierConfig, seed: int) -> dict[str, Any]:
     grid = BudgetGrid(-300.0, 0.0, max(config.Ks))
     sol = augmented_value_iteration(mdp, grid)
     ours_mc, chow_mc, shortfall = [], [], -math.inf
-    for alpha in config.alphas:
-        _, b = cvar_from_values(sol.V[mdp.s0], grid, alpha)
-        z = rollout_returns(
-            mdp,
-            AugmentedGreedyPolicy(sol.Q, grid, mdp.gamma, b),
-            config.n_episodes,
-            config.horizon,
-            rng,
-        )
-        z_chow = rollout_returns(
-            mdp, ChowPolicy(chow, alpha), config.n_episodes, config.horizon, rng
-        )
-        ours_mc.append(empirical_cvar(z, alpha))
-        chow_mc.append(empirical_cvar(z_chow, alpha))
-        se = math.hypot(_cvar_se(z, alpha), _cvar_se(z_chow, alpha))
-        shortfall = max(shortfall, chow_mc[-1] - ours_mc[-1] - 2 * se)
+    with ctx.progress(len(config.alphas), "F4: ours vs Chow-VI rollouts") as bar:
+        for alpha in config.alphas:
+            _, b = cvar_from_values(sol.V[mdp.s0], grid, alpha)
+            z = rollout_returns(
+                mdp,
+                AugmentedGreedyPolicy(sol.Q, grid, mdp.gamma, b),
+                config.n_episodes,
+                config.horizon,
+                rng,
+            )
+            z_chow = rollout_returns(
+                mdp, ChowPolicy(chow, alpha), config.n_episodes, config.horizon, rng
+            )
+            ours_mc.append(empirical_cvar(z, alpha))
+            chow_mc.append(empirical_cvar(z_chow, alpha))
+            se = math.hypot(_cvar_se(z, alpha), _cvar_se(z_chow, alpha))
+            shortfall = max(shortfall, chow_mc[-1] - ours_mc[-1] - 2 * se)
+            bar.advance()
     # F2: Q-learning on CliffWalking slip 0.1, worst of q_seeds seeds.
     a_min = min(config.alphas)
     q_grid = BudgetGrid(-300.0, 0.0, config.q_grid_size)
@@ -632,17 +699,20 @@ def frontier_experiment(config: FrontierConfig, seed: int) -> dict[str, Any]:
         a_min,
     )
     q_gains = []
-    for _ in range(config.q_seeds):
-        q = cvar_q_learning(mdp, q_grid, mdp.gamma, config.q_steps, seed=rng)
-        _, b = cvar_from_values(q.Q[mdp.s0].max(axis=1), q_grid, a_min)
-        z = rollout_returns(
-            mdp,
-            AugmentedGreedyPolicy(q.Q, q_grid, mdp.gamma, b),
-            config.n_episodes,
-            config.horizon,
-            rng,
-        )
-        q_gains.append(empirical_cvar(z, a_min) - rn_tail)
+    with ctx.progress(config.q_seeds * config.q_steps, "F2: Q-learning steps") as bar:
+        for _ in range(config.q_seeds):
+            q = cvar_q_learning(
+                mdp, q_grid, mdp.gamma, config.q_steps, seed=rng, on_progress=bar.advance
+            )
+            _, b = cvar_from_values(q.Q[mdp.s0].max(axis=1), q_grid, a_min)
+            z = rollout_returns(
+                mdp,
+                AugmentedGreedyPolicy(q.Q, q_grid, mdp.gamma, b),
+                config.n_episodes,
+                config.horizon,
+                rng,
+            )
+            q_gains.append(empirical_cvar(z, a_min) - rn_tail)
     return {
         "frontier_violations": float(violations),
         "q_cvar_gain_min": float(min(q_gains)),

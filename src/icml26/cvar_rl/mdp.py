@@ -17,7 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Seed, check_in_interval, check_positive_int, numpy_generator
+from icml26.core import (
+    Seed,
+    check_array,
+    check_in_interval,
+    check_positive_int,
+    numpy_generator,
+)
 
 __all__ = ["TabularMDP", "random_layered_mdp", "risky_chain"]
 
@@ -25,14 +31,12 @@ _ROW_TOL = 1e-8
 
 
 def _as_table(name: str, value: Any) -> np.ndarray:
-    array = np.asarray(value, dtype=float)
-    if array.ndim != 3 or array.shape[0] != array.shape[2] or min(array.shape) < 1:
+    """``value`` as a finite float (S, A, S) table: rank and finiteness by core, S and A here."""
+    array = check_array(name, value, owner="TabularMDP", ndim=3)
+    if array.shape[0] != array.shape[2] or min(array.shape) < 1:
         raise ValueError(
-            f"TabularMDP: {name} must have shape (S, A, S); got shape {array.shape} "
-            f"({type(value).__name__})."
+            f"TabularMDP: {name} must have shape (S, A, S) with S, A >= 1; got shape {array.shape}."
         )
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"TabularMDP: {name} must be finite; got non-finite entries.")
     return array
 
 
@@ -115,10 +119,14 @@ class TabularMDP:
             raise ValueError(
                 f"TabularMDP: s0 must be a non-terminal state in [0, {n}); got {s0!r}."
             )
-        obs = np.arange(n) if obs_index is None else np.asarray(obs_index, dtype=int)
-        if obs.shape != (n,):
-            raise ValueError(f"TabularMDP: obs_index must have shape ({n},); got {obs.shape}.")
-        for name, value in (("P", P), ("R", R), ("terminal", mask.copy()), ("obs_index", obs)):
+        obs = (
+            np.arange(n)
+            if obs_index is None
+            else check_array("obs_index", obs_index, owner="TabularMDP", shape=(n,), dtype=int)
+        )
+        # Own read-only copies: the caller's arrays stay writable and cannot change the model.
+        for name, value in (("P", P), ("R", R), ("terminal", mask), ("obs_index", obs)):
+            value = value.copy()
             value.setflags(write=False)
             object.__setattr__(self, name, value)
         object.__setattr__(self, "gamma", gamma)

@@ -14,7 +14,7 @@ from typing import Any, final
 
 import numpy as np
 
-from icml26.core import check_in_interval
+from icml26.core import check_array, check_in_interval
 from icml26.cvar_rl.budget import BudgetGrid
 
 __all__ = ["AbstractPolicy", "AugmentedGreedyPolicy", "MarkovPolicy"]
@@ -91,9 +91,7 @@ class MarkovPolicy(AbstractPolicy):
     """
 
     def __init__(self, actions: Any) -> None:
-        self.actions = np.asarray(actions, dtype=np.int64)
-        if self.actions.ndim != 1:
-            raise ValueError(f"MarkovPolicy: actions must be 1-D; got shape {self.actions.shape}.")
+        self.actions = check_array("actions", actions, owner="MarkovPolicy", ndim=1, dtype=np.int64)
 
     def initial_memory(self, n: int) -> np.ndarray:
         """No memory: zeros."""
@@ -136,8 +134,8 @@ class AugmentedGreedyPolicy(AbstractPolicy):
     """
 
     def __init__(self, Q: Any, grid: BudgetGrid, gamma: float, b: float) -> None:
-        self.Q = np.asarray(Q, dtype=float)
-        if self.Q.ndim != 3 or self.Q.shape[1] != grid.K:
+        self.Q = check_array("Q", Q, owner="AugmentedGreedyPolicy", ndim=3)
+        if self.Q.shape[1] != grid.K:
             raise ValueError(
                 f"AugmentedGreedyPolicy: Q must have shape (S, {grid.K}, A); got {self.Q.shape}."
             )

@@ -7,6 +7,7 @@ Q interpolated linearly in c. Episodes start from a fresh budget c_0 ~ Uniform(n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,8 @@ from icml26.cvar_rl.budget import BudgetGrid, redistributed_reward
 from icml26.cvar_rl.mdp import TabularMDP
 
 __all__ = ["QLearningResult", "cvar_q_learning"]
+
+_PROGRESS_EVERY = 1000  # steps between two on_progress calls: cheap next to ~50 us per step
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,7 @@ def cvar_q_learning(
     update_all_budgets: bool = True,
     max_episode_steps: int = 200,
     seed: Seed = None,
+    on_progress: Callable[[int], None] | None = None,
 ) -> QLearningResult:
     """Tabular CVaR Q-learning with the redistributed reward on a budget grid.
 
@@ -123,6 +127,9 @@ def cvar_q_learning(
         Episode cap; a truncated episode bootstraps (it is not terminal).
     seed
         Randomness (int, Generator or None).
+    on_progress
+        Called with the number of steps done since its previous call, every 1000 steps and once
+        at the end (e.g. a progress bar's ``advance``); it does not affect the result.
 
     Returns
     -------
@@ -162,7 +169,9 @@ def cvar_q_learning(
     Q = np.zeros((n_states, grid.K, n_actions))
     visits = np.zeros((n_states, n_actions), dtype=np.int64)
     episodes, t_episode = 0, max_episode_steps
-    for _ in range(n_steps):
+    for step in range(n_steps):
+        if on_progress is not None and step and step % _PROGRESS_EVERY == 0:
+            on_progress(_PROGRESS_EVERY)
         if t_episode >= max_episode_steps:
             s, c = env.reset(), float(rng.choice(nodes))
             episodes, t_episode = episodes + 1, 0
@@ -185,4 +194,6 @@ def cvar_q_learning(
         c, s, t_episode = (c - r) / gamma, s_next, t_episode + 1
         if terminated:
             t_episode = max_episode_steps
+    if on_progress is not None:
+        on_progress(n_steps - (n_steps - 1) // _PROGRESS_EVERY * _PROGRESS_EVERY)
     return QLearningResult(Q, visits, episodes)

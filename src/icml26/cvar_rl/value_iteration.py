@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from icml26.core import check_in_interval, check_one_of, check_positive_int
+from icml26.core import check_array, check_in_interval, check_one_of, check_positive_int
 from icml26.cvar_rl.budget import BudgetGrid, redistributed_reward
 from icml26.cvar_rl.mdp import TabularMDP
 
@@ -77,7 +77,8 @@ class _ProjectedOperator:
 
 
 def _check_values(V: Any, shape: tuple[int, int], owner: str) -> np.ndarray:
-    V = np.asarray(V, dtype=float)
+    """``V`` as a finite float (S, K) array: rank and finiteness by core, (S, K) named here."""
+    V = check_array("V", V, owner=owner, ndim=2)
     if V.shape != shape:
         raise ValueError(f"{owner}: V must have shape (S, K) = {shape}; got {V.shape}.")
     return V
@@ -101,6 +102,11 @@ def augmented_bellman(
     -------
     numpy.ndarray
         (T V)[s, k], shape (S, K); zero at terminal states.
+
+    Raises
+    ------
+    ValueError
+        If V is not a finite (S, K) array or interp is unknown.
 
     Example
     -------
@@ -191,7 +197,7 @@ def cvar_from_values(V_s0: Any, grid: BudgetGrid, alpha: float) -> tuple[float, 
     Raises
     ------
     ValueError
-        If alpha is outside (0, 1] or V_s0 does not have K entries.
+        If alpha is outside (0, 1] or V_s0 is not K finite values.
 
     Example
     -------
@@ -202,9 +208,7 @@ def cvar_from_values(V_s0: Any, grid: BudgetGrid, alpha: float) -> tuple[float, 
     alpha = check_in_interval(
         "alpha", alpha, low=0.0, high=1.0, closed="right", owner="cvar_from_values"
     )
-    V_s0 = np.asarray(V_s0, dtype=float)
-    if V_s0.shape != (grid.K,):
-        raise ValueError(f"cvar_from_values: V_s0 must have shape ({grid.K},); got {V_s0.shape}.")
+    V_s0 = check_array("V_s0", V_s0, owner="cvar_from_values", shape=(grid.K,))
     b = grid.nodes
     objective = b - (np.maximum(b, 0.0) - V_s0) / alpha
     k = int(np.argmax(objective))
