@@ -4,7 +4,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from icml26.core import discover
+from icml26.core import RunContext, discover
 from icml26.matroid import (
     GraphicMatroid,
     UniformBlocks,
@@ -56,12 +56,12 @@ def test_from_edgelist_reads_snap_format_like_networkx(tmp_path):
 @pytest.mark.parametrize(
     "name", ["matroid.bounded_circuit_scaling", "matroid.c3_scaling", "matroid.greedy_cost"]
 )
-def test_experiment_hooks_draw_figures_and_tables(name):
+def test_experiment_hooks_draw_figures_and_tables(name, tmp_path):
     import matplotlib.pyplot as plt
 
     experiment = discover().get(name)
     config = experiment.presets["smoke"]
-    metrics = [experiment.run(config, 0)]
+    metrics = [experiment.run(config, RunContext(seed=0, artifact_dir=tmp_path))]
     figures = experiment.plot(metrics, config)
     assert figures and all(len(f.axes) == 1 for f in figures.values())
     for fig in figures.values():

@@ -18,66 +18,6 @@ Example
 512
 """
 
-from icml26.matroid.bounded_circuit import bounded_circuit_max_weight_basis
-from icml26.matroid.families import (
-    DirectSum,
-    LinearMatroidGF2,
-    PartitionMatroid,
-    TransversalMatroid,
-    UniformBlocks,
-    UniformMatroid,
-)
-from icml26.matroid.graphic import GraphicMatroid
-from icml26.matroid.greedy import (
-    check_weights,
-    find_circuit_lightest,
-    greedy_basis,
-    lightest_in_dependent,
-    max_weight_basis,
-    rank,
-    weight_order,
-)
-from icml26.matroid.oracle import (
-    AbstractMatroid,
-    BudgetExceededError,
-    CostCounter,
-    IndependenceOracle,
-    check_oracle,
-    default_cost,
-)
-from icml26.matroid.partition import (
-    covering_number_exact,
-    partition_size_exact,
-    partition_size_first_fit,
-)
-from icml26.matroid.scaling import ScalingRecord, fit_loglog_slope, run_scaling_experiment
+from icml26.core.imports import lazy_api
 
-__all__ = [
-    "AbstractMatroid",
-    "BudgetExceededError",
-    "CostCounter",
-    "DirectSum",
-    "GraphicMatroid",
-    "IndependenceOracle",
-    "LinearMatroidGF2",
-    "PartitionMatroid",
-    "ScalingRecord",
-    "TransversalMatroid",
-    "UniformBlocks",
-    "UniformMatroid",
-    "bounded_circuit_max_weight_basis",
-    "check_oracle",
-    "check_weights",
-    "covering_number_exact",
-    "default_cost",
-    "find_circuit_lightest",
-    "fit_loglog_slope",
-    "greedy_basis",
-    "lightest_in_dependent",
-    "max_weight_basis",
-    "partition_size_exact",
-    "partition_size_first_fit",
-    "rank",
-    "run_scaling_experiment",
-    "weight_order",
-]
+__getattr__, __dir__, __all__ = lazy_api(__name__, __file__, requires=("networkx",))

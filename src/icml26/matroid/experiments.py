@@ -4,37 +4,32 @@ Every experiment only composes the public API: instances from the families, algo
 fresh :class:`CostCounter` wrappers by :func:`run_scaling_experiment`, exponents by
 :func:`fit_loglog_slope`. Costs are the primary metric; wall times are left out of the metrics
 (they would make the smoke preset non-deterministic).
+
+Importing this module stays light (``icml26 list`` reads it): the matroid library, networkx and
+matplotlib are imported inside the functions that use them. All the work is numpy and pure Python,
+so each task asks for one CPU.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
 
-from icml26.core import Claim, Table, numpy_generator, register
-from icml26.matroid.bounded_circuit import bounded_circuit_max_weight_basis
-from icml26.matroid.families import (
-    LinearMatroidGF2,
-    PartitionMatroid,
-    TransversalMatroid,
-    UniformBlocks,
-    UniformMatroid,
-)
-from icml26.matroid.graphic import GraphicMatroid
-from icml26.matroid.greedy import max_weight_basis
-from icml26.matroid.oracle import CostCounter, IndependenceOracle
-from icml26.matroid.partition import partition_size_exact, partition_size_first_fit
-from icml26.matroid.scaling import ScalingRecord, fit_loglog_slope, run_scaling_experiment
+from icml26.core import Claim, Resources, RunContext, Table, register
+
+if TYPE_CHECKING:
+    from icml26.matroid import GraphicMatroid, IndependenceOracle, ScalingRecord, UniformBlocks
 
 PAPER = (
     "Banihashem, HajiAghayi, JafariRaviz, Mittal, Matroid Algorithms Under Size-Sensitive "
     "Independence Oracles, ICML 2026 (arXiv:2605.00201)"
 )
 GREEDY, SAMPLING = "greedy", "bounded_circuit"
+REQUIRES = ("networkx",)  # the matroid extra, as the package declares it
+RESOURCES = Resources(cpus=1)  # numpy and pure Python: one core per task
 
 
 # ---------------------------------------------------------------- instances and shared analysis
@@ -42,6 +37,7 @@ GREEDY, SAMPLING = "greedy", "bounded_circuit"
 
 def blocks_instance(c: int, m: int) -> Callable[[int, np.random.Generator], tuple[Any, np.ndarray]]:
     """``UniformBlocks(n // m, m, c)`` with a random permutation as distinct weights."""
+    from icml26.matroid import UniformBlocks
 
     def make(n: int, rng: np.random.Generator) -> tuple[UniformBlocks, np.ndarray]:
         matroid = UniformBlocks(nblocks=n // m, m=m, c=c)
@@ -55,6 +51,8 @@ def triangles_instance(n: int, rng: np.random.Generator) -> tuple[GraphicMatroid
 
     Circuits are parallel pairs and triangles, so ``c = 3``.
     """
+    from icml26.matroid import GraphicMatroid
+
     edges = []
     for t in range(max(1, n // 6)):
         a, b, c = 3 * t, 3 * t + 1, 3 * t + 2
@@ -66,6 +64,8 @@ def triangles_instance(n: int, rng: np.random.Generator) -> tuple[GraphicMatroid
 
 def greedy_vs_sampling(c: int, growth: float) -> dict[str, Callable[..., Sequence[int]]]:
     """The two algorithms compared in E1/E2, as ``run_scaling_experiment`` expects them."""
+    from icml26.matroid import bounded_circuit_max_weight_basis, max_weight_basis
+
     return {
         GREEDY: lambda oracle, w, rng: max_weight_basis(oracle, w),
         SAMPLING: lambda oracle, w, rng: bounded_circuit_max_weight_basis(
@@ -76,6 +76,8 @@ def greedy_vs_sampling(c: int, growth: float) -> dict[str, Callable[..., Sequenc
 
 def summarize_scaling(records: list[ScalingRecord], c: int) -> dict[str, Any]:
     """Per-size mean costs, normalised costs, slopes and Las Vegas agreement of E1/E2."""
+    from icml26.matroid import fit_loglog_slope
+
     ns = sorted({r.n for r in records})
     by = {(r.algorithm, r.n, r.repeat): r for r in records}
     runs = [(r.n, r.repeat) for r in records if r.algorithm == GREEDY]
@@ -106,6 +108,8 @@ def summarize_scaling(records: list[ScalingRecord], c: int) -> dict[str, Any]:
 def scaling_plot(metrics: list[dict], c: int, prefix: str = "") -> Any:
     """Log–log cost vs n for greedy and sampling with fitted slopes and the theoretical lines."""
     import matplotlib.pyplot as plt
+
+    from icml26.matroid import fit_loglog_slope
 
     ns = np.array(metrics[0][f"{prefix}ns"], dtype=float)
     fig, ax = plt.subplots(figsize=(6, 4.5))
@@ -261,16 +265,22 @@ def e1_tables(metrics: list[dict], config: BoundedCircuitConfig) -> list[Table]:
     tables=e1_tables,
     seeds=1,  # the run already averages over `repeats` random instances per n
     description="Query cost of greedy (Θ(n²)) vs the bounded-circuit algorithm (O(n^1.5 log n)).",
+    requires=REQUIRES,
+    resources=RESOURCES,
 )
-def bounded_circuit_scaling(config: BoundedCircuitConfig, seed: int) -> dict[str, Any]:
+def bounded_circuit_scaling(config: BoundedCircuitConfig, ctx: RunContext) -> dict[str, Any]:
     """E1: greedy vs bounded-circuit sampling on UniformBlocks with ``c = 2``."""
-    records = run_scaling_experiment(
-        blocks_instance(config.c, config.block_size),
-        config.ns,
-        greedy_vs_sampling(config.c, config.growth),
-        repeats=config.repeats,
-        seed=seed,
-    )
+    from icml26.matroid import run_scaling_experiment
+
+    with ctx.progress(sum(config.repeats), "E1 instances (greedy + sampling)") as bar:
+        records = run_scaling_experiment(
+            blocks_instance(config.c, config.block_size),
+            config.ns,
+            greedy_vs_sampling(config.c, config.growth),
+            repeats=config.repeats,
+            seed=ctx.numpy_generator(),
+            on_instance=bar.advance,
+        )
     out = summarize_scaling(records, config.c)
     out["greedy_cost_over_n2_min"] = min(out["greedy_cost_over_n2"])
     out["greedy_cost_over_n2_max"] = max(out["greedy_cost_over_n2"])
@@ -386,15 +396,27 @@ def e2_tables(metrics: list[dict], config: C3Config) -> list[Table]:
     tables=e2_tables,
     seeds=1,
     description="c = 3: the sampling exponent drops below 2, but the crossover lies beyond 2^16.",
+    requires=REQUIRES,
+    resources=RESOURCES,
 )
-def c3_scaling(config: C3Config, seed: int) -> dict[str, Any]:
+def c3_scaling(config: C3Config, ctx: RunContext) -> dict[str, Any]:
     """E2: greedy vs bounded-circuit sampling with ``c = 3``."""
-    rng = numpy_generator(seed)
+    from icml26.matroid import run_scaling_experiment
+
+    rng = ctx.numpy_generator()
     algorithms = greedy_vs_sampling(config.c, config.growth)
-    blocks = run_scaling_experiment(
-        blocks_instance(config.c, config.block_size), config.ns, algorithms, seed=rng
-    )
-    triangles = run_scaling_experiment(triangles_instance, config.triangle_ns, algorithms, seed=rng)
+    total = len(config.ns) + len(config.triangle_ns)
+    with ctx.progress(total, "E2 instances (blocks, then triangles)") as bar:
+        blocks = run_scaling_experiment(
+            blocks_instance(config.c, config.block_size),
+            config.ns,
+            algorithms,
+            seed=rng,
+            on_instance=bar.advance,
+        )
+        triangles = run_scaling_experiment(
+            triangles_instance, config.triangle_ns, algorithms, seed=rng, on_instance=bar.advance
+        )
     out = summarize_scaling(blocks, config.c)
     norm = out["sampling_cost_over_theory"]
     out["norm_spread"] = max(norm) / min(norm)
@@ -450,6 +472,14 @@ FAMILIES = ("uniform", "partition", "graphic", "linear_gf2", "transversal")
 
 def random_small_matroid(family: str, n: int, rng: np.random.Generator) -> IndependenceOracle:
     """A random matroid of ``family`` on ``n`` elements (the E3 test bed)."""
+    from icml26.matroid import (
+        GraphicMatroid,
+        LinearMatroidGF2,
+        PartitionMatroid,
+        TransversalMatroid,
+        UniformMatroid,
+    )
+
     if family == "uniform":
         return UniformMatroid(n, int(rng.integers(1, n + 1)))
     if family == "partition":
@@ -473,20 +503,27 @@ def random_small_matroid(family: str, n: int, rng: np.random.Generator) -> Indep
     claims=E3_CLAIMS,
     presets=E3_PRESETS,
     seeds=1,
+    requires=REQUIRES,
+    resources=RESOURCES,
 )
-def partition_size(config: PartitionConfig, seed: int) -> dict[str, Any]:
+def partition_size(config: PartitionConfig, ctx: RunContext) -> dict[str, Any]:
     """E3: ratio first-fit / exact and first-fit cost on random small matroids."""
-    rng = numpy_generator(seed)
+    from icml26.matroid import CostCounter, partition_size_exact, partition_size_first_fit
+
+    rng = ctx.numpy_generator()
     ratios, cost_ratios = [], []
-    for family in FAMILIES:
-        for k in config.ks:
-            for _ in range(config.instances):
-                n = int(rng.integers(4, config.n_max + 1))
-                counter = CostCounter(random_small_matroid(family, n, rng))
-                s, _ = partition_size_first_fit(counter, k)
-                cost_ratios.append(counter.total_cost / (n * (n + k)))
-                exact, _ = partition_size_exact(counter.base, k)
-                ratios.append(s / exact if exact else 1.0)
+    total = len(FAMILIES) * len(config.ks) * config.instances
+    with ctx.progress(total, "E3 instances (first-fit + exact)") as bar:
+        for family in FAMILIES:
+            for k in config.ks:
+                for _ in range(config.instances):
+                    n = int(rng.integers(4, config.n_max + 1))
+                    counter = CostCounter(random_small_matroid(family, n, rng))
+                    s, _ = partition_size_first_fit(counter, k)
+                    cost_ratios.append(counter.total_cost / (n * (n + k)))
+                    exact, _ = partition_size_exact(counter.base, k)
+                    ratios.append(s / exact if exact else 1.0)
+                    bar.advance()
     return {
         "min_ratio": float(min(ratios)),
         "mean_ratio": float(np.mean(ratios)),
@@ -582,36 +619,52 @@ def e4_plot(metrics: list[dict], config: GreedyCostConfig) -> dict[str, Any]:
     presets=E4_PRESETS,
     plot=e4_plot,
     seeds=1,
+    requires=REQUIRES,
+    resources=RESOURCES,
 )
-def greedy_cost(config: GreedyCostConfig, seed: int) -> dict[str, Any]:
+def greedy_cost(config: GreedyCostConfig, ctx: RunContext) -> dict[str, Any]:
     """E4: greedy cost on uniform and random graphic matroids."""
-    rng = numpy_generator(seed)
+    import networkx as nx
+
+    from icml26.matroid import (
+        CostCounter,
+        GraphicMatroid,
+        UniformMatroid,
+        fit_loglog_slope,
+        max_weight_basis,
+    )
+
+    rng = ctx.numpy_generator()
     out: dict[str, Any] = {}
     bound_ratios, errors = [], []
-    for family in ("uniform", "graphic"):
-        ns, rs, costs = [], [], []
-        sizes = config.uniform_ns if family == "uniform" else config.graph_vertices
-        for size in sizes:
-            if family == "uniform":
-                matroid: IndependenceOracle = UniformMatroid(size, size // 2)
-                weights = None
-            else:
-                p = config.mean_degree / (size - 1)
-                graph = nx.gnp_random_graph(size, p, seed=int(rng.integers(2**31)))
-                matroid = GraphicMatroid.from_networkx(graph)
-                weights = rng.random(matroid.n)
-            counter = CostCounter(matroid)
-            r = len(max_weight_basis(counter, weights))
-            n = matroid.n
-            ns.append(n)
-            rs.append(r)
-            costs.append(counter.total_cost)
-            bound_ratios.append(counter.total_cost / (n * (r + 1)))
-            if family == "uniform":
-                errors.append(abs(counter.total_cost - (r * (r + 1) // 2 + (n - r) * (r + 1))))
-        out[f"{family}_n"], out[f"{family}_r"], out[f"{family}_cost"] = ns, rs, costs
-        nr = [n * r for n, r in zip(ns, rs, strict=True)]
-        out[f"{family}_slope_vs_nr"] = fit_loglog_slope(nr, costs)
+    total = len(config.uniform_ns) + len(config.graph_vertices)
+    with ctx.progress(total, "E4 instances (greedy)") as bar:
+        for family in ("uniform", "graphic"):
+            ns, rs, costs = [], [], []
+            sizes = config.uniform_ns if family == "uniform" else config.graph_vertices
+            for size in sizes:
+                if family == "uniform":
+                    matroid: IndependenceOracle = UniformMatroid(size, size // 2)
+                    weights = None
+                else:
+                    p = config.mean_degree / (size - 1)
+                    graph = nx.gnp_random_graph(size, p, seed=int(rng.integers(2**31)))
+                    matroid = GraphicMatroid.from_networkx(graph)
+                    weights = rng.random(matroid.n)
+                counter = CostCounter(matroid)
+                r = len(max_weight_basis(counter, weights))
+                n = matroid.n
+                ns.append(n)
+                rs.append(r)
+                costs.append(counter.total_cost)
+                bound_ratios.append(counter.total_cost / (n * (r + 1)))
+                if family == "uniform":
+                    closed_form = r * (r + 1) // 2 + (n - r) * (r + 1)
+                    errors.append(abs(counter.total_cost - closed_form))
+                bar.advance()
+            out[f"{family}_n"], out[f"{family}_r"], out[f"{family}_cost"] = ns, rs, costs
+            nr = [n * r for n, r in zip(ns, rs, strict=True)]
+            out[f"{family}_slope_vs_nr"] = fit_loglog_slope(nr, costs)
     out["uniform_closed_form_error"] = float(max(errors))
     out["max_cost_over_bound"] = float(max(bound_ratios))
     return out

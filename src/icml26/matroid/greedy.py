@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from icml26.core import check_array
 from icml26.matroid.oracle import IndependenceOracle, check_oracle
 
 __all__ = [
@@ -27,10 +28,13 @@ __all__ = [
 def check_weights(weights: object, n: int, *, owner: str) -> np.ndarray:
     """Return ``weights`` as a float64 array of length ``n`` with finite entries.
 
+    The dtype and length checks are the matroid's (one real weight per element); the conversion
+    and the finiteness check are core's :func:`~icml26.core.check_array`.
+
     Raises
     ------
     TypeError
-        If ``weights`` is not numeric.
+        If ``weights`` is not numeric (bool, int or float).
     ValueError
         If it is not 1-D of length ``n`` or holds NaN/inf.
 
@@ -40,16 +44,15 @@ def check_weights(weights: object, n: int, *, owner: str) -> np.ndarray:
     array([1. , 2.5])
     """
     w = np.asarray(weights)
-    if w.dtype == object or not (np.issubdtype(w.dtype, np.number) or w.dtype == bool):
-        raise TypeError(f"{owner}: weights must be numeric; got dtype {w.dtype}.")
+    if w.dtype.kind not in "biuf":  # strings, objects and complex numbers are not weights
+        raise TypeError(
+            f"{owner}: weights must be numeric (bool, int or float); got dtype {w.dtype}."
+        )
     if w.shape != (n,):
         raise ValueError(
             f"{owner}: weights must have shape ({n},), one per element; got {w.shape}."
         )
-    w = w.astype(np.float64)
-    if not np.isfinite(w).all():
-        raise ValueError(f"{owner}: weights must be finite; got {w[~np.isfinite(w)][0]!r}.")
-    return w
+    return check_array("weights", w, owner=owner, dtype=np.float64)
 
 
 def weight_order(weights: np.ndarray) -> np.ndarray:
@@ -67,8 +70,9 @@ def _check_elements(elements: object, n: int, *, owner: str, name: str) -> np.nd
     e = np.asarray(elements)
     if e.size == 0:
         return np.zeros(0, dtype=np.int64)
-    if e.ndim != 1 or not np.issubdtype(e.dtype, np.integer):
-        raise TypeError(f"{owner}: {name} must be a 1-D sequence of element ids; got {e.dtype}.")
+    e = check_array(name, e, owner=owner, ndim=1, dtype=None, finite=False)
+    if not np.issubdtype(e.dtype, np.integer):
+        raise TypeError(f"{owner}: {name} must hold integer element ids; got dtype {e.dtype}.")
     if e.min() < 0 or e.max() >= n:
         raise ValueError(
             f"{owner}: {name} must hold ids in range(0, {n}); got {e.min()}..{e.max()}."
@@ -100,7 +104,7 @@ def greedy_basis(oracle: IndependenceOracle, order: Sequence[int] | None = None)
     TypeError
         If ``oracle`` is not an oracle or ``order`` holds non-integers.
     ValueError
-        If ``order`` holds ids out of range or repeats.
+        If ``order`` is not 1-D, holds ids out of range or repeats.
 
     Example
     -------

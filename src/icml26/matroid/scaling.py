@@ -64,6 +64,7 @@ def run_scaling_experiment(
     repeats: int | Sequence[int] = 1,
     seed: Seed = None,
     cost_fn: Callable[[int], float] = default_cost,
+    on_instance: Callable[[], None] | None = None,
 ) -> list[ScalingRecord]:
     """Run every algorithm on the same random instances of every size and charge their queries.
 
@@ -82,6 +83,9 @@ def run_scaling_experiment(
         Randomness of the instances and the algorithms.
     cost_fn
         Cost of one query of a given size.
+    on_instance
+        Called with no argument after all algorithms ran on an instance (e.g. to advance a
+        progress bar by one of ``sum(repeats)`` steps).
 
     Returns
     -------
@@ -134,4 +138,6 @@ def run_scaling_experiment(
                         basis,
                     )
                 )
+            if on_instance is not None:
+                on_instance()
     return records
