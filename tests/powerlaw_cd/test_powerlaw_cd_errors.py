@@ -6,6 +6,7 @@ import pytest
 from icml26.powerlaw_cd import (
     benjamini_hochberg,
     f1_tnr,
+    granger_on_features,
     granger_pairwise,
     make_acyclic,
     placy,
@@ -41,7 +42,7 @@ def test_fewer_than_two_variables_or_wrong_rank():
         placy(X[:1])
     with pytest.raises(ValueError, match=r"X must be 2-D of shape \(N, T\)"):
         granger_pairwise(X[0])
-    with pytest.raises(TypeError, match="X must be a numeric array"):
+    with pytest.raises(TypeError, match="placy: X must be an array of float64; got list"):
         placy([["a", "b"], ["c", "d"]])
 
 
@@ -90,6 +91,13 @@ def test_simulator_parameters():
         simulate_ou(3, 500, normalize="max")
     with pytest.raises(TypeError, match="seed must be an int"):
         simulate_ou(3, 500, seed="zero")
+
+
+def test_non_numeric_inputs_of_the_building_blocks():
+    with pytest.raises(TypeError, match="granger_on_features: targets must be an array"):
+        granger_on_features([["a"]], X[:, None, :])
+    with pytest.raises(TypeError, match="benjamini_hochberg: pvalues must be an array"):
+        benjamini_hochberg(["low"])
 
 
 def test_benchmark_arguments():

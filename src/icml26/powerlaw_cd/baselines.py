@@ -1,22 +1,20 @@
 """The paper's baselines as its driver configures them: PCMCI+ (tigramite), RCV-VarLiNGAM (lingam).
 
-Both libraries are optional and imported lazily: ``pip install tigramite lingam``. The
-time-domain Granger baseline is :func:`icml26.powerlaw_cd.granger_pairwise`.
+Both libraries are imported when a baseline is called. tigramite is in the ``powerlaw_cd``
+extra; lingam is not (lingam 1.13 pins ``scipy<=1.13.1``) and comes with the ``test-refs``
+extra: ``pip install 'icml26[test-refs]'``. The time-domain Granger baseline is
+:func:`icml26.powerlaw_cd.granger_pairwise`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from icml26.core import Seed, check_in_interval, check_positive_int, numpy_generator
+from icml26.core import Seed, check_in_interval, check_positive_int, numpy_generator, require
 from icml26.powerlaw_cd.features import as_series
-from icml26.powerlaw_cd.placy import CDResult
+from icml26.powerlaw_cd.pairwise import CDResult
 
 __all__ = ["pcmci_plus", "var_lingam"]
-
-
-def _need(module: str) -> None:
-    raise ImportError(f"this baseline needs {module}: pip install {module}")
 
 
 def pcmci_plus(X: object, tau_max: int = 20, pc_alpha: float = 0.05) -> CDResult:
@@ -38,8 +36,9 @@ def pcmci_plus(X: object, tau_max: int = 20, pc_alpha: float = 0.05) -> CDResult
 
     Raises
     ------
-    ImportError
-        If tigramite is not installed.
+    MissingExtraError
+        If tigramite is not installed (an ``ImportError``; the fix:
+        ``pip install 'icml26[powerlaw_cd]'``).
     ValueError
         If X or a parameter is invalid.
 
@@ -57,12 +56,11 @@ def pcmci_plus(X: object, tau_max: int = 20, pc_alpha: float = 0.05) -> CDResult
     tau_max = check_positive_int("tau_max", tau_max, owner=owner)
     pc_alpha = check_in_interval("pc_alpha", pc_alpha, low=0.0, high=1.0, closed="neither",
                                  owner=owner)  # fmt: skip
-    try:
-        from tigramite.data_processing import DataFrame
-        from tigramite.independence_tests.parcorr import ParCorr
-        from tigramite.pcmci import PCMCI
-    except ImportError:
-        _need("tigramite")
+    require("tigramite", "powerlaw_cd", owner=owner)
+    from tigramite.data_processing import DataFrame
+    from tigramite.independence_tests.parcorr import ParCorr
+    from tigramite.pcmci import PCMCI
+
     pcmci = PCMCI(dataframe=DataFrame(X.T), cond_ind_test=ParCorr(), verbosity=0)
     out = pcmci.run_pcmciplus(tau_min=1, tau_max=tau_max, pc_alpha=pc_alpha)
     graph = out["graph"]  # (N, N, tau_max + 1) strings
@@ -115,8 +113,9 @@ def var_lingam(
 
     Raises
     ------
-    ImportError
-        If lingam is not installed.
+    MissingExtraError
+        If lingam is not installed (an ``ImportError``; the fix:
+        ``pip install 'icml26[test-refs]'``).
     ValueError
         If X or a parameter is invalid.
 
@@ -137,10 +136,7 @@ def var_lingam(
     n, length = X.shape
     if length < subset_length:
         raise ValueError(f"{owner}: T must be >= subset_length; got T={length}, {subset_length=}.")
-    try:
-        import lingam
-    except ImportError:
-        _need("lingam")
+    lingam = require("lingam", "test-refs", owner=owner)
     rng = numpy_generator(seed)
     starts = rng.integers(0, length - subset_length + 1, size=n_subsets)
     weights = np.empty((n_subsets, n, n))

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from icml26.core import check_positive_int
+from icml26.core import check_positive_int, require
 from icml26.powerlaw_cd.features import as_series
 from icml26.powerlaw_cd.metrics import f1_tnr
-from icml26.powerlaw_cd.placy import CDResult
+from icml26.powerlaw_cd.pairwise import CDResult
 
 __all__ = [
     "RIVERS_COLUMNS",
@@ -224,8 +224,9 @@ def load_sardine_anchovy_sst() -> Dataset:
 
     Raises
     ------
-    ImportError
-        If pyEDM is not installed (``pip install pyEDM``).
+    MissingExtraError
+        If pyEDM is not installed (an ``ImportError``; the fix:
+        ``pip install 'icml26[test-refs]'``).
 
     Example
     -------
@@ -234,13 +235,12 @@ def load_sardine_anchovy_sst() -> Dataset:
     """
     from importlib import resources
 
-    try:
-        csv = resources.files("pyEDM") / "data" / "sardine_anchovy_sst.csv"
-    except ModuleNotFoundError:
-        raise ImportError("the sardine/anchovy data ships with pyEDM: pip install pyEDM") from None
+    owner = "load_sardine_anchovy_sst"
+    require("pyEDM", "test-refs", owner=owner)  # the data ship with pyEDM
+    csv = resources.files("pyEDM") / "data" / "sardine_anchovy_sst.csv"
     frame = _read_csv(Path(str(csv)))
     names = ("anchovy", "sardine", "sio_sst", "np_sst")
-    X = as_series(frame[list(names)].to_numpy(dtype=np.float64).T, owner="load_sardine_anchovy_sst")
+    X = as_series(frame[list(names)].to_numpy(dtype=np.float64).T, owner=owner)
     adjacency = np.zeros((4, 4), dtype=int)
     adjacency[2:, :2] = 1
     return Dataset(X, adjacency, names)

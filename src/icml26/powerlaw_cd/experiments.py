@@ -4,7 +4,9 @@
 non-stationary data (Q1), a sanity check on additive OU data (Q2) and the vectorised features
 against the per-window reference fit (Q4); one task per seed. ``powerlaw_cd.grid`` (full): the
 §2.5 grid with Granger, PCMCI+ and RCV-VarLiNGAM; each task sweeps all its seeds itself because
-the claims are about per-cell means over seeds.
+the claims are about per-cell means over seeds, and reports its progress over (cell, seed)
+datasets. Importing this module imports neither the method nor its extra (``icml26 list`` reads
+it); the run functions import them.
 """
 
 from __future__ import annotations
@@ -14,24 +16,15 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, Table, numpy_generator, register
-from icml26.powerlaw_cd import (
-    f1_tnr,
-    granger_pairwise,
-    pcmci_plus,
-    placy,
-    powerlaw_features,
-    powerlaw_features_reference,
-    run_benchmark,
-    simulate_ou,
-    var_lingam,
-)
+from icml26.core import Claim, Resources, RunContext, Table, register
 
 PAPER = (
     "Tusoni et al., Robust Causal Discovery in Real-World Time Series with Power-Laws, "
     "ICML 2026 (arXiv:2507.12257)"
 )
 WHERE = "spec §5 (paper tables not seen; figures from the spec's calibration run)"
+# the import names of the powerlaw_cd extra, as in the package's lazy_api
+REQUIRES = ("statsmodels", "threadpoolctl", "pandas", "joblib", "tigramite")
 
 # --- robustness: the quick gate ----------------------------------------------------------------
 
@@ -155,9 +148,20 @@ def _robustness_plot(metrics: list[dict[str, Any]], config: RobustnessConfig) ->
     plot=_robustness_plot,
     tables=_robustness_table,
     seeds=10,
+    requires=REQUIRES,
+    resources=Resources(cpus=1),  # numpy only; BLAS is held to one thread in the pair loop
 )
-def robustness(config: RobustnessConfig, seed: int) -> dict[str, Any]:
-    rng = numpy_generator(seed)
+def robustness(config: RobustnessConfig, ctx: RunContext) -> dict[str, Any]:
+    from icml26.powerlaw_cd import (
+        f1_tnr,
+        granger_pairwise,
+        placy,
+        powerlaw_features,
+        powerlaw_features_reference,
+        simulate_ou,
+    )
+
+    rng = ctx.numpy_generator()  # one stream: both datasets, then the feature check
     common = dict(n_vars=config.n_vars, length=config.length, p_edge=config.p_edge,
                   lag=config.lag, strength=config.strength, sigma_g=config.sigma_g)  # fmt: skip
     test = dict(max_lags=config.max_lags, alpha=config.alpha)
@@ -232,6 +236,8 @@ GRID_PRESETS = {
 
 
 def _light_methods(config: GridConfig) -> dict[str, Any]:
+    from icml26.powerlaw_cd import granger_pairwise, placy
+
     kw = dict(max_lags=config.max_lags, alpha=config.alpha)
     return {
         "placy": lambda X: placy(X, window=config.window, **kw),
@@ -242,6 +248,8 @@ def _light_methods(config: GridConfig) -> dict[str, Any]:
 
 
 def _heavy_methods(config: GridConfig) -> dict[str, Any]:
+    from icml26.powerlaw_cd import pcmci_plus, var_lingam
+
     every = {
         "pcmci_plus": lambda X: pcmci_plus(X, tau_max=config.max_lags),
         # the reference driver restricts VarLiNGAM to the true variable order (upper triangle)
@@ -372,20 +380,30 @@ def _grid_plot(metrics: list[dict[str, Any]], config: GridConfig) -> dict[str, A
     plot=_grid_plot,
     tables=_grid_tables,
     seeds=1,  # one task sweeps all n_seeds itself: the claims are per-cell means over seeds
+    requires=REQUIRES,
+    resources=Resources(cpus=2),  # numpy, but on n_jobs = 2 joblib processes (quick, full)
 )
-def grid(config: GridConfig, seed: int) -> dict[str, Any]:
+def grid(config: GridConfig, ctx: RunContext) -> dict[str, Any]:
     import pandas as pd
 
-    base = int(numpy_generator(seed).integers(2**31))
+    from icml26.powerlaw_cd import run_benchmark
+
+    base = int(ctx.numpy_generator().integers(2**31))
     seeds = [base + k for k in range(config.n_seeds)]
     cells = _cells(config)
-    frames = [run_benchmark(_light_methods(config), cells, seeds, n_jobs=config.n_jobs)]
     heavy_cells = [c for c in cells if c["stock_like"] and not c["stationary"]
                    and c["sigma_b"] >= 0.5]  # fmt: skip
     heavy = _heavy_methods(config)
+    heavy_seeds = seeds[: config.heavy_seeds]
+    sweeps = [(_light_methods(config), cells, seeds)]
     if heavy and heavy_cells:
-        heavy_seeds = seeds[: config.heavy_seeds]
-        frames.append(run_benchmark(heavy, heavy_cells, heavy_seeds, n_jobs=config.n_jobs))
+        sweeps.append((heavy, heavy_cells, heavy_seeds))
+    total = sum(len(c) * len(s) for _, c, s in sweeps)
+    with ctx.progress(total, "grid: datasets (cell x seed) scored") as bar:
+        frames = [
+            run_benchmark(methods, c, s, n_jobs=config.n_jobs, progress=bar.advance)
+            for methods, c, s in sweeps
+        ]
     frame = pd.concat(frames, ignore_index=True)
     frame["data"] = frame.apply(_data_name, axis=1)
     f1_cells = (frame["data"] == "stock_nonstationary") & (frame["sigma_b"] >= 0.5)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from icml26.core import check_in_interval, check_positive_int
+from icml26.core import check_array, check_in_interval, check_positive_int
 
 __all__ = [
     "as_series",
@@ -50,12 +50,8 @@ def as_series(X: object, *, owner: str, min_vars: int = 2) -> np.ndarray:
     >>> as_series([[1, 2, 3], [4, 5, 6]], owner="demo").shape
     (2, 3)
     """
-    try:
-        arr = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"{owner}: X must be a numeric array of shape (N, T); got {type(X).__name__}."
-        ) from None
+    arr = check_array("X", X, owner=owner, dtype=np.float64)
+    # core's ndim check would not say which axis is which
     if arr.ndim != 2:
         raise ValueError(
             f"{owner}: X must be 2-D of shape (N, T) (one row per variable); got shape {arr.shape}."
@@ -64,9 +60,6 @@ def as_series(X: object, *, owner: str, min_vars: int = 2) -> np.ndarray:
         raise ValueError(
             f"{owner}: X must have N >= {min_vars} variables (rows); got N = {arr.shape[0]}."
         )
-    if not np.all(np.isfinite(arr)):
-        bad = int(np.sum(~np.isfinite(arr)))
-        raise ValueError(f"{owner}: X must be finite; got {bad} NaN/inf entries.")
     return arr
 
 

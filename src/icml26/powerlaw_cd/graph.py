@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 
-from icml26.core import check_in_interval
+from icml26.core import check_array, check_in_interval
 
 __all__ = ["benjamini_hochberg", "find_cycle", "is_dag", "make_acyclic"]
 
@@ -42,7 +42,7 @@ def benjamini_hochberg(pvalues: object, alpha: float = 0.05) -> np.ndarray:
     """
     alpha = check_in_interval("alpha", alpha, low=0.0, high=1.0, closed="neither",
                               owner="benjamini_hochberg")  # fmt: skip
-    p = np.asarray(pvalues, dtype=np.float64)
+    p = check_array("pvalues", pvalues, owner="benjamini_hochberg", finite=False)  # NaN: untested
     tested = ~np.isnan(p)
     if np.any((p[tested] < 0) | (p[tested] > 1)):
         raise ValueError(

@@ -13,7 +13,7 @@ from icml26.core import check_one_of, check_positive_int
 from icml26.powerlaw_cd.baselines import pcmci_plus, var_lingam
 from icml26.powerlaw_cd.graph import is_dag
 from icml26.powerlaw_cd.metrics import f1_tnr
-from icml26.powerlaw_cd.placy import CDResult, granger_pairwise, placy
+from icml26.powerlaw_cd.pairwise import CDResult, granger_pairwise, placy
 from icml26.powerlaw_cd.simulate import simulate_ou
 
 __all__ = ["dataset_seed", "run_benchmark"]
@@ -61,6 +61,7 @@ def run_benchmark(
     grid: Sequence[Mapping[str, Any]],
     seeds: Sequence[int],
     n_jobs: int = 2,
+    progress: Callable[[], object] | None = None,
 ):  # -> pandas.DataFrame
     """Run every method on the simulated dataset of every (grid cell, seed) and score it.
 
@@ -75,6 +76,9 @@ def run_benchmark(
         Seeds; the data of (cell, seed) depend on nothing else (see :func:`dataset_seed`).
     n_jobs
         Processes (joblib); 1 runs in this process.
+    progress
+        Called with no argument each time one (cell, seed) dataset has been scored, in this
+        process (e.g. a progress bar's ``advance``).
 
     Returns
     -------
@@ -108,9 +112,16 @@ def run_benchmark(
         methods = {name: NAMED[name] for name in methods}
     jobs = [(cell, seed) for cell in grid for seed in seeds]
     if n_jobs == 1:
-        parts = [_score(cell, seed, methods) for cell, seed in jobs]
+        scored = (_score(cell, seed, methods) for cell, seed in jobs)
     else:
         from joblib import Parallel, delayed
 
-        parts = Parallel(n_jobs=n_jobs)(delayed(_score)(c, s, methods) for c, s in jobs)
-    return pd.DataFrame([row for part in parts for row in part])
+        # results come back in job order as they finish, so progress is reported as we go
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator")
+        scored = parallel(delayed(_score)(c, s, methods) for c, s in jobs)
+    rows = []
+    for part in scored:
+        rows.extend(part)
+        if progress is not None:
+            progress()
+    return pd.DataFrame(rows)

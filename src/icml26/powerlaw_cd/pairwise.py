@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from icml26.core import check_in_interval, check_one_of, check_positive_int
+from icml26.core import check_array, check_in_interval, check_one_of, check_positive_int
 from icml26.powerlaw_cd.features import as_series, n_windows, powerlaw_features
 from icml26.powerlaw_cd.graph import benjamini_hochberg, make_acyclic
 from icml26.powerlaw_cd.wald import var_wald_test
@@ -112,8 +112,9 @@ def granger_on_features(
     """
     owner = "granger_on_features"
     _check_decision(max_lags, alpha, fdr, owner)
-    targets = np.asarray(targets, dtype=np.float64)
-    drivers = np.asarray(drivers, dtype=np.float64)
+    # non-finite features are allowed: their pairs get p = NaN (see Returns)
+    targets = check_array("targets", targets, owner=owner, finite=False)
+    drivers = check_array("drivers", drivers, owner=owner, finite=False)
     if targets.ndim != 2 or drivers.ndim != 3 or drivers.shape[::2] != targets.shape:
         raise ValueError(
             f"{owner}: targets must be (N, n) and drivers (N, k, n); "
