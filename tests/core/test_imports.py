@@ -82,3 +82,10 @@ def test_the_cli_module_and_help_import_no_torch():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip() == "[]", result.stderr
+
+
+def test_lazy_api_refuses_a_public_name_that_is_also_a_submodule(tmp_path):
+    path = _package(tmp_path, ())
+    (path / "icml26_lazy_demo" / "helper.py").write_text("")
+    result = _python(path, "import icml26_lazy_demo")
+    assert "public names ['helper'] are also submodule names" in result.stderr

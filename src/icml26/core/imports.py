@@ -167,6 +167,12 @@ def lazy_api(
     if missing:
         raise MissingExtraError(package, missing, extra)
     exports = _stub_exports(Path(init_file).with_suffix(".pyi"), package)
+    folder = Path(init_file).parent
+    # Importing submodule `x` sets the package attribute `x` to the module, which would then hide
+    # a public name `x` from __getattr__: refuse the clash instead of returning the wrong object.
+    clashes = [n for n in exports if (folder / f"{n}.py").exists() or (folder / n).is_dir()]
+    if clashes:
+        raise ValueError(f"{package}: public names {clashes} are also submodule names; rename one.")
 
     def getattr_(name: str) -> Any:
         try:
