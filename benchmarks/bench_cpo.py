@@ -1,6 +1,4 @@
-"""Benchmark: loss + backward cost of constrained_po_loss against dpo_loss (ratios, same tensors),
-and, when TRL is installed, one training-loss step of ConstrainedPOTrainer against TRL's DPOTrainer
-on the same batch of a tiny randomly initialised GPT-2.
+"""Benchmark: loss + backward cost of constrained_po_loss against dpo_loss (ratios, same tensors).
 
 Run: ``python benchmarks/bench_cpo.py`` (``--small`` for seconds). Best of ``--repeats`` after a
 warm-up; the paper makes no speed claim, this only shows CPO's extra softplus is negligible.

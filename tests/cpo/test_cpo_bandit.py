@@ -5,6 +5,7 @@ from dataclasses import replace
 import pytest
 import torch
 
+from icml26.core import RunContext, torch_threads
 from icml26.cpo import (
     frac_in_undesirable,
     make_bandit_problem,
@@ -18,10 +19,8 @@ from icml26.cpo.experiments import BANDIT_PRESETS, bandit
 @pytest.fixture(autouse=True)
 def one_thread():
     # tiny tensors: a second intra-op thread only adds contention on a shared 2-core box
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+    with torch_threads(1):
+        yield
 
 
 def log_ratios(problem, logits):
@@ -82,11 +81,13 @@ def test_methods_run_and_cpo_beats_dpo_on_violated_prompts():
         assert 0.0 <= train_tabular(p, method, steps=5)["metrics"]["acc"] <= 1.0
 
 
-def test_quick_preset_is_deterministic():
+def test_quick_preset_is_deterministic(tmp_path):
     # the quick preset with fewer prompts and no extra baselines: same code path, 5x cheaper
     config = replace(BANDIT_PRESETS["quick"], n_prompts=60, baselines=())
-    first, second = bandit(config, 11), bandit(config, 11)
+    first = bandit(config, RunContext(seed=11, artifact_dir=tmp_path))
+    second = bandit(config, RunContext(seed=11, artifact_dir=tmp_path))
     assert first == second
+    assert first != bandit(config, RunContext(seed=12, artifact_dir=tmp_path))
 
 
 def test_bad_inputs():

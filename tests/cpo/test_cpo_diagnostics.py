@@ -88,10 +88,12 @@ def test_labels_without_response_tokens_are_refused():
 
 
 def test_sequence_logps_shapes_are_checked():
-    with pytest.raises(ValueError, match=r"labels must be a tensor of shape \(2, 3\)"):
+    with pytest.raises(ValueError, match=r"labels must have shape \(2, 3\); got \(2, 4\)"):
         sequence_logps(torch.zeros(2, 3, 4), torch.zeros(2, 4, dtype=torch.long))
-    with pytest.raises(ValueError, match="logits must be a"):
+    with pytest.raises(ValueError, match=r"logits must be 3-D; got shape \(2, 3\)"):
         sequence_logps(torch.zeros(2, 3), torch.zeros(2, 3, dtype=torch.long))
+    with pytest.raises(TypeError, match=r"labels must be a torch\.Tensor; got list"):
+        sequence_logps(torch.zeros(1, 2, 4), [[1, 2]])
 
 
 def test_undesirable_mask_truth_table():

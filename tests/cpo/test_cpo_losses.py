@@ -202,8 +202,13 @@ def test_mismatched_shapes_are_refused():
 
 
 def test_non_tensor_scores_are_refused():
-    with pytest.raises(TypeError, match=r"policy_chosen must be a floating-point torch\.Tensor"):
+    with pytest.raises(TypeError, match=r"dpo_loss: policy_chosen must be a torch\.Tensor"):
         dpo_loss([1.0], t(1.0), t(1.0), t(1.0))
+    integer = torch.tensor([1])
+    with pytest.raises(TypeError, match=r"ref_chosen must be a floating-point tensor"):
+        constrained_po_loss(t(1.0), t(1.0), integer, t(1.0))
+    with pytest.raises(TypeError, match=r"constrained_po_target: ref_logratio must be a torch"):
+        constrained_po_target([0.0])
 
 
 @pytest.mark.parametrize("name", ["beta", "tau", "alpha"])
@@ -239,3 +244,5 @@ def test_easy_clamps_non_negative_reference_scores_with_a_warning():
 def test_easy_target_needs_reference_scores():
     with pytest.raises(ValueError, match="variant 'easy' needs ref_chosen and ref_rejected"):
         constrained_po_target(t(0.0), variant="easy")
+    with pytest.raises(ValueError, match=r"ref_rejected must have shape \(1,?\); got \(2,\)"):
+        constrained_po_target(t(0.0), variant="easy", ref_chosen=t(-1.0), ref_rejected=t(-1, -2))

@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 import torch
 
+from icml26.core import RunContext, torch_threads
 from icml26.cpo import (
     TinyCausalLM,
     make_arith_preference_task,
@@ -21,10 +22,8 @@ from icml26.cpo.experiments import TINY_LM_PRESETS, tiny_lm
 @pytest.fixture(autouse=True)
 def one_thread():
     # tiny models: a second intra-op thread only adds contention on a shared 2-core box
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+    with torch_threads(1):
+        yield
 
 
 def small_lm(task, seed=0):
@@ -59,6 +58,20 @@ def test_model_is_causal_and_seeded():
         assert torch.allclose(lm(tokens)[:, :-1], lm(changed)[:, :-1], atol=1e-6)
         assert torch.equal(lm(tokens), small_lm(task)(tokens))  # same seed, same weights
         assert not torch.equal(lm(tokens), small_lm(task, seed=1)(tokens))
+
+
+def test_model_init_leaves_the_global_rng_alone_and_takes_generators():
+    task = make_arith_preference_task(n_numbers=5, seed=0)
+    state = torch.random.get_rng_state()
+    lm = small_lm(task, seed=4)
+    assert torch.equal(torch.random.get_rng_state(), state)
+    from_generator = small_lm(task, seed=torch.Generator().manual_seed(4)).state_dict()
+    for name, value in lm.state_dict().items():
+        assert torch.equal(value, from_generator[name]), name  # int seed = Generator().manual_seed
+    weights = lm.head.weight.detach()
+    # N(0, 0.02²) weight matrices (0.1 relative: a 16 x 16 sample), zero biases, identity norms
+    assert float(weights.std()) == pytest.approx(0.02, rel=0.1)
+    assert bool((lm.head.bias == 0).all()) and bool((lm.norm.weight == 1).all())
 
 
 def test_sft_learns_the_corpus_mixture():
@@ -112,9 +125,10 @@ def test_dpo_step_does_not_move_the_reference_and_raises_margin():
     assert out["history"][0] == pytest.approx(math.log(2), abs=1e-6)  # policy = reference
 
 
-def test_smoke_experiment_is_deterministic():
+def test_smoke_experiment_is_deterministic(tmp_path):
     config = TINY_LM_PRESETS["smoke"]
-    first, second = tiny_lm(config, 3), tiny_lm(config, 3)
+    first = tiny_lm(config, RunContext(seed=3, artifact_dir=tmp_path))
+    second = tiny_lm(config, RunContext(seed=3, artifact_dir=tmp_path))
     assert first == second
     assert first["cpo_minus_dpo_em_viol"] == first["cpo_em_viol"] - first["dpo_em_viol"]
 

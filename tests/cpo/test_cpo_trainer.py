@@ -2,18 +2,13 @@
 
 import math
 
+import datasets
 import pytest
 import torch
+import transformers
 
-pytest.importorskip("trl")
-datasets = pytest.importorskip("datasets")
-transformers = pytest.importorskip("transformers")
-
-from icml26.cpo.trainer import (  # noqa: E402
-    ConstrainedPOConfig,
-    ConstrainedPOTrainer,
-    load_causal_lm,
-)
+from icml26.core import seeded_default_init
+from icml26.cpo import ConstrainedPOConfig, ConstrainedPOTrainer, load_causal_lm
 
 WORDS = ["<pad>", "<eos>", "q", "a", "b", "c", "d", "yes", "no", "maybe"]
 
@@ -30,12 +25,12 @@ def model_dir(tmp_path_factory):
         tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>"
     )
     fast.save_pretrained(path)
-    torch.manual_seed(0)  # test-only: the HF constructor draws from the global generator
     config = transformers.GPT2Config(
         vocab_size=len(WORDS), n_positions=32, n_embd=16, n_layer=1, n_head=2,
         bos_token_id=1, eos_token_id=1, pad_token_id=0,
     )  # fmt: skip
-    transformers.GPT2LMHeadModel(config).save_pretrained(path)
+    with seeded_default_init(0):  # the HF constructor draws from torch's global generator
+        transformers.GPT2LMHeadModel(config).save_pretrained(path)
     return path
 
 

@@ -23,81 +23,8 @@ True
 True
 """
 
-from typing import Any
+from icml26.core.imports import lazy_api
 
-from icml26.cpo.bandit import (
-    TABULAR_METHODS,
-    BanditProblem,
-    make_bandit_problem,
-    policy_metrics,
-    train_tabular,
-    true_pairs,
+__getattr__, __dir__, __all__ = lazy_api(
+    __name__, __file__, requires=("transformers", "trl", "datasets")
 )
-from icml26.cpo.diagnostics import (
-    assumption_violated,
-    frac_in_undesirable,
-    loss_to_delta_lower_bound,
-    policy_preference_accuracy,
-    undesirable_mask,
-)
-from icml26.cpo.losses import (
-    VARIANTS,
-    PrefLossOutput,
-    constrained_po_loss,
-    constrained_po_target,
-    dpo_loss,
-    ipo_loss,
-    sequence_logps,
-    simpo_loss,
-    soft_margin_ranking_loss,
-)
-from icml26.cpo.tiny_lm import (
-    LM_METHODS,
-    ArithPreferenceTask,
-    TinyCausalLM,
-    make_arith_preference_task,
-    tiny_lm_metrics,
-    train_sft,
-    train_tiny_lm,
-)
-
-__all__ = [
-    "LM_METHODS",
-    "TABULAR_METHODS",
-    "VARIANTS",
-    "ArithPreferenceTask",
-    "BanditProblem",
-    "PrefLossOutput",
-    "TinyCausalLM",
-    "assumption_violated",
-    "constrained_po_loss",
-    "constrained_po_target",
-    "dpo_loss",
-    "frac_in_undesirable",
-    "ipo_loss",
-    "loss_to_delta_lower_bound",
-    "make_arith_preference_task",
-    "make_bandit_problem",
-    "policy_metrics",
-    "policy_preference_accuracy",
-    "sequence_logps",
-    "simpo_loss",
-    "soft_margin_ranking_loss",
-    "tiny_lm_metrics",
-    "train_sft",
-    "train_tabular",
-    "train_tiny_lm",
-    "true_pairs",
-    "undesirable_mask",
-]
-
-_LAZY = {"ConstrainedPOConfig", "ConstrainedPOTrainer", "load_causal_lm"}
-
-
-def __getattr__(name: str) -> Any:
-    # The TRL trainer is optional and heavy: import it only when asked for.
-    if name in _LAZY:
-        from icml26.cpo import trainer
-
-        return getattr(trainer, name)
-    raise AttributeError(f"module 'icml26.cpo' has no attribute {name!r}")

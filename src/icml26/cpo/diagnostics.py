@@ -222,7 +222,8 @@ def loss_to_delta_lower_bound(
 
     Example
     -------
-    >>> float(loss_to_delta_lower_bound(torch.tensor(math.log(2.0)), torch.tensor(0.0), 1.0))
+    >>> log2 = torch.tensor(2.0, dtype=torch.float64).log()
+    >>> float(loss_to_delta_lower_bound(log2, torch.tensor(0.0), 1.0))
     0.0
     """
     owner = "loss_to_delta_lower_bound"

@@ -15,15 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, Table, register, torch_threads
-from icml26.cpo.bandit import make_bandit_problem, policy_metrics, train_tabular
-from icml26.cpo.tiny_lm import (
-    TinyCausalLM,
-    make_arith_preference_task,
-    tiny_lm_metrics,
-    train_sft,
-    train_tiny_lm,
-)
+from icml26.core import Claim, ProgressBar, Resources, RunContext, Table, register
 
 PAPER = (
     "Yang, Zhang, Xue, Fang, Han, Guo, Conditional Equivalence of DPO and RLHF: Implicit "
@@ -31,6 +23,7 @@ PAPER = (
 )
 METRICS = ("loss", "acc_viol", "acc_nonviol", "frac_in_U", "expected_reward", "kl")
 THEORY = "qualitative (no numeric table retrievable)"
+REQUIRES = ("transformers", "trl", "datasets")  # the package's extra (import icml26.cpo checks it)
 
 
 # ---------------------------------------------------------------- cpo.bandit (A1, A2, A4, A5)
@@ -87,28 +80,30 @@ BANDIT_CLAIMS = (
 )  # fmt: skip
 
 
-def _run_methods(problem: Any, config: BanditConfig, methods: dict[str, tuple[str, dict]]) -> dict:
-    return {
-        name: train_tabular(problem, method, steps=config.steps, lr=config.lr, beta=config.beta,
-                            **kwargs)["metrics"]
-        for name, (method, kwargs) in methods.items()
-    }  # fmt: skip
+def _run_methods(
+    problem: Any, config: BanditConfig, methods: dict[str, tuple[str, dict]], bar: ProgressBar
+) -> dict:
+    from icml26.cpo import train_tabular
+
+    runs = {}
+    for name, (method, kwargs) in methods.items():
+        runs[name] = train_tabular(problem, method, steps=config.steps, lr=config.lr,
+                                   beta=config.beta, **kwargs)["metrics"]  # fmt: skip
+        bar.advance()
+    return runs
 
 
 def _max_gap(a: dict[str, float], b: dict[str, float]) -> float:
     return max(abs(a[k] - b[k]) for k in METRICS if not (math.isnan(a[k]) and math.isnan(b[k])))
 
 
-def bandit(config: BanditConfig, seed: int) -> dict[str, Any]:
+def bandit(config: BanditConfig, ctx: RunContext) -> dict[str, Any]:
     """Train every method on one problem draw and return flat metrics ``<method>_<metric>``."""
-    with torch_threads(1):
-        return _bandit(config, seed)
+    from icml26.cpo import make_bandit_problem, policy_metrics
 
-
-def _bandit(config: BanditConfig, seed: int) -> dict[str, Any]:
     c = config
     problem = make_bandit_problem(c.n_prompts, c.n_responses, c.violated_frac, c.ref_strength,
-                                  c.n_annotations, seed=seed)  # fmt: skip
+                                  c.n_annotations, seed=ctx.numpy_generator())  # fmt: skip
     smooth = {"gamma": c.gamma, "tau": c.tau, "alpha": 1.0}
     methods = {
         "dpo": ("dpo", {}),
@@ -123,10 +118,13 @@ def _bandit(config: BanditConfig, seed: int) -> dict[str, Any]:
         "simpo": ("simpo", {"gamma": c.simpo_gamma}),
     }
     methods |= {name: extra[name] for name in c.baselines}
-    runs = _run_methods(problem, c, methods)
-    control = make_bandit_problem(c.n_prompts, c.n_responses, 0.0, c.ref_strength,
-                                  c.n_annotations, seed=seed + 1)  # fmt: skip
-    ctrl = _run_methods(control, c, {"dpo": ("dpo", {}), "cpo": ("smooth", smooth)})
+    control_methods = {"dpo": ("dpo", {}), "cpo": ("smooth", smooth)}
+    with ctx.progress(len(methods) + len(control_methods), "bandit methods") as bar:
+        runs = _run_methods(problem, c, methods, bar)
+        # an independent draw without violated prompts; `seed + 1` keeps the pre-v2 numbers
+        control = make_bandit_problem(c.n_prompts, c.n_responses, 0.0, c.ref_strength,
+                                      c.n_annotations, seed=ctx.seed + 1)  # fmt: skip
+        ctrl = _run_methods(control, c, control_methods, bar)
     ref = policy_metrics(problem, problem.ref_logits)
     out: dict[str, Any] = {f"{n}_{k}": v for n, m in runs.items() for k, v in m.items()}
     out |= {f"ref_{k}": ref[k] for k in ("acc_viol", "acc_nonviol", "expected_reward")}
@@ -201,6 +199,8 @@ register(
     ),
     plot=bandit_plot,
     tables=bandit_tables,
+    requires=REQUIRES,
+    resources=Resources(cpus=1),  # tiny tensors: a second thread made it 10x slower
 )(bandit)
 
 
@@ -233,17 +233,20 @@ KL_CLAIMS = (
 )  # fmt: skip
 
 
-def kl_matched(config: KLMatchedConfig, seed: int) -> dict[str, Any]:
+def kl_matched(config: KLMatchedConfig, ctx: RunContext) -> dict[str, Any]:
     """DPO for each β and smooth CPO; compare CPO with the KL-matched DPO."""
-    with torch_threads(1):
-        return _kl_matched(config, seed)
+    from icml26.cpo import make_bandit_problem, train_tabular
 
-
-def _kl_matched(config: KLMatchedConfig, seed: int) -> dict[str, Any]:
     c = config
-    problem = make_bandit_problem(n_prompts=c.n_prompts, seed=seed)
-    dpo = [train_tabular(problem, "dpo", c.steps, c.lr, beta=b)["metrics"] for b in c.dpo_betas]
-    cpo = train_tabular(problem, "smooth", c.steps, c.lr, beta=c.beta, gamma=c.gamma, tau=c.tau)
+    problem = make_bandit_problem(n_prompts=c.n_prompts, seed=ctx.numpy_generator())
+    dpo = []
+    with ctx.progress(len(c.dpo_betas) + 1, "DPO β sweep + CPO") as bar:
+        for b in c.dpo_betas:
+            dpo.append(train_tabular(problem, "dpo", c.steps, c.lr, beta=b)["metrics"])
+            bar.advance()
+        cpo = train_tabular(problem, "smooth", c.steps, c.lr, beta=c.beta, gamma=c.gamma,
+                            tau=c.tau)  # fmt: skip
+        bar.advance()
     cpo_m = cpo["metrics"]
     star = int(np.argmin([abs(m["kl"] - cpo_m["kl"]) for m in dpo]))
     return {
@@ -305,6 +308,8 @@ register(
     description="β* = the swept DPO β whose KL(π‖π_ref) is closest to CPO's, per seed.",
     plot=kl_plot,
     tables=kl_tables,
+    requires=REQUIRES,
+    resources=Resources(cpus=1),  # tiny tensors: one thread is faster
 )(kl_matched)
 
 
@@ -358,21 +363,34 @@ TINY_LM_METRICS = ("loss", "acc_viol", "acc_nonviol", "frac_in_U", "em_viol", "e
                    "delta_viol")  # fmt: skip
 
 
-def tiny_lm(config: TinyLMConfig, seed: int) -> dict[str, Any]:
+def tiny_lm(config: TinyLMConfig, ctx: RunContext) -> dict[str, Any]:
     """SFT a tiny LM, then preference-train copies of it with each method; flat metrics."""
-    with torch_threads(1), warnings.catch_warnings():
+    with warnings.catch_warnings():
         # `easy` divides by reference scores; near-certain SFT answers sit at the clamp
         warnings.filterwarnings("ignore", "constrained_po_loss: variant 'easy'", RuntimeWarning)
-        return _tiny_lm(config, seed)
+        with ctx.progress(1 + len(config.methods), "SFT + preference training") as bar:
+            return _tiny_lm(config, ctx, bar)
 
 
-def _tiny_lm(config: TinyLMConfig, seed: int) -> dict[str, Any]:
+def _tiny_lm(config: TinyLMConfig, ctx: RunContext, bar: ProgressBar) -> dict[str, Any]:
+    from icml26.cpo import (
+        TinyCausalLM,
+        make_arith_preference_task,
+        tiny_lm_metrics,
+        train_sft,
+        train_tiny_lm,
+    )
+
     c = config
     task = make_arith_preference_task(c.n_numbers, c.n_types, c.n_violated, c.wrong_frac,
-                                      c.label_flip, seed=seed)  # fmt: skip
+                                      c.label_flip, seed=ctx.numpy_generator())  # fmt: skip
+    # init and SFT minibatches restart the same stream, and preference training draws from
+    # `seed + 1`: the pre-v2 numbers
     reference = TinyCausalLM(task.vocab_size, d_model=c.d_model, n_layers=c.n_layers,
-                             n_heads=c.n_heads, seed=seed)  # fmt: skip
-    sft = train_sft(reference, task, c.sft_steps, c.sft_batch, c.sft_lr, seed=seed)
+                             n_heads=c.n_heads, seed=ctx.torch_generator())  # fmt: skip
+    sft = train_sft(reference, task, c.sft_steps, c.sft_batch, c.sft_lr,
+                    seed=ctx.torch_generator())  # fmt: skip
+    bar.advance()
     reference.requires_grad_(False)
     kwargs = {"dpo": {}, "smooth": {"gamma": c.gamma, "tau": c.tau, "alpha": 1.0},
               "easy": {"gamma": c.easy_gamma}, "clip": {}}  # fmt: skip
@@ -381,9 +399,10 @@ def _tiny_lm(config: TinyLMConfig, seed: int) -> dict[str, Any]:
     for method in c.methods:
         policy = copy.deepcopy(reference).requires_grad_(True)
         run = train_tiny_lm(policy, reference, task, method, c.steps, c.batch_size, c.lr,
-                            c.beta, seed=seed + 1, **kwargs[method])  # fmt: skip
+                            c.beta, seed=ctx.seed + 1, **kwargs[method])  # fmt: skip
         name = "cpo" if method == "smooth" else method
         out |= {f"{name}_{k}": v for k, v in run["metrics"].items()}
+        bar.advance()
     out["cpo_minus_dpo_em_viol"] = out["cpo_em_viol"] - out["dpo_em_viol"]
     out["cpo_minus_half_dpo_frac_in_U"] = out["cpo_frac_in_U"] - 0.5 * out["dpo_frac_in_U"]
     out["cpo_minus_dpo_em_nonviol"] = out["cpo_em_nonviol"] - out["dpo_em_nonviol"]
@@ -425,4 +444,6 @@ register(
         "label noise; greedy exact match and frac_in_U on held-out prompts."
     ),
     tables=tiny_lm_tables,
+    requires=REQUIRES,
+    resources=Resources(cpus=1),  # tiny model: a second thread only adds contention
 )(tiny_lm)

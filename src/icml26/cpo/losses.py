@@ -17,7 +17,7 @@ from typing import Literal
 import torch
 from torch.nn.functional import softplus
 
-from icml26.core import check_in_interval, check_one_of
+from icml26.core import check_in_interval, check_one_of, check_tensor
 
 __all__ = [
     "VARIANTS",
@@ -90,6 +90,8 @@ def sequence_logps(
 
     Raises
     ------
+    TypeError
+        If ``logits`` is not a floating-point tensor or ``labels`` not a tensor.
     ValueError
         If the shapes do not match or a row has no scored token after the shift.
 
@@ -101,15 +103,8 @@ def sequence_logps(
     True
     """
     owner = "sequence_logps"
-    if not isinstance(logits, torch.Tensor) or logits.ndim != 3:
-        raise ValueError(
-            f"{owner}: logits must be a (batch, seq, vocab) tensor; got {_shape(logits)}."
-        )
-    if not isinstance(labels, torch.Tensor) or labels.shape != logits.shape[:2]:
-        raise ValueError(
-            f"{owner}: labels must be a tensor of shape {tuple(logits.shape[:2])}; "
-            f"got {_shape(labels)}."
-        )
+    check_tensor("logits", logits, owner=owner, ndim=3)  # (batch, seq, vocab)
+    check_tensor("labels", labels, owner=owner, shape=logits.shape[:2], floating=False)
     shifted_labels = labels[:, 1:]  # (batch, seq - 1): the token each position predicts
     mask = shifted_labels != ignore_index
     counts = mask.sum(dim=1)
@@ -257,8 +252,11 @@ def constrained_po_target(
 
     Raises
     ------
+    TypeError
+        If ``ref_logratio`` (or an ``easy`` reference score) is not a floating-point tensor.
     ValueError
-        On an unknown variant, out-of-range hyper-parameters, or ``easy`` without reference scores.
+        On an unknown variant, out-of-range hyper-parameters, or ``easy`` without reference scores
+        of the shape of ``ref_logratio``.
 
     Example
     -------
@@ -273,11 +271,7 @@ def constrained_po_target(
     alpha = check_in_interval("alpha", alpha, low=0.0, high=math.inf, closed="right", owner=owner)
     beta = check_in_interval("beta", beta, low=0.0, closed="neither", owner=owner)
     eps = check_in_interval("eps", eps, low=0.0, closed="neither", owner=owner)
-    if not isinstance(ref_logratio, torch.Tensor):
-        raise TypeError(
-            f"{owner}: ref_logratio must be a torch.Tensor; got {_shape(ref_logratio)}."
-        )
-    ref_logratio = ref_logratio.detach()
+    ref_logratio = check_tensor("ref_logratio", ref_logratio, owner=owner).detach()
     if variant == "smooth":
         # m ≥ max(γ - δ_ref, 0): a smooth hinge that binds where the reference is below γ
         m = softplus(tau * (gamma - ref_logratio)) / tau
@@ -287,11 +281,7 @@ def constrained_po_target(
     if ref_chosen is None or ref_rejected is None:
         raise ValueError(f"{owner}: variant 'easy' needs ref_chosen and ref_rejected; got None.")
     for name, score in (("ref_chosen", ref_chosen), ("ref_rejected", ref_rejected)):
-        if not isinstance(score, torch.Tensor) or score.shape != ref_logratio.shape:
-            raise ValueError(
-                f"{owner}: {name} must be a tensor of shape {tuple(ref_logratio.shape)}; "
-                f"got {_shape(score)}."
-            )
+        check_tensor(name, score, owner=owner, shape=ref_logratio.shape)
     m_e = gamma * (
         1.0 / _clamp_negative(ref_chosen, eps) + 1.0 / _clamp_negative(ref_rejected, eps)
     )
@@ -392,25 +382,16 @@ def _clamp_negative(scores: torch.Tensor, eps: float) -> torch.Tensor:
     return scores.clamp(max=-eps)
 
 
-def _shape(value: object) -> str:
-    if isinstance(value, torch.Tensor):
-        return f"shape {tuple(value.shape)} (Tensor)"
-    return f"{value!r} ({type(value).__name__})"
-
-
 def _check_scores(owner: str, *scores: object) -> None:
     names = ("policy_chosen", "policy_rejected", "ref_chosen", "ref_rejected")
     for name, score in zip(names, scores, strict=True):
-        if not isinstance(score, torch.Tensor) or not score.is_floating_point():
-            raise TypeError(
-                f"{owner}: {name} must be a floating-point torch.Tensor; got {_shape(score)}."
-            )
+        check_tensor(name, score, owner=owner)
     shape = scores[0].shape  # type: ignore[union-attr]
     for name, score in zip(names[1:], scores[1:], strict=True):
         if score.shape != shape:  # type: ignore[union-attr]
             raise ValueError(
                 f"{owner}: {name} must have the shape of {names[0]} {tuple(shape)}; "
-                f"got {_shape(score)}."
+                f"got {tuple(score.shape)}."  # type: ignore[union-attr]
             )
 
 

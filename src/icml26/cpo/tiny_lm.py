@@ -31,7 +31,9 @@ from icml26.core import (
     check_in_interval,
     check_one_of,
     check_positive_int,
+    normal_init_,
     numpy_generator,
+    seeded_default_init,
     torch_generator,
 )
 from icml26.cpo.diagnostics import frac_in_undesirable, policy_preference_accuracy
@@ -235,22 +237,24 @@ class TinyCausalLM(nn.Module):
         self.max_len = check_positive_int("max_len", max_len, owner=owner)
         if d_model % n_heads:
             raise ValueError(f"{owner}: d_model must be divisible by n_heads; got {d_model}.")
-        self.token = nn.Embedding(vocab_size, d_model)
-        self.position = nn.Embedding(max_len, d_model)
-        layer = nn.TransformerEncoderLayer(
-            d_model, n_heads, 4 * d_model, dropout=0.0, batch_first=True, norm_first=True
-        )
-        self.blocks = nn.TransformerEncoder(layer, n_layers, enable_nested_tensor=False)
-        self.norm = nn.LayerNorm(d_model)
-        self.head = nn.Linear(d_model, vocab_size)
         generator = torch_generator(seed)
+        # torch's default initialisation is all overwritten below, so its stream is fixed (not
+        # `seed`): drawing it there leaves the global RNG untouched
+        with seeded_default_init(0):
+            self.token = nn.Embedding(vocab_size, d_model)
+            self.position = nn.Embedding(max_len, d_model)
+            layer = nn.TransformerEncoderLayer(
+                d_model, n_heads, 4 * d_model, dropout=0.0, batch_first=True, norm_first=True
+            )
+            self.blocks = nn.TransformerEncoder(layer, n_layers, enable_nested_tensor=False)
+            self.norm = nn.LayerNorm(d_model)
+            self.head = nn.Linear(d_model, vocab_size)
+        normal_init_(self, std=0.02, seed=generator)  # every weight matrix ~ N(0, 0.02²)
         with torch.no_grad():
             for name, param in self.named_parameters():
-                if "norm" in name:
+                if "norm" in name:  # LayerNorm: identity
                     param.fill_(1.0 if name.endswith("weight") else 0.0)
-                elif param.ndim > 1:
-                    param.normal_(0.0, 0.02, generator=generator)
-                else:
+                elif param.ndim == 1:  # biases
                     param.zero_()
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:

@@ -5,7 +5,7 @@
 :func:`~icml26.cpo.losses.sequence_logps` (length-normalised by default, as the official code),
 applies :func:`~icml26.cpo.losses.constrained_po_loss` and logs ``frac_in_U`` and the policy's own
 preference accuracy beside TRL's reward metrics. Everything else (data, collation, optimisation,
-reference model) is TRL's. Needs ``pip install "icml26[cpo]"`` (trl, transformers, datasets).
+reference model) is TRL's. Needs ``pip install 'icml26[cpo]'`` (trl, transformers, datasets).
 Deviation: a PEFT policy without an explicit reference model is not supported.
 """
 
@@ -16,18 +16,14 @@ from typing import Any
 
 import torch
 
-try:
-    from trl import DPOConfig, DPOTrainer
-except ImportError as err:  # pragma: no cover - exercised only without the extra
-    raise ImportError(
-        'icml26.cpo.trainer needs TRL: pip install "torch==2.13.0" "icml26[cpo]"'
-    ) from err
-
-from icml26.core import check_in_interval, check_one_of
+from icml26.core import check_in_interval, check_one_of, require
 from icml26.cpo.diagnostics import frac_in_undesirable, policy_preference_accuracy
 from icml26.cpo.losses import VARIANTS, constrained_po_loss, sequence_logps
 
 __all__ = ["ConstrainedPOConfig", "ConstrainedPOTrainer", "load_causal_lm"]
+
+_trl = require("trl", "cpo", owner="icml26.cpo.trainer")
+DPOConfig, DPOTrainer = _trl.DPOConfig, _trl.DPOTrainer
 
 
 @dataclass
@@ -52,7 +48,9 @@ class ConstrainedPOConfig(DPOConfig):
 
     Example
     -------
-    >>> cfg = ConstrainedPOConfig(output_dir="out", variant="easy", beta=2.5, gamma=0.05)
+    >>> cfg = ConstrainedPOConfig(
+    ...     output_dir="out", variant="easy", beta=2.5, gamma=0.05, use_cpu=True, bf16=False
+    ... )
     >>> cfg.variant, cfg.beta
     ('easy', 2.5)
     """
@@ -188,10 +186,9 @@ def load_causal_lm(name_or_dir: str, **kwargs: Any) -> tuple[Any, Any]:
     -------
     >>> model, tok = load_causal_lm("HuggingFaceH4/mistral-7b-sft-beta")  # doctest: +SKIP
     """
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    model = AutoModelForCausalLM.from_pretrained(name_or_dir, **kwargs)
-    tokenizer = AutoTokenizer.from_pretrained(name_or_dir)
+    transformers = require("transformers", "cpo", owner="load_causal_lm")
+    model = transformers.AutoModelForCausalLM.from_pretrained(name_or_dir, **kwargs)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(name_or_dir)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     return model, tokenizer

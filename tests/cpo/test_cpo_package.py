@@ -1,0 +1,53 @@
+"""The package is lazy: importing it needs the cpo extra but loads nothing heavy until used."""
+
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("torch", "transformers", "scipy", "matplotlib", "sklearn", "trl", "datasets")
+
+
+def run_python(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("module", ["transformers", "trl", "datasets"])
+def test_import_without_the_extra_names_the_install_line(module):
+    out = run_python(
+        f"import sys; sys.modules[{module!r}] = None\n"
+        "try:\n"
+        "    import icml26.cpo\n"
+        "except ImportError as err:\n"
+        "    print(type(err).__name__, err)\n"
+    )
+    assert out.returncode == 0, out.stderr
+    assert "MissingExtraError" in out.stdout and module in out.stdout
+    assert "pip install 'icml26[cpo]'" in out.stdout
+
+
+def test_package_and_experiments_import_nothing_heavy():
+    out = run_python(
+        "import sys, icml26.cpo, icml26.cpo.experiments\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}))"
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_name_loads_only_its_own_module():
+    out = run_python(
+        "import sys\n"
+        "from icml26.cpo import dpo_loss\n"
+        "print(dpo_loss.__module__, 'torch' in sys.modules, 'trl' in sys.modules)"
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["icml26.cpo.losses", "True", "False"]
+
+
+def test_the_public_names_are_the_stubs():
+    import icml26.cpo
+
+    assert "ConstrainedPOTrainer" in icml26.cpo.__all__ and "dpo_loss" in dir(icml26.cpo)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        icml26.cpo.no_such_name  # noqa: B018
