@@ -111,7 +111,8 @@ def _is_torch_generator(value: Any) -> bool:
 
 
 def _shape_text(shape: Sequence[int | None]) -> str:
-    return "(" + ", ".join("any" if d is None else str(d) for d in shape) + ")"
+    dims = ["any" if d is None else str(d) for d in shape]
+    return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
 
 
 def _check_shape(
