@@ -11,42 +11,6 @@ designed to meet the paper's bounds and verified exhaustively on toy formats (se
 ``docs/floatnet.md``).
 """
 
-from icml26.floatnet.constructions import (
-    Table,
-    build_binary_code_net,
-    build_depth2_integer,
-    build_depth3,
-    build_narrow,
-    table_values,
-)
-from icml26.floatnet.formats import FORMATS, FloatFormat
-from icml26.floatnet.network import ENGINES, ORDERS, FloatReLUNet, NetOutput
-from icml26.floatnet.verification import (
-    VerifyReport,
-    collisions,
-    is_monotone,
-    special_values,
-    stratified_sample,
-    verify,
-)
+from icml26.core.imports import lazy_api
 
-__all__ = [
-    "ENGINES",
-    "FORMATS",
-    "ORDERS",
-    "FloatFormat",
-    "FloatReLUNet",
-    "NetOutput",
-    "Table",
-    "VerifyReport",
-    "build_binary_code_net",
-    "build_depth2_integer",
-    "build_depth3",
-    "build_narrow",
-    "collisions",
-    "is_monotone",
-    "special_values",
-    "stratified_sample",
-    "table_values",
-    "verify",
-]
+__getattr__, __dir__, __all__ = lazy_api(__name__, __file__, requires=("ml_dtypes",))

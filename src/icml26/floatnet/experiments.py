@@ -2,28 +2,24 @@
 
 Every claim is checked by exhaustive evaluation of the rounded networks on random target tables.
 Cases are written ``"p,emax,d"`` (``",nonneg"`` appended for the non-negative domain).
+
+Importing this module stays light (``icml26 list`` reads it): the floatnet library and matplotlib
+are imported inside the functions that use them. Everything is numpy on small arrays, so each task
+asks for one CPU; random tables come from ``ctx.numpy_generator()``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from icml26.core import Claim, Table, numpy_generator, register
-from icml26.floatnet import (
-    ORDERS,
-    FloatFormat,
-    FloatReLUNet,
-    build_binary_code_net,
-    build_depth2_integer,
-    build_depth3,
-    build_narrow,
-    is_monotone,
-    verify,
-)
+from icml26.core import Claim, Resources, RunContext, Table, register
+
+if TYPE_CHECKING:
+    from icml26.floatnet import FloatFormat, FloatReLUNet
 
 PAPER = (
     "Park, Park & Hwang, On Minimum Depth and Width of Floating-Point Neural Networks for "
@@ -31,9 +27,13 @@ PAPER = (
 )
 # Hidden widths of C3 reported by the spec author's prototype (spec section 3).
 SPEC_C3_WIDTHS = {"3,3,1": (232, 55, 1), "2,3,2": (136, 729, 1), "3,3,2": (464, 3025, 1)}
+REQUIRES = ("ml_dtypes",)  # the floatnet extra, as the package declares it
+RESOURCES = Resources(cpus=1)  # numpy on small arrays: one core per task
 
 
 def _case(case: str) -> tuple[FloatFormat, int, bool]:
+    from icml26.floatnet import FloatFormat
+
     p, emax, d, *rest = case.split(",")
     return FloatFormat(int(p), int(emax)), int(d), rest == ["nonneg"]
 
@@ -115,25 +115,31 @@ DEPTH3_CLAIMS = (
     presets=DEPTH3_PRESETS,
     tables=lambda metrics, config: _depth3_table(metrics),
     seeds=1,  # exhaustive and exact: one seed of random tables suffices
+    requires=REQUIRES,
+    resources=RESOURCES,
 )
-def depth3(config: Depth3Config, seed: int) -> dict[str, Any]:
+def depth3(config: Depth3Config, ctx: RunContext) -> dict[str, Any]:
     """Build C3 for random tables on each case and verify it on all of F^d."""
-    rng = numpy_generator(seed)
+    from icml26.floatnet import build_depth3
+
+    rng = ctx.numpy_generator()
     fractions, nonfinite, agree, widths, mismatched = [], 0, [], {}, 0
-    for case in config.cases:
-        fmt, d, _ = _case(case)
-        X = fmt.grid(d)
-        for _ in range(config.n_tables):
-            f = _random_table(fmt, len(X), rng)
-            net = build_depth3(fmt, d, lambda D, f=f: f, domain=X)
-            dense = net.evaluate(X, engine="dense") if d == 1 else None
-            sparse = net.evaluate(X, engine="sparse")
-            fractions.append(float(np.mean(sparse.y == f)))
-            nonfinite += int((sparse if dense is None else dense).nonfinite.sum())
-            if dense is not None:
-                agree.append(float(np.mean(dense.y == sparse.y)))
-        widths[case] = list(net.widths)
-        mismatched += case in SPEC_C3_WIDTHS and tuple(net.widths) != SPEC_C3_WIDTHS[case]
+    with ctx.progress(len(config.cases) * config.n_tables, "C3 networks verified") as bar:
+        for case in config.cases:
+            fmt, d, _ = _case(case)
+            X = fmt.grid(d)
+            for _ in range(config.n_tables):
+                f = _random_table(fmt, len(X), rng)
+                net = build_depth3(fmt, d, lambda D, f=f: f, domain=X)
+                dense = net.evaluate(X, engine="dense") if d == 1 else None
+                sparse = net.evaluate(X, engine="sparse")
+                fractions.append(float(np.mean(sparse.y == f)))
+                nonfinite += int((sparse if dense is None else dense).nonfinite.sum())
+                if dense is not None:
+                    agree.append(float(np.mean(dense.y == sparse.y)))
+                bar.advance()
+            widths[case] = list(net.widths)
+            mismatched += case in SPEC_C3_WIDTHS and tuple(net.widths) != SPEC_C3_WIDTHS[case]
     fmt, d, _ = _case(config.failing_case)
     try:
         build_depth3(fmt, d, lambda D: np.zeros(len(D)))
@@ -243,40 +249,57 @@ WIDTH_CLAIMS = (
     presets=WIDTH_PRESETS,
     tables=lambda metrics, config: _width_table(metrics),
     seeds=1,  # exhaustive and exact
+    requires=REQUIRES,
+    resources=RESOURCES,
 )
-def width(config: WidthConfig, seed: int) -> dict[str, Any]:
+def width(config: WidthConfig, ctx: RunContext) -> dict[str, Any]:
     """Build Cw and the binary-code net for random tables; test random width-1 nets."""
-    rng = numpy_generator(seed)
+    from icml26.floatnet import FloatFormat, build_binary_code_net, build_narrow, is_monotone
+
+    rng = ctx.numpy_generator()
     fractions, excess, nonfinite, shapes = [], 0, 0, {}
-    for case in config.cases:
-        fmt, d, nonneg = _case(case)
-        X = fmt.grid(d, nonneg=nonneg)
-        f = _random_table(fmt, len(X), rng)
-        net = build_narrow(fmt, d, lambda D, f=f: f, nonneg=nonneg, domain=X)
-        out = net.evaluate(X, engine="dense")
-        fractions.append(float(np.mean(out.y == f)))
-        nonfinite += int(out.nonfinite.sum())
-        excess = max(excess, abs(net.width - ((d if nonneg else 2 * d) + 4)))
-        shapes[case] = [net.width, net.depth]
-    code_fmt = FloatFormat(config.code_p, config.code_emax)
-    bits = np.array([[(k >> i) & 1 for i in range(config.code_d)] for k in range(2**config.code_d)])
-    f = _random_table(code_fmt, len(bits), rng)
-    code_net = build_binary_code_net(code_fmt, config.code_d, lambda D: f)
-    code_out = code_net.evaluate(bits.astype(np.float64))
-    mono_fmt = FloatFormat(3, 3)
-    nets = [_random_width1(mono_fmt, config.monotone_depth, rng) for _ in range(config.n_monotone)]
+    total = len(config.cases) + 1 + config.n_monotone
+    with ctx.progress(total, "Cw, binary-code and width-1 networks") as bar:
+        for case in config.cases:
+            fmt, d, nonneg = _case(case)
+            X = fmt.grid(d, nonneg=nonneg)
+            f = _random_table(fmt, len(X), rng)
+            net = build_narrow(fmt, d, lambda D, f=f: f, nonneg=nonneg, domain=X)
+            out = net.evaluate(X, engine="dense")
+            fractions.append(float(np.mean(out.y == f)))
+            nonfinite += int(out.nonfinite.sum())
+            excess = max(excess, abs(net.width - ((d if nonneg else 2 * d) + 4)))
+            shapes[case] = [net.width, net.depth]
+            bar.advance()
+        code_fmt = FloatFormat(config.code_p, config.code_emax)
+        codes = range(2**config.code_d)
+        bits = np.array([[(k >> i) & 1 for i in range(config.code_d)] for k in codes])
+        f = _random_table(code_fmt, len(bits), rng)
+        code_net = build_binary_code_net(code_fmt, config.code_d, lambda D: f)
+        code_out = code_net.evaluate(bits.astype(np.float64))
+        bar.advance()
+        mono_fmt = FloatFormat(3, 3)
+        nets = [
+            _random_width1(mono_fmt, config.monotone_depth, rng) for _ in range(config.n_monotone)
+        ]
+        monotone = []
+        for net in nets:
+            monotone.append(is_monotone(net))
+            bar.advance()
     return {
         "exact_fraction_min": min(fractions),
         "width_excess": float(excess),
         "nonfinite_inputs": float(nonfinite + code_out.nonfinite.sum()),
         "code_exact_fraction": float(np.mean(code_out.y == f)),
         "code_d_minus_width": float(config.code_d - code_net.width),
-        "monotone_fraction": float(np.mean([is_monotone(net) for net in nets])),
+        "monotone_fraction": float(np.mean(monotone)),
         "shapes": {**shapes, f"code d={config.code_d}": [code_net.width, code_net.depth]},
     }
 
 
 def _random_width1(fmt: FloatFormat, depth: int, rng: np.random.Generator) -> FloatReLUNet:
+    from icml26.floatnet import FloatReLUNet
+
     small = fmt.values()[np.abs(fmt.values()) <= 4]  # avoid nets that overflow everywhere
     layers = [(rng.choice(small, (1, 1)), rng.choice(small, 1)) for _ in range(depth)]
     return FloatReLUNet(fmt, layers)
@@ -365,26 +388,32 @@ def _exact_output(bias: Fraction, s: list[Fraction], knots: np.ndarray, t: float
     presets=EXACT_VS_FLOAT_PRESETS,
     plot=lambda metrics, config: _exact_vs_float_plot(metrics),
     seeds=3,  # random data sets
+    requires=REQUIRES,
+    resources=RESOURCES,
 )
-def exact_vs_float(config: ExactVsFloatConfig, seed: int) -> dict[str, Any]:
+def exact_vs_float(config: ExactVsFloatConfig, ctx: RunContext) -> dict[str, Any]:
     """Memorise random float16 data with the classical construction; count float16 errors."""
-    rng = numpy_generator(seed)
+    from icml26.floatnet import FloatFormat, FloatReLUNet, build_depth2_integer, build_depth3
+
+    rng = ctx.numpy_generator()
     fmt = FloatFormat(config.p, config.emax)
     exact_wrong, float_wrong, c3_wrong = [], [], []
-    for n in config.n_points:
-        x = np.unique(fmt.round(rng.uniform(0.0, config.x_range, 4 * n)))[:n]
-        x = np.sort(rng.permutation(x)[:n])
-        y = fmt.round(rng.uniform(-1.0, 1.0, len(x)))
-        bias, s = _exact_memoriser(x, y)
-        exact = [_exact_output(bias, s, x[:-1], t) for t in x]
-        exact_wrong.append(float(np.mean([e != v for e, v in zip(exact, y, strict=True)])))
-        hidden = (np.ones((len(x) - 1, 1)), -x[:-1])
-        out_w = fmt.round(np.array([float(v) for v in s]))[None, :]
-        net = FloatReLUNet(fmt, [hidden, (out_w, np.array([float(bias)]))])
-        y_float = net(x[:, None])
-        float_wrong.append(float(np.mean(y_float != y)))
-        c3 = build_depth3(fmt, 1, lambda D, y=y: y, domain=x[:, None])
-        c3_wrong.append(float(np.mean(c3(x[:, None], engine="sparse") != y)))
+    with ctx.progress(len(config.n_points), "data sets memorised") as bar:
+        for n in config.n_points:
+            x = np.unique(fmt.round(rng.uniform(0.0, config.x_range, 4 * n)))[:n]
+            x = np.sort(rng.permutation(x)[:n])
+            y = fmt.round(rng.uniform(-1.0, 1.0, len(x)))
+            bias, s = _exact_memoriser(x, y)
+            exact = [_exact_output(bias, s, x[:-1], t) for t in x]
+            exact_wrong.append(float(np.mean([e != v for e, v in zip(exact, y, strict=True)])))
+            hidden = (np.ones((len(x) - 1, 1)), -x[:-1])
+            out_w = fmt.round(np.array([float(v) for v in s]))[None, :]
+            net = FloatReLUNet(fmt, [hidden, (out_w, np.array([float(bias)]))])
+            y_float = net(x[:, None])
+            float_wrong.append(float(np.mean(y_float != y)))
+            c3 = build_depth3(fmt, 1, lambda D, y=y: y, domain=x[:, None])
+            c3_wrong.append(float(np.mean(c3(x[:, None], engine="sparse") != y)))
+            bar.advance()
     g = rng.integers(-15, 16, 32).astype(np.float64)
     toy = build_depth2_integer(fmt, g)
     return {
@@ -473,33 +502,40 @@ FULL_CLAIMS = (
     claims=FULL_CLAIMS,
     presets=FULL_PRESETS,
     seeds=1,  # exhaustive and exact
+    requires=REQUIRES,
+    resources=RESOURCES,
 )
-def full(config: FullConfig, seed: int) -> dict[str, Any]:
+def full(config: FullConfig, ctx: RunContext) -> dict[str, Any]:
     """Verify C3 and Cw on each case (all orders when d = 1) and C3 on a float16 sub-domain."""
-    rng = numpy_generator(seed)
+    from icml26.floatnet import ORDERS, FloatFormat, build_depth3, build_narrow, verify
+
+    rng = ctx.numpy_generator()
     fractions, order_ok = [], []
     builders = [(c, build_depth3) for c in config.c3_cases] + [(c, None) for c in config.cw_cases]
-    for case, builder in builders:
-        fmt, d, nonneg = _case(case)
-        X = fmt.grid(d, nonneg=nonneg)
-        f = _random_table(fmt, len(X), rng)
-        if builder is None:
-            net = build_narrow(fmt, d, lambda D, f=f: f, nonneg=nonneg, domain=X)
-        else:
-            net = builder(fmt, d, lambda D, f=f: f, domain=X)
-        report = verify(net, lambda D, f=f: f, domain=X, engine="sparse")
-        fractions.append(1.0 - report.mismatches / report.n_points)
-        if d == 1:
-            order_ok += [verify(net, lambda D, f=f: f, domain=X, order=o).exact for o in ORDERS]
-    fmt = FloatFormat(11, 15)
-    v = fmt.values()
-    D = np.concatenate(
-        [v[(v >= config.float16_low) & (v < config.float16_high)], [0.0, fmt.smin, -fmt.smin]]
-    )
-    D = np.concatenate([D, [fmt.max, -fmt.max]])[:, None]
-    f = _random_table(fmt, len(D), rng)
-    net = build_depth3(fmt, 1, lambda X: f, domain=D)
-    report = verify(net, lambda X: f, domain=D, engine="sparse")
+    with ctx.progress(len(builders) + 1, "C3/Cw cases, then the float16 sub-domain") as bar:
+        for case, builder in builders:
+            fmt, d, nonneg = _case(case)
+            X = fmt.grid(d, nonneg=nonneg)
+            f = _random_table(fmt, len(X), rng)
+            if builder is None:
+                net = build_narrow(fmt, d, lambda D, f=f: f, nonneg=nonneg, domain=X)
+            else:
+                net = builder(fmt, d, lambda D, f=f: f, domain=X)
+            report = verify(net, lambda D, f=f: f, domain=X, engine="sparse")
+            fractions.append(1.0 - report.mismatches / report.n_points)
+            if d == 1:
+                order_ok += [verify(net, lambda D, f=f: f, domain=X, order=o).exact for o in ORDERS]
+            bar.advance()
+        fmt = FloatFormat(11, 15)
+        v = fmt.values()
+        D = np.concatenate(
+            [v[(v >= config.float16_low) & (v < config.float16_high)], [0.0, fmt.smin, -fmt.smin]]
+        )
+        D = np.concatenate([D, [fmt.max, -fmt.max]])[:, None]
+        f = _random_table(fmt, len(D), rng)
+        net = build_depth3(fmt, 1, lambda X: f, domain=D)
+        report = verify(net, lambda X: f, domain=D, engine="sparse")
+        bar.advance()
     return {
         "order_exact_fraction": float(np.mean(order_ok)),
         "exact_fraction_min": min(fractions),
