@@ -122,6 +122,35 @@ def context(config: ContextConfig, ctx: RunContext) -> dict[str, float]:
     }
 
 
+@dataclass(frozen=True)
+class CrashConfig:
+    exit_code: int = 0  # > 0: leave through os._exit(exit_code); -9: SIGKILL itself
+    sleep_s: float = 0.0
+    pid_folder: str = ""
+
+
+@TOY.register(
+    name="toy.crash",
+    title="Kill the worker",
+    paper="Toy paper (test only)",
+    claims=(),
+    presets={k: CrashConfig() for k in ("smoke", "quick", "full")},
+)
+def crash(config: CrashConfig, ctx: RunContext) -> dict[str, float]:
+    import os
+    import signal
+    import time
+
+    if config.pid_folder:
+        (Path(config.pid_folder) / f"{os.getpid()}-{ctx.seed}").touch()
+    time.sleep(config.sleep_s)
+    if config.exit_code == -9:
+        os.kill(os.getpid(), signal.SIGKILL)
+    if config.exit_code > 0:
+        os._exit(config.exit_code)
+    return {"pid": float(os.getpid())}
+
+
 @TOY.register(
     name="toy.needs_gpu",
     title="Needs a GPU",

@@ -14,7 +14,7 @@ from rich.table import Table as RichTable
 from icml26.core.claims import Status
 from icml26.core.experiment import PRESETS, Experiment, Registry, discover
 from icml26.core.report import summarize, write_report
-from icml26.core.runner import BACKENDS, Task, plan, run_tasks
+from icml26.core.runner import BACKENDS, RunFolderBusyError, Task, plan, run_tasks
 
 app = typer.Typer(
     help="Working implementations and small-scale reproductions of ICML 2026 systems.",
@@ -101,9 +101,18 @@ def _parse_sets(items: list[str]) -> dict[str, str]:
 def _run(tasks: list[Task], out: Path, backend: str, jobs: int, reuse_stale: bool) -> None:
     if jobs < 1:
         _fail(f"--jobs must be >= 1; got {jobs}")
+    if out.exists() and not out.is_dir():
+        _fail(f"--out {out} is a file, not a run folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".icml26-write-check"
+        probe.touch()
+        probe.unlink()
+    except OSError as err:
+        _fail(f"--out {out} is not writable: {err.strerror}")
     try:
         run_tasks(tasks, out, backend=backend, jobs=jobs, reuse_stale=reuse_stale)
-    except ValueError as err:  # e.g. a task needs a GPU this machine does not have
+    except (ValueError, RunFolderBusyError) as err:  # e.g. a GPU task here, or a busy folder
         _fail(str(err))
 
 

@@ -205,3 +205,84 @@ def test_ray_refuses_a_gpu_task_on_a_cluster_without_gpus(tmp_path):
             run_tasks(tasks, tmp_path, backend="ray", jobs=1, progress=False)
     finally:
         ray.shutdown()
+
+
+def test_a_task_that_kills_its_worker_is_recorded_and_the_rest_finish(tmp_path):
+    coin = plan(TOY.get("toy.coin"), "smoke", 2)
+    crash = TOY.get("toy.crash")
+    tasks = [
+        coin[0],
+        plan(crash, "smoke", 1, {"exit_code": "3"})[0],
+        plan(crash, "smoke", 1, {"exit_code": "-9"})[0],
+        coin[1],
+    ]
+    records = run_tasks(tasks, tmp_path, jobs=2, progress=False)
+    assert [r.status for r in records] == ["ok", "failed", "failed", "ok"]
+    assert "worker process running this task died (exit code 3)" in records[1].error
+    assert "(killed by signal 9)" in records[2].error
+    assert records[0].metrics == run_tasks(coin[:1], tmp_path / "alone", progress=False)[0].metrics
+    # the failed ones are retried on resume (and fail the same way); the finished are kept
+    again = run_tasks(tasks, tmp_path, jobs=2, progress=False)
+    assert [r.wall_time_s for r in again[::3]] == [r.wall_time_s for r in records[::3]]
+
+
+def _alive(pid):
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
+
+
+def test_workers_die_with_a_killed_driver_and_nothing_is_lost(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import time
+
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    out = tmp_path / "run"
+    script = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
+from toy_experiments import TOY
+from icml26.core import plan, run_tasks
+quick = plan(TOY.get("toy.coin"), "smoke", 1)
+slow = plan(TOY.get("toy.crash"), "smoke", 2, {{"sleep_s": "60", "pid_folder": {str(pids)!r}}})
+run_tasks(quick + slow, {str(out)!r}, jobs=2, progress=False)
+"""
+    driver = subprocess.Popen([sys.executable, "-c", script])
+    deadline = time.time() + 60
+    while len(list(pids.iterdir())) < 2 and time.time() < deadline:
+        time.sleep(0.2)
+    workers = [int(p.name.split("-")[0]) for p in pids.iterdir()]
+    assert len(workers) == 2, "the two slow tasks never started"
+    os.kill(driver.pid, signal.SIGKILL)
+    driver.wait()
+    deadline = time.time() + 10
+    while any(_alive(pid) for pid in workers) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not any(_alive(pid) for pid in workers), "workers outlived their driver"
+    assert len(list(out.glob("toy.coin/*.json"))) == 1  # the finished task's record survived
+
+
+def test_a_second_run_on_a_busy_folder_is_refused_and_stale_temp_files_go(tmp_path):
+    from icml26.core.runner import RunFolderBusyError, _locked
+
+    tasks = plan(TOY.get("toy.coin"), "smoke", 1)
+    with _locked(tmp_path), pytest.raises(RunFolderBusyError, match="another icml26 run is using"):
+        run_tasks(tasks, tmp_path, progress=False)
+    leftover = tmp_path / "toy.coin" / ".abc.json.x.tmp"
+    leftover.parent.mkdir(parents=True)
+    leftover.write_text("{")
+    assert run_tasks(tasks, tmp_path, progress=False)[0].ok
+    assert not leftover.exists()
+
+
+def test_tracebacks_in_records_carry_no_absolute_install_path(tmp_path):
+    tasks = plan(TOY.get("toy.coin"), "smoke", 1, {"fail": "true"})
+    record = run_tasks(tasks, tmp_path, progress=False)[0]
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    assert "RuntimeError: asked to fail" in record.error and src not in record.error
+    assert 'File "icml26/core/runner.py"' in record.error

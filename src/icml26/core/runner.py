@@ -11,6 +11,7 @@ task is recorded with its traceback and the other tasks go on.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import inspect
 import logging
@@ -18,12 +19,17 @@ import multiprocessing
 import os
 import queue
 import sys
+import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from dataclasses import replace as replace_field
+from multiprocessing.managers import SyncManager
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +55,7 @@ from icml26.core.results import (
 )
 from icml26.core.validation import check_one_of, check_positive_int
 
-__all__ = ["BACKENDS", "Task", "derive_seed", "execute", "plan", "run_tasks"]
+__all__ = ["BACKENDS", "RunFolderBusyError", "Task", "derive_seed", "execute", "plan", "run_tasks"]
 
 BACKENDS = ("local", "ray")
 log = logging.getLogger(__name__)
@@ -164,7 +170,7 @@ def execute(
         if not isinstance(metrics, dict):
             raise TypeError(f"{task.experiment}: run must return a dict of metrics.")
     except Exception:
-        error = traceback.format_exc()
+        error = _relative_paths(traceback.format_exc())
     finally:
         torch.set_num_threads(threads_before)
     if ctx.artifact_dir.is_dir() and not any(ctx.artifact_dir.iterdir()):
@@ -184,6 +190,35 @@ def execute(
         git_revision=git_revision(),
         code_fingerprint=task.fingerprint,
     )
+
+
+def _relative_paths(text: str) -> str:
+    """``text`` with the package's install folder, the working folder and home made relative."""
+    install = str(Path(__file__).resolve().parents[2]) + os.sep  # the folder holding icml26/
+    for prefix, short in ((install, ""), (os.getcwd() + os.sep, ""), (str(Path.home()), "~")):
+        text = text.replace(prefix, short)
+    return text
+
+
+class RunFolderBusyError(RuntimeError):
+    """Another run holds the run folder's lock."""
+
+
+@contextmanager
+def _locked(run_dir: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``run_dir`` for the block; refuse if another run holds it."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with open(run_dir / ".icml26.lock", "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunFolderBusyError(
+                f"another icml26 run is using {run_dir}; wait for it or pick another --out"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _previous(task: Task, run_dir: Path, reuse_stale: bool) -> tuple[TaskRecord | None, str | None]:
@@ -272,10 +307,26 @@ def run_tasks(
     ------
     ValueError
         If a task needs more GPUs than this machine (or the Ray cluster) has.
+    RunFolderBusyError
+        If another run is writing into ``run_dir`` (the folder is locked while a run lasts).
     """
     check_one_of("backend", backend, BACKENDS, owner="run_tasks")
     jobs = check_positive_int("jobs", jobs, owner="run_tasks")
     run_dir = Path(run_dir).resolve()  # workers (Ray's included) may start in another folder
+    with _locked(run_dir):
+        for leftover in run_dir.glob("*/.*.tmp"):  # from a run killed mid-write
+            leftover.unlink(missing_ok=True)
+        return _run_locked(tasks, run_dir, backend, jobs, progress, reuse_stale)
+
+
+def _run_locked(
+    tasks: Sequence[Task],
+    run_dir: Path,
+    backend: str,
+    jobs: int,
+    progress: bool,
+    reuse_stale: bool,
+) -> list[TaskRecord]:
     records: dict[int, TaskRecord] = {}
     pending: list[int] = []
     replaced: dict[int, str] = {}
@@ -343,6 +394,62 @@ def _device(task: Task) -> str:
     return "cuda" if task.resources.gpus > 0 else "cpu"
 
 
+def _exit_with_parent(parent: int) -> None:
+    """Worker initializer: end this process when the driver that started it is gone."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _isolated_entry(parent: int, conn: Any, task: Task, run_dir: Path, kwargs: dict) -> None:
+    _exit_with_parent(parent)
+    conn.send(execute(task, run_dir, **kwargs))
+    conn.close()
+
+
+def _run_isolated(context: Any, task: Task, run_dir: Path, kwargs: dict) -> TaskRecord:
+    """Run ``task`` alone in a fresh process; if that process dies, a failed record says how."""
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(
+        target=_isolated_entry, args=(os.getpid(), send, task, run_dir, kwargs)
+    )
+    process.start()
+    send.close()
+    record = None
+    while record is None and (process.is_alive() or receive.poll()):
+        if receive.poll(0.2):
+            try:
+                record = receive.recv()
+            except EOFError:
+                break
+    process.join()
+    if record is not None:
+        return record
+    code = process.exitcode
+    how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+    return _failed(task, f"the worker process running this task died ({how})")
+
+
+def _failed(task: Task, error: str) -> TaskRecord:
+    return TaskRecord(
+        experiment=task.experiment,
+        preset=task.preset,
+        config=to_jsonable(task.config),
+        config_hash=task.config_hash,
+        seed_index=task.seed_index,
+        seed=task.seed,
+        status="failed",
+        error=error,
+        versions=versions(task.requires),
+        git_revision=git_revision(),
+        code_fingerprint=task.fingerprint,
+    )
+
+
 def _run_processes(
     tasks: Sequence[Task],
     pending: Iterable[int],
@@ -351,11 +458,34 @@ def _run_processes(
     done: Callable[[int, TaskRecord], None],
     sink: ProgressSink | None,
 ) -> None:
+    """Run on a pool of ``jobs`` spawned processes, at most ``jobs`` tasks submitted at a time.
+
+    A task that kills its worker (segfault, OOM kill, ``os._exit``) breaks the pool: the tasks
+    that were in flight are re-run one by one in a process of their own, the one that dies again
+    is recorded as failed with its exit code or signal, and a fresh pool finishes the rest.
+    """
     # "spawn" because forking a process that already runs torch's thread pools can deadlock.
     context = multiprocessing.get_context("spawn")
-    manager = context.Manager() if sink is not None else None
+    manager = None
+    if sink is not None:
+        manager = SyncManager(ctx=context)
+        manager.start(_exit_with_parent, (os.getpid(),))
     events = manager.Queue() if manager is not None else None
-    executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+
+    def new_pool() -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=jobs,
+            mp_context=context,
+            initializer=_exit_with_parent,
+            initargs=(os.getpid(),),
+        )
+
+    def options(i: int) -> dict[str, Any]:
+        return {
+            "threads": _threads(tasks[i], jobs),
+            "device": _device(tasks[i]),
+            "progress_sink": events.put if events is not None else None,
+        }
 
     def drain() -> None:
         while events is not None and sink is not None:
@@ -364,23 +494,33 @@ def _run_processes(
             except queue.Empty:
                 return
 
+    waiting = deque(pending)
+    futures: dict[Future[TaskRecord], int] = {}
+    executor = new_pool()
     try:
-        futures: dict[Future[TaskRecord], int] = {
-            executor.submit(
-                execute,
-                tasks[i],
-                run_dir,
-                threads=_threads(tasks[i], jobs),
-                device=_device(tasks[i]),
-                progress_sink=events.put if events is not None else None,
-            ): i
-            for i in pending
-        }
-        while futures:
+        while waiting or futures:
+            while waiting and len(futures) < jobs:
+                i = waiting.popleft()
+                futures[executor.submit(execute, tasks[i], run_dir, **options(i))] = i
             finished, _ = wait(futures, timeout=0.2, return_when=FIRST_COMPLETED)
             drain()
+            broken = False
             for future in finished:
-                done(futures.pop(future), future.result())
+                try:
+                    record = future.result()
+                except BrokenProcessPool:
+                    broken = True
+                    continue
+                done(futures.pop(future), record)
+            if broken:
+                suspects = list(futures.values())
+                futures.clear()
+                executor.shutdown(wait=False, cancel_futures=True)
+                log.warning("a worker process died; re-running its %d task(s) alone", len(suspects))
+                for i in suspects:
+                    done(i, _run_isolated(context, tasks[i], run_dir, options(i)))
+                    drain()
+                executor = new_pool()
     except BaseException:
         executor.shutdown(wait=False, cancel_futures=True)
         raise
