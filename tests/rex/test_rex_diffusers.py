@@ -5,6 +5,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
+from icml26.core import seeded_default_init
 from icml26.rex import RexSolver
 from icml26.rex.diffusers_adapter import from_diffusers, load_diffusers_unet
 from icml26.rex.metrics import roundtrip_error
@@ -37,7 +38,7 @@ def test_adapter_maps_time_schedule_and_guidance():
                                              cfg_scale=3.0)  # fmt: skip
     assert output == "noise" and schedule.kind == "scaled_linear"
     assert (schedule.beta0, schedule.beta1) == pytest.approx((0.85, 12.0), rel=1e-5)
-    x = torch.randn(2, 3)
+    x = torch.randn(2, 3, generator=torch.Generator().manual_seed(0))
     out = model(x, torch.full((2,), 0.25))
     assert torch.allclose(out, x + 3.0 * (2 * x - x))  # eps_u + w (eps_c - eps_u)
     assert torch.allclose(unet.calls[0][0], torch.full((2,), 250.0))  # timestep = 1000 t
@@ -45,7 +46,8 @@ def test_adapter_maps_time_schedule_and_guidance():
 
 def test_adapter_converts_v_prediction_to_noise():
     model, schedule, output = from_diffusers(FakeUNet(), fake_scheduler("v_prediction"))
-    x, t = torch.randn(3, 2, dtype=torch.float64), 0.4
+    x = torch.randn(3, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    t = 0.4
     eps = model(x, torch.full((3,), t, dtype=torch.float64))
     # the fake returns v = x; eps = sigma x + alpha v
     assert output == "noise"
@@ -64,16 +66,16 @@ def test_adapter_bad_inputs():
 def test_tiny_saved_unet_loads_and_round_trips(tmp_path):
     import diffusers
 
-    torch.manual_seed(0)
-    unet = diffusers.UNet2DModel(
-        sample_size=8, in_channels=1, out_channels=1, block_out_channels=(16, 16),
-        down_block_types=("DownBlock2D", "DownBlock2D"), up_block_types=("UpBlock2D", "UpBlock2D"),
-        layers_per_block=1, norm_num_groups=4,
-    )  # fmt: skip
+    with seeded_default_init(0):
+        unet = diffusers.UNet2DModel(
+            sample_size=8, in_channels=1, out_channels=1, block_out_channels=(16, 16),
+            down_block_types=("DownBlock2D", "DownBlock2D"),
+            up_block_types=("UpBlock2D", "UpBlock2D"), layers_per_block=1, norm_num_groups=4,
+        )  # fmt: skip
     unet.save_pretrained(tmp_path)
     diffusers.DDPMScheduler(beta_schedule="linear").save_pretrained(tmp_path)
     loaded, scheduler = load_diffusers_unet(str(tmp_path), subfolder=None, conditional=False)
-    x = torch.randn(2, 1, 8, 8)
+    x = torch.randn(2, 1, 8, 8, generator=torch.Generator().manual_seed(0))
     t = torch.full((2,), 0.3)
     model, schedule, output = from_diffusers(loaded, scheduler)
     with torch.no_grad():

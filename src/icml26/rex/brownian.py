@@ -18,14 +18,32 @@ from __future__ import annotations
 
 import hashlib
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
-from icml26.core import check_positive_int
+from icml26.core import Seed, check_positive_int, numpy_generator
 
 __all__ = ["SeededBrownian"]
+
+
+def _path_key(seed: Seed, *, owner: str) -> int:
+    """The integer that keys a Brownian path: an int as is, else one draw from the generator.
+
+    ``None`` draws the key from fresh OS entropy. The key is drawn once, so every query of one
+    path (and of a solver holding the key) sees the same path.
+    """
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        return int(seed)
+    if seed is None or isinstance(seed, np.random.Generator | torch.Generator):
+        return int(numpy_generator(seed).integers(2**63))
+    raise TypeError(
+        f"{owner}: seed must be an int, a numpy or torch Generator, or None; "
+        f"got {seed!r} ({type(seed).__name__})."
+    )
 
 
 @dataclass(frozen=True)
@@ -44,7 +62,8 @@ class SeededBrownian:
     Parameters
     ----------
     seed
-        Integer seed of the whole path.
+        Seed of the whole path: an int keys it directly; a numpy / torch generator (or ``None``,
+        fresh entropy) gives one integer key, drawn here. The key is kept as ``seed``.
     shape
         Shape of W (the shape of the state it drives).
     lo, hi
@@ -65,7 +84,7 @@ class SeededBrownian:
 
     def __init__(
         self,
-        seed: int,
+        seed: Seed,
         shape: Sequence[int],
         lo: float,
         hi: float,
@@ -74,11 +93,10 @@ class SeededBrownian:
         dtype: torch.dtype = torch.float64,
         device: str | torch.device = "cpu",
     ) -> None:
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError(f"SeededBrownian: seed must be an int; got {seed!r}.")
         if not hi > lo:
             raise ValueError(f"SeededBrownian: need lo < hi; got lo={lo!r}, hi={hi!r}.")
-        self.seed, self.shape = seed, tuple(shape)
+        self.seed = _path_key(seed, owner="SeededBrownian")
+        self.shape = tuple(shape)
         self.lo, self.hi = float(lo), float(hi)
         self.depth = check_positive_int("depth", depth, owner="SeededBrownian")
         self.dtype, self.device = dtype, device

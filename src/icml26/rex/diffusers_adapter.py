@@ -13,6 +13,7 @@ from typing import Any
 
 import torch
 
+from icml26.core import require
 from icml26.rex.schedules import VPSchedule
 
 __all__ = ["from_diffusers", "load_diffusers_unet"]
@@ -99,11 +100,13 @@ def load_diffusers_unet(
 
     For Stable Diffusion 1.5 use ``subfolder="unet"`` and ``conditional=True``; for a
     ``google/ddpm-*`` checkpoint use ``subfolder=None`` and ``conditional=False``.
+
+    Raises
+    ------
+    MissingExtraError
+        If diffusers is not installed (``pip install 'icml26[rex-diffusers]'``).
     """
-    try:
-        import diffusers
-    except ImportError as err:
-        raise ImportError("the diffusers path needs: pip install 'icml26[rex-diffusers]'") from err
+    diffusers = require("diffusers", "rex-diffusers", owner="load_diffusers_unet")
     unet_cls = diffusers.UNet2DConditionModel if conditional else diffusers.UNet2DModel
     unet = unet_cls.from_pretrained(name_or_dir, subfolder=subfolder)
     sched_sub = "scheduler" if subfolder is not None else None

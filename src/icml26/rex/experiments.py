@@ -11,18 +11,17 @@ import copy
 import itertools
 import math
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-import torch
+from icml26.core import Claim, Resources, RunContext, Table, register, torch_generator
 
-from icml26.core import Claim, Table, register, torch_threads
-from icml26.rex.baselines import BDIA, DDIM, EDICT, OBELM
-from icml26.rex.brownian import SeededBrownian
-from icml26.rex.learned import make_moons_data, train_denoiser
-from icml26.rex.metrics import observed_order, roundtrip_error, sliced_wasserstein
-from icml26.rex.princeps import princeps_solve, princeps_step
-from icml26.rex.schedules import VPSchedule
-from icml26.rex.solver import RexSolver
-from icml26.rex.toy import GaussianData, GaussianMixtureData
+# `icml26 list` imports this module: torch and the rex library are imported inside the functions.
+if TYPE_CHECKING:
+    import torch
+
+    from icml26.rex import GaussianData, GaussianMixtureData, MLPDenoiser, RexSolver, VPSchedule
+
+REQUIRES = ("torchsde", "torchdiffeq", "sklearn")  # the rex extra, as in the package's lazy_api
 
 PAPER = "Blasingame & Liu, Rex: reversible exponential (stochastic) Runge-Kutta solvers, ICML 2026"
 
@@ -35,11 +34,12 @@ PAPER_SD15 = {
     "Rex": ("3.8e-9", "2.0e-9", "8.9e-10"),
 }
 PAPER_COLUMNS = ("paper @10", "paper @20", "paper @50")
-BASELINES = {"DDIM": DDIM, "EDICT": EDICT, "BDIA": BDIA, "O-BELM": OBELM}
-DTYPES = {"float64": torch.float64, "float32": torch.float32}
+SOLVER_LABELS = ("DDIM", "EDICT", "BDIA", "O-BELM", "Rex")
 
 
-def _problem(name: str, dim: int = 2):
+def _problem(name: str, dim: int = 2) -> GaussianData | GaussianMixtureData:
+    from icml26.rex import GaussianData, GaussianMixtureData
+
     return GaussianData(mu=0.5, s=0.5, dim=dim) if name == "gaussian" else GaussianMixtureData()
 
 
@@ -63,6 +63,8 @@ ROUNDTRIP = RoundtripConfig()
 
 def _roundtrips(solver: RexSolver, data: torch.Tensor, noise: torch.Tensor) -> tuple[float, float]:
     """Max-abs errors of data -> noise -> data and of noise -> data -> noise on one grid."""
+    from icml26.rex import roundtrip_error
+
     ts = solver.timesteps()
     x_T, x_T_hat = solver.encode(data, ts)
     data_back, _ = solver.decode(x_T, x_T_hat, ts)
@@ -75,43 +77,49 @@ def _roundtrips(solver: RexSolver, data: torch.Tensor, noise: torch.Tensor) -> t
     return data_err, noise_err
 
 
-def roundtrip(config: RoundtripConfig, seed: int) -> dict[str, float]:
+def roundtrip(config: RoundtripConfig, ctx: RunContext) -> dict[str, float]:
     """R1-R3: Rex round trips in both directions (ODE and SDE) against DDIM inversion."""
+    import torch
+
+    from icml26.rex import DDIM, RexSolver, VPSchedule, roundtrip_error
+
+    dtypes = {"float64": torch.float64, "float32": torch.float32}
     schedule = VPSchedule(t_data=config.t_end)
     worst: dict[str, float] = {}
     ddim_mse = []
     identical = 1.0
-    for p_i, problem_name in enumerate(config.problems):
-        problem = _problem(problem_name)
-        model = problem.denoiser(schedule)
-        for n in config.n_steps:
-            for dtype_name, dtype in DTYPES.items():
-                data = problem.sample(config.n_points, seed=seed + p_i, dtype=dtype)
-                g = torch.Generator().manual_seed(seed)
-                noise = torch.randn(data.shape, dtype=dtype, generator=g)
-                runs = [(t, None) for t in config.tableaus]
-                if dtype_name == "float64":  # SDE inversion amplifies round-off ~1e7: float64 only
-                    runs += [("euler", m) for m in config.sde_methods]
-                for tableau, sde in runs:
-                    solver = RexSolver(
-                        model, schedule, tableau=tableau, model_output="data", sde=sde,
-                        zeta=config.zeta, n_steps=n, grid=config.grid, seed=seed,
-                    )  # fmt: skip
-                    data_err, noise_err = _roundtrips(solver, data, noise)
-                    kind = "sde" if sde else "ode"
-                    for direction, err in (("data", data_err), ("noise", noise_err)):
-                        key = f"{kind}_{direction}_roundtrip_{dtype_name}"
-                        worst[key] = max(worst.get(key, 0.0), err)
-                    if sde is not None:
-                        ts = solver.timesteps()
-                        first = solver.decode(noise, noise.clone(), ts)[0]
-                        again = solver.decode(noise, noise.clone(), ts)[0]
-                        identical = min(identical, float(torch.equal(first, again)))
-            if n == min(config.n_steps):
-                ddim = DDIM(model, schedule, model_output="data")
-                ts = RexSolver(model, schedule, n_steps=n, grid=config.grid).timesteps()
-                data = problem.sample(config.n_points, seed=seed + p_i)
-                ddim_mse.append(roundtrip_error(ddim.decode(ddim.encode(data, ts), ts), data))
+    with ctx.progress(len(config.problems) * len(config.n_steps), "problems x step counts") as bar:
+        for p_i, problem_name in enumerate(config.problems):
+            problem = _problem(problem_name)
+            model = problem.denoiser(schedule)
+            for n in config.n_steps:
+                for dtype_name, dtype in dtypes.items():
+                    data = problem.sample(config.n_points, seed=ctx.seed + p_i, dtype=dtype)
+                    noise = torch.randn(data.shape, dtype=dtype, generator=ctx.torch_generator())
+                    runs = [(t, None) for t in config.tableaus]
+                    if dtype_name == "float64":  # SDE inversion amplifies round-off ~1e7
+                        runs += [("euler", m) for m in config.sde_methods]
+                    for tableau, sde in runs:
+                        solver = RexSolver(
+                            model, schedule, tableau=tableau, model_output="data", sde=sde,
+                            zeta=config.zeta, n_steps=n, grid=config.grid, seed=ctx.seed,
+                        )  # fmt: skip
+                        data_err, noise_err = _roundtrips(solver, data, noise)
+                        kind = "sde" if sde else "ode"
+                        for direction, err in (("data", data_err), ("noise", noise_err)):
+                            key = f"{kind}_{direction}_roundtrip_{dtype_name}"
+                            worst[key] = max(worst.get(key, 0.0), err)
+                        if sde is not None:
+                            ts = solver.timesteps()
+                            first = solver.decode(noise, noise.clone(), ts)[0]
+                            again = solver.decode(noise, noise.clone(), ts)[0]
+                            identical = min(identical, float(torch.equal(first, again)))
+                if n == min(config.n_steps):
+                    ddim = DDIM(model, schedule, model_output="data")
+                    ts = RexSolver(model, schedule, n_steps=n, grid=config.grid).timesteps()
+                    data = problem.sample(config.n_points, seed=ctx.seed + p_i)
+                    ddim_mse.append(roundtrip_error(ddim.decode(ddim.encode(data, ts), ts), data))
+                bar.advance()
     return {**worst, "sde_rerun_bit_identical": identical, "ddim_roundtrip_mse": min(ddim_mse)}
 
 
@@ -119,6 +127,8 @@ register(
     name="rex.roundtrip",
     title="Exact round trips (data->noise->data and noise->data->noise), ODE and SDE",
     paper=PAPER,
+    requires=REQUIRES,
+    resources=Resources(cpus=2),  # torch's default thread count on this 2-core machine
     claims=(
         Claim("R1a", "ODE data round trip (Euler/midpoint/RK4/Dopri5, 10 and 50 steps), float64",
               "ode_data_roundtrip_float64", "<=", 1e-10, "near machine precision", "Table 2"),
@@ -162,14 +172,16 @@ class OrderConfig:
 ORDER = OrderConfig()
 
 
-def order(config: OrderConfig, seed: int) -> dict[str, object]:
+def order(config: OrderConfig, ctx: RunContext) -> dict[str, object]:
     """R4: endpoint error against the closed-form Gaussian flow; order = -slope of log-log fit."""
+    import torch
+
+    from icml26.rex import GaussianData, RexSolver, VPSchedule, observed_order, roundtrip_error
+
     schedule = VPSchedule(t_data=config.t_end)
     problem = GaussianData(mu=0.5, s=0.5, dim=2)
     model = problem.denoiser(schedule)
-    x_T = torch.randn(
-        config.n_points, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(seed)
-    )
+    x_T = torch.randn(config.n_points, 2, dtype=torch.float64, generator=ctx.torch_generator())
     metrics: dict[str, object] = {"n_steps": list(config.n_steps)}
     for tableau in config.tableaus:
         orders = []
@@ -209,6 +221,8 @@ register(
     name="rex.order",
     title="Convergence order of Rex-Euler, -midpoint and -RK4 (zeta = 0.999 and 1)",
     paper=PAPER,
+    requires=REQUIRES,
+    resources=Resources(cpus=2),  # torch's default thread count on this 2-core machine
     claims=(
         Claim("R4-euler", "Rex-Euler converges with order >= 1 - 0.25", "order_euler", ">=", 0.75,
               "order 1 (Thm 3.5)", "Theorem 3.5"),
@@ -239,12 +253,23 @@ class EquivalenceConfig:
 EQUIVALENCE = EquivalenceConfig()
 
 
-def equivalence(config: EquivalenceConfig, seed: int) -> dict[str, float]:
+def equivalence(config: EquivalenceConfig, ctx: RunContext) -> dict[str, float]:
     """R5: Princeps-Euler (data) = DDIM; Princeps-EM (data SDE) = SDE-DPM-Solver++(1)."""
+    import torch
+
+    from icml26.rex import (
+        DDIM,
+        GaussianMixtureData,
+        RexSolver,
+        SeededBrownian,
+        VPSchedule,
+        princeps_step,
+        roundtrip_error,
+    )
+
     schedule = VPSchedule(t_data=config.t_end)
     model = GaussianMixtureData().denoiser(schedule)
-    g = torch.Generator().manual_seed(seed)
-    x_T = torch.randn(config.n_points, 2, dtype=torch.float64, generator=g)
+    x_T = torch.randn(config.n_points, 2, dtype=torch.float64, generator=ctx.torch_generator())
     solver = RexSolver(model, schedule, model_output="data", n_steps=config.n_steps, grid="logsnr")
     ts = solver.timesteps()
     ddim = DDIM(model, schedule, model_output="data")
@@ -260,7 +285,7 @@ def equivalence(config: EquivalenceConfig, seed: int) -> dict[str, float]:
     # SDE-DPM-Solver++(1): x_t = (s_t/s_s) e^-h x_s + a_t (1 - e^-2h) x0 + s_t sqrt(1 - e^-2h) z
     sde_solver = RexSolver(model, schedule, model_output="data", sde="em", n_steps=config.n_steps)
     clocks = [sde_solver.tv.noise_clock(t) for t in ts]
-    bm = SeededBrownian(seed, x_T.shape, min(clocks), max(clocks))
+    bm = SeededBrownian(ctx.seed, x_T.shape, min(clocks), max(clocks))
     x_em, x_dpm = x_T, x_T
     dpm_gap = 0.0
     for t0, t1 in itertools.pairwise(ts):
@@ -284,6 +309,8 @@ register(
     name="rex.equivalence",
     title="Subsumption: Princeps-Euler = DDIM, Princeps-EM = SDE-DPM-Solver++(1)",
     paper=PAPER,
+    requires=REQUIRES,
+    resources=Resources(cpus=2),  # torch's default thread count on this 2-core machine
     claims=(
         Claim("R5a", "Princeps with the Euler tableau and data prediction is DDIM",
               "princeps_euler_vs_ddim", "<=", 1e-12, "identical", "Theorem 3.10 / Table 1"),
@@ -315,18 +342,21 @@ class SDESamplingConfig:
 SDE_SAMPLING = SDESamplingConfig()
 
 
-def sde_sampling(config: SDESamplingConfig, seed: int) -> dict[str, float]:
+def sde_sampling(config: SDESamplingConfig, ctx: RunContext) -> dict[str, float]:
     """R6: Rex-EM samples Gaussian data with the right mean and variance, better than SEEDS-1."""
+    import torch
+
+    from icml26.rex import GaussianData, RexSolver, VPSchedule, princeps_solve
+
     schedule = VPSchedule(t_data=config.t_end)
     problem = GaussianData(mu=config.mu, s=config.s, dim=1)
     model = problem.denoiser(schedule)
-    g = torch.Generator().manual_seed(seed)
-    x_T = torch.randn(config.n_samples, 1, dtype=torch.float64, generator=g)
+    x_T = torch.randn(config.n_samples, 1, dtype=torch.float64, generator=ctx.torch_generator())
     solver = RexSolver(model, schedule, model_output="data", sde="em", n_steps=config.n_steps,
-                       grid=config.grid, zeta=config.zeta, seed=seed)  # fmt: skip
+                       grid=config.grid, zeta=config.zeta, seed=ctx.seed)  # fmt: skip
     x0, _, ts = solver.sample(x_T)
     # the same grid and Brownian path as Rex-EM
-    x = princeps_solve(model, schedule, x_T, ts, sde="em", model_output="data", seed=seed)
+    x = princeps_solve(model, schedule, x_T, ts, sde="em", model_output="data", seed=ctx.seed)
     a = schedule.alpha(config.t_end)
     target_mean = a * config.mu
     target_var = problem.marginal_std(schedule, config.t_end) ** 2
@@ -345,6 +375,8 @@ register(
     name="rex.sde_sampling",
     title="Rex-EM samples a Gaussian correctly (vs non-reversible Princeps-EM / SEEDS-1)",
     paper=PAPER,
+    requires=REQUIRES,
+    resources=Resources(cpus=2),  # torch's default thread count on this 2-core machine
     claims=(
         Claim("R6a", "sample mean within 0.03 of alpha mu", "rex_mean_abs_error", "<=", 0.03,
               "correct SDE sampling (Thm 3.6)", "Theorem 3.6"),
@@ -383,30 +415,58 @@ LEARNED = LearnedConfig()
 
 
 def _learned_data(name: str, n: int, seed: int) -> torch.Tensor:
+    from icml26.rex import GaussianMixtureData, make_moons_data
+
     return (
         make_moons_data(n, seed=seed) if name == "moons" else GaussianMixtureData().sample(n, seed)
     )
 
 
-def learned(config: LearnedConfig, seed: int) -> dict[str, object]:
-    """F1-F4 with a tiny MLP eps-predictor trained from scratch on two moons and the mixture."""
-    with torch_threads(1):  # a 2x128 MLP on 2-D points: one thread is faster (measured)
-        return _learned(config, seed)
+def _train(
+    data: torch.Tensor, schedule: VPSchedule, steps: int, seed: int, ctx: RunContext, what: str
+) -> MLPDenoiser:
+    """An eps-predictor trained on ``data``, with a progress bar over its steps."""
+    from icml26.rex import train_denoiser
+
+    with ctx.progress(steps, f"training the denoiser on {what}") as bar:
+
+        def advance(step: int, loss: float) -> None:
+            bar.advance()
+
+        return train_denoiser(data, schedule, steps=steps, seed=seed, callback=advance)
 
 
-def _learned(config: LearnedConfig, seed: int) -> dict[str, object]:
+def learned(config: LearnedConfig, ctx: RunContext) -> dict[str, object]:
+    """F1-F4 with a tiny MLP eps-predictor trained from scratch on two moons and the mixture.
+
+    Runs on one thread (``Resources(cpus=1)``): for a 2x128 MLP on 2-D points one thread is
+    faster (measured).
+    """
+    import torch
+
+    from icml26.rex import (
+        BDIA,
+        DDIM,
+        EDICT,
+        OBELM,
+        RexSolver,
+        VPSchedule,
+        roundtrip_error,
+        sliced_wasserstein,
+    )
+
+    baselines = {"DDIM": DDIM, "EDICT": EDICT, "BDIA": BDIA, "O-BELM": OBELM}
+    seed = ctx.seed
     schedule = VPSchedule(t_data=config.t_end)
     out: dict[str, object] = {"n_steps": list(config.n_steps)}
     worst = {"f1": 0.0, "rex_mse": 0.0, "adaptive_data": 0.0, "adaptive_noise": 0.0}
     lowest_at_max, sw_ratio = 1.0, 0.0
     for p_i, name in enumerate(config.problems):
-        net = train_denoiser(
-            _learned_data(name, config.n_train, seed + p_i), schedule,
-            steps=config.train_steps, seed=seed + p_i,
-        )  # fmt: skip
+        data = _learned_data(name, config.n_train, seed + p_i)
+        net = _train(data, schedule, config.train_steps, seed + p_i, ctx, name)
         model32, model64 = net, copy.deepcopy(net).double()
         held_out = _learned_data(name, config.n_eval, seed + 100 + p_i)
-        g = torch.Generator().manual_seed(seed + p_i)
+        g = torch_generator(seed + p_i)
         noise = torch.randn(config.n_eval, held_out.shape[1], dtype=torch.float64, generator=g)
 
         def rex(model, **kw):
@@ -429,7 +489,7 @@ def _learned(config: LearnedConfig, seed: int) -> dict[str, object]:
             x_T, x_T_hat = solver.encode(data32, ts)
             errors = {"Rex": roundtrip_error(solver.decode(x_T, x_T_hat, ts)[0], data32)}
             samples = {"Rex": solver.decode(noise.float(), noise.float(), ts)[0]}
-            for label, cls in BASELINES.items():
+            for label, cls in baselines.items():
                 base = cls(model32, schedule, model_output="noise")
                 errors[label] = roundtrip_error(base.decode(base.encode(data32, ts), ts), data32)
                 samples[label] = base.sample(noise.float(), ts)
@@ -473,13 +533,12 @@ def _learned(config: LearnedConfig, seed: int) -> dict[str, object]:
 
 def learned_tables(metrics: list[dict], config: LearnedConfig) -> list[Table]:
     m = metrics[0]
-    labels = ("DDIM", "EDICT", "BDIA", "O-BELM", "Rex")
     tables = []
     for name in config.problems:
         rows = [
             [label, *[m[f"{name}_inversion_mse_{label}_{n}"] for n in config.n_steps],
              *PAPER_SD15[label]]
-            for label in labels
+            for label in SOLVER_LABELS
         ]  # fmt: skip
         tables.append(Table(
             f"Round-trip MSE (float32), learned MLP on {name}: ours vs the paper's SD 1.5 latents",
@@ -488,7 +547,8 @@ def learned_tables(metrics: list[dict], config: LearnedConfig) -> list[Table]:
             note="Ours: data -> noise -> data, held-out points. Paper: SD v1.5 latents (Table 2).",
         ))  # fmt: skip
         sw_rows = [
-            [label, *[m[f"{name}_sw_{label}_{n}"] for n in config.n_steps]] for label in labels
+            [label, *[m[f"{name}_sw_{label}_{n}"] for n in config.n_steps]]
+            for label in SOLVER_LABELS
         ]
         tables.append(Table(f"Sliced W2 to held-out data, {name} (lower is better)",
                             ["solver", *[f"@{n}" for n in config.n_steps]], sw_rows))  # fmt: skip
@@ -497,17 +557,18 @@ def learned_tables(metrics: list[dict], config: LearnedConfig) -> list[Table]:
 
 def learned_plot(metrics: list[dict], config: LearnedConfig) -> dict:
     import matplotlib.pyplot as plt
+    import numpy as np
 
     m = metrics[0]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
-    for label in ("DDIM", "EDICT", "BDIA", "O-BELM", "Rex"):
+    for label in SOLVER_LABELS:
         values = [m[f"{config.problems[0]}_inversion_mse_{label}_{n}"] for n in config.n_steps]
         ax1.semilogy(config.n_steps, [max(v, 1e-18) for v in values], "o-", label=label)
     ax1.set_xlabel("steps")
     ax1.set_ylabel("round-trip MSE (float32)")
     ax1.set_title(f"Inversion error, learned model on {config.problems[0]}")
     ax1.legend(fontsize=8)
-    data, samples = torch.tensor(m["samples_data"]), torch.tensor(m["samples_rex"])
+    data, samples = np.asarray(m["samples_data"]), np.asarray(m["samples_rex"])
     ax2.scatter(data[:, 0], data[:, 1], s=3, alpha=0.5, label="held-out data")
     ax2.scatter(
         samples[:, 0], samples[:, 1], s=3, alpha=0.5, label=f"Rex-RK4 @{max(config.n_steps)}"
@@ -521,6 +582,8 @@ register(
     name="rex.learned",
     title="Tiny learned denoiser: round trips, inversion table, sample quality, adaptive Dopri5",
     paper=PAPER,
+    requires=REQUIRES,
+    resources=Resources(cpus=1),  # one thread: a 2x128 MLP on 2-D points runs faster (measured)
     claims=(
         Claim("F1", "learned-model data round trip, every ODE tableau, float64",
               "learned_ode_roundtrip_float64", "<=", 1e-9, "near machine precision", "Table 2"),

@@ -8,12 +8,19 @@ eps-prediction loss E || eps_theta(alpha_t x0 + sigma_t eps, t) - eps ||^2, t un
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import torch
 from torch import nn
 
-from icml26.core import Seed, check_positive_int, numpy_generator, torch_generator
+from icml26.core import (
+    Seed,
+    check_positive_int,
+    numpy_generator,
+    seeded_default_init,
+    torch_generator,
+)
 from icml26.rex.schedules import Schedule
 
 __all__ = ["MLPDenoiser", "make_moons_data", "train_denoiser"]
@@ -30,25 +37,32 @@ class MLPDenoiser(nn.Module):
         Width of the two hidden layers.
     embed
         Size of the sinusoidal time embedding (even).
+    seed
+        Seed of the initial weights (torch's default ``nn.Linear`` initialisation, drawn with
+        :func:`icml26.core.seeded_default_init`; the global RNG is left alone). A generator is
+        advanced by one draw.
 
     Example
     -------
-    >>> net = MLPDenoiser(2)
+    >>> net = MLPDenoiser(2, seed=0)
     >>> net(torch.zeros(3, 2), torch.full((3,), 0.5)).shape
     torch.Size([3, 2])
+    >>> bool((net.net[0].weight == MLPDenoiser(2, seed=0).net[0].weight).all())
+    True
     """
 
-    def __init__(self, dim: int = 2, hidden: int = 128, embed: int = 32) -> None:
+    def __init__(self, dim: int = 2, hidden: int = 128, embed: int = 32, *, seed: Seed = 0) -> None:
         super().__init__()
         self.dim = check_positive_int("dim", dim, owner="MLPDenoiser")
         self.embed = check_positive_int("embed", embed, owner="MLPDenoiser", minimum=2)
-        self.net = nn.Sequential(
-            nn.Linear(dim + embed, hidden),
-            nn.SiLU(),
-            nn.Linear(hidden, hidden),
-            nn.SiLU(),
-            nn.Linear(hidden, dim),
-        )
+        with seeded_default_init(seed):
+            self.net = nn.Sequential(
+                nn.Linear(dim + embed, hidden),
+                nn.SiLU(),
+                nn.Linear(hidden, hidden),
+                nn.SiLU(),
+                nn.Linear(hidden, dim),
+            )
 
     def time_embedding(self, t: torch.Tensor) -> torch.Tensor:
         """Sinusoidal features of 1000 t: (batch,) -> (batch, embed)."""
@@ -66,7 +80,7 @@ class MLPDenoiser(nn.Module):
 
 def make_moons_data(n: int, *, noise: float = 0.05, seed: Seed = 0) -> torch.Tensor:
     """Two-moons points (scikit-learn), standardised to zero mean and unit variance per axis."""
-    from sklearn.datasets import make_moons
+    from sklearn.datasets import make_moons  # the rex extra; the package checks it is installed
 
     rng = numpy_generator(seed)
     x, _ = make_moons(n_samples=n, noise=noise, random_state=int(rng.integers(2**31)))
@@ -83,18 +97,25 @@ def train_denoiser(
     lr: float = 2e-3,
     t_min: float = 1e-3,
     seed: Seed = 0,
+    callback: Callable[[int, float], object] | None = None,
 ) -> MLPDenoiser:
     """Train an :class:`MLPDenoiser` on ``data`` (n, d) with the eps-prediction loss.
+
+    Adam with a cosine learning rate (torch's ``CosineAnnealingLR`` over ``steps``, no warm-up).
+    One generator drawn from ``seed`` gives, in order, the initial weights and then each step's
+    batch indices, times and noise.
+
+    Parameters
+    ----------
+    callback
+        Called as ``callback(step, loss)`` after every optimiser step (e.g. a progress bar).
 
     Returns the trained network in eval mode with gradients off (float32; ``.double()`` for
     float64 use).
     """
     steps = check_positive_int("steps", steps, owner="train_denoiser")
     g = torch_generator(seed)
-    torch_seed = int(torch.randint(0, 2**62, (1,), generator=g))
-    with torch.random.fork_rng():  # seeds the initialisation without touching the global RNG
-        torch.manual_seed(torch_seed)
-        net = MLPDenoiser(data.shape[1])
+    net = MLPDenoiser(data.shape[1], seed=g)  # one draw from g seeds the initialisation
     grid = np.linspace(t_min, 1.0, 1000)
     alphas = torch.tensor([schedule.alpha(float(t)) for t in grid], dtype=torch.float32)
     sigmas = torch.tensor([schedule.sigma(float(t)) for t in grid], dtype=torch.float32)
@@ -103,7 +124,7 @@ def train_denoiser(
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps)
     net.train()
-    for _ in range(steps):
+    for step in range(steps):
         idx = torch.randint(0, x_all.shape[0], (batch_size,), generator=g)
         k = torch.randint(0, len(grid), (batch_size,), generator=g)
         eps = torch.randn(batch_size, x_all.shape[1], generator=g)
@@ -113,5 +134,7 @@ def train_denoiser(
         loss.backward()
         opt.step()
         sched.step()
+        if callback is not None:
+            callback(step, float(loss.detach()))
     net.eval().requires_grad_(False)
     return net

@@ -44,8 +44,9 @@ def convert_output(
     -------
     >>> from icml26.rex import VPSchedule
     >>> s, x, eps = VPSchedule(), torch.ones(2), torch.zeros(2)
-    >>> convert_output(eps, x, 0.5, s, source="noise", target="data") * s.alpha(0.5)
-    tensor([1., 1.])
+    >>> x0 = convert_output(eps, x, 0.5, s, source="noise", target="data")  # eps = 0: x = alpha x0
+    >>> bool(torch.allclose(x0 * s.alpha(0.5), x))
+    True
     """
     check_one_of("source", source, MODEL_OUTPUTS, owner="convert_output")
     check_one_of("target", target, MODEL_OUTPUTS, owner="convert_output")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import torch
 
-from icml26.core import check_one_of
+from icml26.core import Seed, check_one_of
 from icml26.rex.brownian import SeededBrownian
 from icml26.rex.parameterization import Model, TimeVariable
 from icml26.rex.schedules import Schedule
@@ -157,13 +157,14 @@ def princeps_solve(
     prediction: str = "data",
     model_output: str = "noise",
     sde: str | None = None,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> torch.Tensor:
     """Integrate along ``ts`` with the plain (non-reversible) Princeps step.
 
     For SDEs the Brownian path is ``SeededBrownian(seed, ...)`` over the grid's noise-clock span,
     the same path a :class:`RexSolver` with the same seed and grid uses, so the two can be
-    compared sample by sample.
+    compared sample by sample (a generator ``seed`` gives the path one key drawn from it, as
+    :class:`SeededBrownian` does).
 
     Example
     -------

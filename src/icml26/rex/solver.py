@@ -27,8 +27,8 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from icml26.core import check_in_interval, check_one_of, check_positive_int
-from icml26.rex.brownian import SeededBrownian
+from icml26.core import Seed, check_in_interval, check_one_of, check_positive_int, check_tensor
+from icml26.rex.brownian import SeededBrownian, _path_key
 from icml26.rex.parameterization import MODEL_OUTPUTS, PREDICTIONS, Model, TimeVariable
 from icml26.rex.princeps import SDE_METHODS, princeps_increment
 from icml26.rex.schedules import Schedule
@@ -99,7 +99,9 @@ class RexSolver:
     n_steps
         Steps of the fixed grid (and the initial step of the adaptive controller).
     seed
-        Seed of the Brownian path (SDEs).
+        Seed of the Brownian path (SDEs): an int, or a numpy / torch generator (``None``: fresh
+        entropy) from which one integer key is drawn at construction, so every sweep of this
+        solver (sample, encode, decode) uses the same path. The key is kept as ``seed``.
     adaptive
         Adaptive steps with an embedded tableau (ODE only); ``sample`` returns the accepted grid.
     grid
@@ -133,7 +135,7 @@ class RexSolver:
         sde: str | None = None,
         zeta: float = 0.999,
         n_steps: int = 50,
-        seed: int = 0,
+        seed: Seed = 0,
         adaptive: bool = False,
         grid: str = "t",
         atol: float = 1e-5,
@@ -157,9 +159,7 @@ class RexSolver:
         self.sde = check_one_of("sde", sde, SDE_METHODS, owner=owner)
         self.zeta = check_in_interval("zeta", zeta, low=0.0, high=1.0, closed="right", owner=owner)
         self.n_steps = check_positive_int("n_steps", n_steps, owner=owner)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError(f"{owner}: seed must be an int; got {seed!r} ({type(seed).__name__}).")
-        self.seed = seed
+        self.seed = _path_key(seed, owner=owner)
         self.adaptive = bool(adaptive)
         if self.adaptive and (sde is not None or not self.tableau.embedded):
             raise ValueError(
@@ -265,8 +265,8 @@ class RexSolver:
     # --- sweeps -----------------------------------------------------------------------------
 
     def _check_pair(self, x: torch.Tensor, x_hat: torch.Tensor) -> None:
-        if not (isinstance(x, torch.Tensor) and isinstance(x_hat, torch.Tensor)):
-            raise TypeError("RexSolver: x and x_hat must be torch tensors.")
+        check_tensor("x", x, owner="RexSolver")
+        check_tensor("x_hat", x_hat, owner="RexSolver")
         if x.shape != x_hat.shape or x.dtype != x_hat.dtype:
             raise ValueError(
                 "RexSolver: x and x_hat must share shape and dtype; got "

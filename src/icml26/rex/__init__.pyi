@@ -1,0 +1,49 @@
+from icml26.rex.baselines import BDIA, DDIM, EDICT, OBELM
+from icml26.rex.brownian import SeededBrownian
+from icml26.rex.diffusers_adapter import from_diffusers, load_diffusers_unet
+from icml26.rex.learned import MLPDenoiser, make_moons_data, train_denoiser
+from icml26.rex.metrics import mmd_rbf, observed_order, roundtrip_error, sliced_wasserstein
+from icml26.rex.parameterization import TimeVariable, convert_output
+from icml26.rex.princeps import Increment, princeps_increment, princeps_solve, princeps_step
+from icml26.rex.schedules import CustomSchedule, FlowMatchingSchedule, Schedule, VPSchedule
+from icml26.rex.solver import RexSolver, make_grid
+from icml26.rex.stability import coupled_euler_matrix, spectral_radius, stable_interval
+from icml26.rex.tableaus import TABLEAUS, ButcherTableau, get_tableau
+from icml26.rex.toy import GaussianData, GaussianMixtureData
+
+__all__ = [
+    "BDIA",
+    "DDIM",
+    "EDICT",
+    "OBELM",
+    "TABLEAUS",
+    "ButcherTableau",
+    "CustomSchedule",
+    "FlowMatchingSchedule",
+    "GaussianData",
+    "GaussianMixtureData",
+    "Increment",
+    "MLPDenoiser",
+    "RexSolver",
+    "Schedule",
+    "SeededBrownian",
+    "TimeVariable",
+    "VPSchedule",
+    "convert_output",
+    "coupled_euler_matrix",
+    "from_diffusers",
+    "get_tableau",
+    "load_diffusers_unet",
+    "make_grid",
+    "make_moons_data",
+    "mmd_rbf",
+    "observed_order",
+    "princeps_increment",
+    "princeps_solve",
+    "princeps_step",
+    "roundtrip_error",
+    "sliced_wasserstein",
+    "spectral_radius",
+    "stable_interval",
+    "train_denoiser",
+]
