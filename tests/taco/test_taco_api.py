@@ -8,6 +8,7 @@ from sklearn.base import clone
 from sklearn.datasets import load_iris
 from sklearn.exceptions import NotFittedError
 
+from icml26.core import StateDictMismatchError, warmup_cosine_lr
 from icml26.taco import (
     MLPSCMPrior,
     TACOClassifier,
@@ -16,7 +17,7 @@ from icml26.taco import (
     class_allocation,
     load_checkpoint,
     load_official_checkpoint,
-    lr_at,
+    save_checkpoint,
     subsample_context,
     train_taco,
 )
@@ -90,8 +91,7 @@ def test_bad_input_messages():
 
 # checkpoints and training
 def test_train_save_load_roundtrip(tmp_path):
-    torch.manual_seed(0)
-    model = TACOModel(TACOConfig.small(nlayers=1, emsize=16, nhead=2))
+    model = TACOModel(TACOConfig.small(nlayers=1, emsize=16, nhead=2), seed=0)
     log = train_taco(
         model, MLPSCMPrior(n_rows=(30, 40)), steps=3, batch_size=2, checkpoint=tmp_path / "m"
     )
@@ -120,15 +120,40 @@ def test_official_layout_loader_on_local_stand_in(tmp_path):
     X, y = torch.randn(1, 25, 4), torch.randint(0, 2, (1, 20))
     torch.testing.assert_close(loaded(X, y, percentage=10.0), model(X, y, percentage=10.0))
     state["predictor.decoder.2.weight"] = torch.zeros(3, 3)
+    del state["z_to_pred.up.bias"]
     torch.save(state, tmp_path / "bad.ckpt")
-    with pytest.raises(ValueError, match=r"predictor\.decoder\.2\.weight must have shape"):
+    # every mismatch is named at once: the misshapen tensor (both shapes) and the missing one
+    with pytest.raises(
+        StateDictMismatchError,
+        match=r"missing keys \['projection\.up\.bias'\].*"
+        r"predictor\.decoder\.2\.weight: checkpoint \(3, 3\) vs model \(4, 64\)",
+    ):
         load_official_checkpoint(tmp_path / "bad.ckpt", config)
+    state["encoder.cell.weight"] = torch.zeros(1)
+    torch.save(state, tmp_path / "foreign.ckpt")
+    with pytest.raises(KeyError, match=r"unexpected key 'encoder\.cell\.weight'"):
+        load_official_checkpoint(tmp_path / "foreign.ckpt", config)
 
 
-def test_lr_schedule_warmup_then_cosine():
-    lrs = [lr_at(s, 100, 1.0, 0.1) for s in range(100)]
-    assert lrs[:10] == sorted(lrs[:10]) and max(lrs) == lrs[10] == 1.0
-    assert lr_at(55, 100, 1.0, 0.1) == pytest.approx(0.5)  # cosine midpoint
+def test_load_checkpoint_names_a_mismatch_with_its_json(tmp_path):
+    save_checkpoint(TACOModel(TACOConfig.small(nlayers=1, emsize=16, nhead=2)), tmp_path / "m")
+    # the JSON now describes a deeper model than the weights hold
+    meta = tmp_path / "m.json"
+    meta.write_text(meta.read_text().replace('"nlayers": 1', '"nlayers": 2'))
+    with pytest.raises(StateDictMismatchError, match=r"missing keys \['compressor\.layers\.1"):
+        load_checkpoint(tmp_path / "m")
+
+
+def test_training_follows_core_warmup_cosine_schedule():
+    # 50 steps, warm-up 10 %: 5 linear warm-up steps to the peak, cosine to 0 at the last step
+    model = TACOModel(TACOConfig.small(nlayers=1, emsize=16, nhead=2), seed=0)
+    log = train_taco(
+        model, MLPSCMPrior(n_rows=(20, 24)), steps=50, batch_size=1, lr=0.5, warmup=0.1, seed=0
+    )
+    lrs = [h["lr"] for h in log]
+    expected = [warmup_cosine_lr(s, total_steps=50, peak_lr=0.5, warmup_steps=5) for s in range(50)]
+    assert lrs == expected
+    assert lrs[0] == 0.1 and lrs[4] == lrs[5] == 0.5 and lrs[-1] == 0.0
 
 
 # baselines

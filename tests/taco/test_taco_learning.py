@@ -13,6 +13,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import StandardScaler
 
+from icml26.core import StateDictMismatchError, torch_threads
 from icml26.taco import MLPSCMPrior, TACOClassifier, TACOConfig, TACOModel, init_from_pot
 
 
@@ -47,28 +48,29 @@ def _linear_tasks(g: torch.Generator, B: int = 16, T: int = 64, n: int = 48):
 
 def test_tiny_pre_norm_model_learns_in_context():
     # Fresh random linear tasks every step: a fixed feature -> class map is worthless (loss
-    # stays at ln 2 = 0.693); only reading the context labels lowers the loss. Pre-norm leaves
-    # the plateau within ~400 steps (loss ~0.2); post-norm stayed at 0.693 for 1200 steps.
-    torch.set_num_threads(1)
-    torch.manual_seed(0)
+    # stays at ln 2 = 0.693); only reading the context labels lowers the loss. Post-norm stayed
+    # at 0.693 for 1200 steps. When pre-norm leaves the plateau depends on the init: with the
+    # seeded init, seeds 0-3 average 0.55-0.58 over steps 550-600 and 0.40 / 0.28 / 0.21 / 0.18
+    # over steps 950-1000 (the old global-RNG init gave 0.19 at 600 steps for seed 0, 0.55 for 1).
     cfg = TACOConfig(emsize=32, nlayers=2, nhead=4, max_classes=2, max_features=4, pre_norm=True)
-    model = TACOModel(cfg, use_compressor=False)
+    model = TACOModel(cfg, use_compressor=False, seed=0)
     g = torch.Generator().manual_seed(0)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
     losses = []
-    for _ in range(STEPS):
-        X, y, n = _linear_tasks(g)
-        logits = model(X, y[:, :n])
-        loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), y[:, n:].flatten())
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        losses.append(loss.item())
+    with torch_threads(1):  # tiny tensors: one thread is several times faster
+        for _ in range(STEPS):
+            X, y, n = _linear_tasks(g)
+            logits = model(X, y[:, :n])
+            loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), y[:, n:].flatten())
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            losses.append(loss.item())
     assert np.mean(losses[-50:]) < 0.45
 
 
-STEPS = 600
+STEPS = 1000
 
 
 def _easy_task(seed: int):
@@ -114,8 +116,12 @@ def test_init_from_pot_copies_the_backbone_and_names_mismatches():
         assert torch.equal(taco.predictor.state_dict()[name], value)
         assert torch.equal(taco.compressor.state_dict()[name], value)
     wider = TACOModel(TACOConfig(emsize=16, nlayers=1, nhead=2, max_classes=3, max_features=4))
-    with pytest.raises(ValueError, match="predictor"):
+    with pytest.raises(
+        StateDictMismatchError,
+        match=r"init_from_pot \(predictor\.\*\).*decoder\.2\.weight: checkpoint \(2, 64\) "
+        r"vs model \(3, 64\)",
+    ):
         init_from_pot(wider, pot)
     deeper = TACOModel(TACOConfig(emsize=16, nlayers=2, nhead=2, max_classes=2, max_features=4))
-    with pytest.raises(KeyError, match=r"layers\.1"):
+    with pytest.raises(StateDictMismatchError, match=r"missing keys \['layers\.1"):
         init_from_pot(deeper, pot)

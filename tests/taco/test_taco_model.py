@@ -39,14 +39,12 @@ def _data(B=1, T=40, F=5, N=30, C=3, seed=0):
 
 @pytest.fixture(scope="module")
 def taco():
-    torch.manual_seed(0)
-    return _randomise(TACOModel(CFG))
+    return _randomise(TACOModel(CFG, seed=0))
 
 
 @pytest.fixture(scope="module")
 def pot():
-    torch.manual_seed(1)
-    return _randomise(PerFeatureTransformer(CFG), 1)
+    return _randomise(PerFeatureTransformer(CFG, seed=1), 1)
 
 
 # 1. K rule

@@ -17,6 +17,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from icml26.core import Seed, seeded_default_init, torch_generator
 from icml26.taco.config import TACOConfig
 from icml26.taco.encoder import EncoderStats, InputEncoder, compute_stats
 
@@ -113,24 +114,28 @@ class PerFeatureTransformer(nn.Module):
     ----------
     config
         Architecture (:class:`TACOConfig`).
+    seed
+        Seeds the parameter initialisation (torch's default init, zero-init last linears).
 
     Example
     -------
-    >>> net = PerFeatureTransformer(TACOConfig.small())
+    >>> net = PerFeatureTransformer(TACOConfig.small(), seed=0)
     >>> X, y = torch.randn(2, 30, 5), torch.randint(0, 2, (2, 20))
     >>> net(X, y).shape
     torch.Size([2, 10, 4])
     """
 
-    def __init__(self, config: TACOConfig) -> None:
+    def __init__(self, config: TACOConfig, *, seed: Seed = 0) -> None:
         super().__init__()
         E = config.emsize
         self.config = config
-        self.encoder = InputEncoder(config)
-        self.layers = nn.ModuleList(Layer(config) for _ in range(config.nlayers))
-        self.decoder = nn.Sequential(
-            nn.Linear(E, 4 * E), nn.GELU(), nn.Linear(4 * E, config.max_classes)
-        )
+        generator = torch_generator(seed)  # one stream; each part below draws its own sub-seed
+        self.encoder = InputEncoder(config, seed=generator)
+        with seeded_default_init(generator):
+            self.layers = nn.ModuleList(Layer(config) for _ in range(config.nlayers))
+            self.decoder = nn.Sequential(
+                nn.Linear(E, 4 * E), nn.GELU(), nn.Linear(4 * E, config.max_classes)
+            )
 
     def row_attention_entries(self) -> list[int]:
         """Row-attention score entries (query rows × key rows, per column) of the last call."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields
 import torch
 from torch import nn
 
+from icml26.core import Seed, seeded_default_init
 from icml26.taco.config import TACOConfig
 
 __all__ = ["EncoderStats", "InputEncoder", "compute_stats"]
@@ -93,15 +94,23 @@ class InputEncoder(nn.Module):
 
     Feature tokens: Linear([g normalised values ∥ g NaN/inf indicators]) + W_pos r_group;
     target token: Linear([label or 0, is-hidden]).
+
+    Parameters
+    ----------
+    config
+        Architecture (:class:`TACOConfig`); ``feature_pos_seed`` fixes the random codes r_f.
+    seed
+        Seeds the initialisation of the learned linear maps (torch's default init).
     """
 
-    def __init__(self, config: TACOConfig) -> None:
+    def __init__(self, config: TACOConfig, *, seed: Seed = 0) -> None:
         super().__init__()
         g, E = config.features_per_group, config.emsize
         self.config = config
-        self.cell = nn.Linear(2 * g, E, bias=False)
-        self.label = nn.Linear(2, E)
-        self.pos = nn.Linear(E // 4, E)
+        with seeded_default_init(seed):
+            self.cell = nn.Linear(2 * g, E, bias=False)
+            self.label = nn.Linear(2, E)
+            self.pos = nn.Linear(E // 4, E)
         generator = torch.Generator().manual_seed(config.feature_pos_seed)
         # Fixed (not learned) random code per feature group, reproducible from the seed.
         self.register_buffer(

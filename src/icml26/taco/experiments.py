@@ -4,41 +4,31 @@
 (same architecture) as N grows. ``taco.accuracy`` (E2 + E3): ROC-AUC of the shipped (or freshly
 meta-trained) TACO and POT on held-out prior tasks and on small real tables, against random and
 k-means context subsampling and HistGradientBoosting, plus the meta-training loss curve.
+
+Importing this module stays light (``icml26 list``): torch, scipy, scikit-learn and the TACO
+library are imported inside the run, plot and table functions.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
-from scipy.stats import wilcoxon
-from sklearn.datasets import load_breast_cancer, load_iris, load_wine
-from sklearn.ensemble import HistGradientBoostingClassifier
-from sklearn.metrics import roc_auc_score
-from sklearn.model_selection import StratifiedShuffleSplit
 
-from icml26.core import Claim, Table, check_one_of, numpy_generator, register
-from icml26.taco import (
-    SHIPPED_CONFIG,
-    MLPSCMPrior,
-    TACOClassifier,
-    TACOConfig,
-    TACOModel,
-    benchmark_inference,
-    load_checkpoint,
-    n_latents,
-    shipped_checkpoint,
-    subsample_context,
-    train_taco,
-)
+from icml26.core import Claim, Resources, RunContext, Table, check_one_of, register
+
+if TYPE_CHECKING:
+    import torch
+
+    from icml26.taco import TACOConfig, TACOModel
 
 PAPER = (
     "Zabërgja et al., End-to-End Compression for Tabular Foundation Models (TACO), "
     "ICML 2026 (arXiv:2602.05649)"
 )
 WHERE = "abstract (tables not retrievable)"
+REQUIRES = ("sklearn", "safetensors")
 
 
 # --- E1: predict speed and memory ------------------------------------------------------------
@@ -54,7 +44,6 @@ class SpeedConfig:
     repeats: int = 3
     emsize: int = 64
     nlayers: int = 4
-    threads: int = 1
     measure_rss: bool = False
     clock: str = "wall"  # "macs": the analytic cost model replaces timings (deterministic)
 
@@ -67,9 +56,7 @@ SPEED_PRESETS = {
     ),
     # 2 shared cores: N up to 2048 and one test batch keep POT's quadratic runs within ~1 minute
     "quick": SPEED,
-    "full": replace(
-        SPEED, n_train=(1024, 2048, 4096, 8192, 16384), n_test=1024, threads=2, measure_rss=True
-    ),
+    "full": replace(SPEED, n_train=(1024, 2048, 4096, 8192, 16384), n_test=1024, measure_rss=True),
 }
 
 
@@ -144,7 +131,7 @@ def _speed_tables(metrics: list[dict[str, Any]], config: SpeedConfig) -> list[Ta
             ],
             rows,
             note=f"{config.n_test} test rows in batches of {config.batch_size}, "
-            f"{config.n_features} features, {config.threads} thread(s).",
+            f"{config.n_features} features, {metrics[0]['threads']} torch thread(s).",
         )
     ]
 
@@ -195,35 +182,39 @@ def _speed_tables(metrics: list[dict[str, Any]], config: SpeedConfig) -> list[Ta
     plot=_speed_plot,
     tables=_speed_tables,
     seeds=1,  # random weights and data drawn from the seed; timings vary, ratios are the point
+    requires=REQUIRES,
+    resources=Resources(cpus=1),  # timings on one torch thread (small tensors run faster on 1)
 )
-def speed_memory(config: SpeedConfig, seed: int) -> dict[str, Any]:
-    torch.set_num_threads(config.threads)
+def speed_memory(config: SpeedConfig, ctx: RunContext) -> dict[str, Any]:
+    from icml26.taco import TACOConfig, TACOModel, benchmark_inference
+
     # Like-for-like cost: same architecture whatever the weights (spec E1 allows random weights).
     check_one_of("clock", config.clock, ("wall", "macs"), owner="taco.speed_memory")
     arch = TACOConfig.small(emsize=config.emsize, nlayers=config.nlayers)
-    with torch.random.fork_rng():  # parameter init draws from torch's global RNG; isolate it
-        torch.manual_seed(seed % 2**31)
-        model = TACOModel(arch).eval()
+    model = TACOModel(arch, seed=ctx.torch_generator("init")).eval()
     rows = []
-    for n in config.n_train:
-        for c in benchmark_inference(
-            model,
-            n,
-            config.percentages,
-            n_test=config.n_test,
-            batch_size=config.batch_size,
-            n_features=config.n_features,
-            repeats=config.repeats,
-            measure_rss=config.measure_rss,
-            seed=seed,
-        ):
-            rows.append(
-                asdict(c) if config.clock == "wall" else _with_macs(asdict(c), config, arch)
-            )
+    with ctx.progress(len(config.n_train), "timing predict at each N") as bar:
+        for n in config.n_train:
+            for c in benchmark_inference(
+                model,
+                n,
+                config.percentages,
+                n_test=config.n_test,
+                batch_size=config.batch_size,
+                n_features=config.n_features,
+                repeats=config.repeats,
+                measure_rss=config.measure_rss,
+                seed=ctx.torch_generator(),  # the same table at every N, as before
+            ):
+                rows.append(
+                    asdict(c) if config.clock == "wall" else _with_macs(asdict(c), config, arch)
+                )
+            bar.advance()
     p1 = [r for r in rows if r["percentage"] == min(config.percentages)]
     first, last = p1[0], p1[-1]
     metrics: dict[str, Any] = {
         "rows": rows,
+        "threads": ctx.threads,
         "speedup_p1_largest": last["time_pot"] / last["time_taco"],
         "speedup_growth_p1": (last["time_pot"] / last["time_taco"])
         / (first["time_pot"] / first["time_taco"]),
@@ -272,6 +263,8 @@ ACC_PRESETS = {
 
 def _auc(y: np.ndarray, proba: np.ndarray) -> float:
     """Binary ROC-AUC, or macro one-vs-rest over the classes present in ``y``."""
+    from sklearn.metrics import roc_auc_score
+
     if proba.shape[1] == 2:
         return float(roc_auc_score(y, proba[:, 1]))
     present = [c for c in range(proba.shape[1]) if 0 < (y == c).sum() < len(y)]
@@ -283,35 +276,40 @@ def _proba(logits: torch.Tensor, n_classes: int) -> np.ndarray:
 
 
 def _pot_proba(pot: TACOModel, X_ctx, y_ctx, X_test, n_classes: int) -> np.ndarray:
+    import torch
+
     X = torch.as_tensor(np.concatenate([X_ctx, X_test]))[None]
     return _proba(pot.predictor(X, torch.as_tensor(y_ctx)[None]), n_classes)
 
 
-def _models(config: AccuracyConfig, seed: int) -> tuple[TACOModel, TACOModel, list[float]]:
+def _train(
+    model: TACOModel, config: AccuracyConfig, ctx: RunContext, what: str
+) -> list[dict[str, float]]:
+    """Meta-train ``model`` on the shipped models' prior; the prior draws restart at ctx.seed."""
+    from icml26.taco import MLPSCMPrior, train_taco
+
     prior = MLPSCMPrior(n_rows=(64, 256), n_features=(2, 12))
-    arch = replace(SHIPPED_CONFIG, emsize=config.emsize, nlayers=config.nlayers)
-    with torch.random.fork_rng():  # parameter init draws from torch's global RNG; isolate it
-        torch.manual_seed(seed % 2**31)
-        fresh = TACOModel(arch)
-        pot = TACOModel(arch, use_compressor=False)
-    log = train_taco(
-        fresh,
-        prior,
-        steps=config.train_steps,
-        batch_size=config.train_batch,
-        lr=config.lr,
-        seed=seed,
-    )
-    losses = [h["loss"] for h in log]
-    if not config.pretrained:
-        train_taco(
-            pot,
+    with ctx.progress(config.train_steps, f"meta-training {what}") as bar:
+        return train_taco(
+            model,
             prior,
             steps=config.train_steps,
             batch_size=config.train_batch,
             lr=config.lr,
-            seed=seed,
+            seed=ctx.numpy_generator(),  # both models see the same datasets
+            on_step=lambda _: bar.advance(),
         )
+
+
+def _models(config: AccuracyConfig, ctx: RunContext) -> tuple[TACOModel, TACOModel, list[float]]:
+    from icml26.taco import SHIPPED_CONFIG, TACOModel, load_checkpoint, shipped_checkpoint
+
+    arch = replace(SHIPPED_CONFIG, emsize=config.emsize, nlayers=config.nlayers)
+    fresh = TACOModel(arch, seed=ctx.torch_generator("taco init"))
+    losses = [h["loss"] for h in _train(fresh, config, ctx, "TACO")]
+    if not config.pretrained:
+        pot = TACOModel(arch, use_compressor=False, seed=ctx.torch_generator("pot init"))
+        _train(pot, config, ctx, "POT")
         return fresh, pot, losses
     return (
         load_checkpoint(shipped_checkpoint(True)),
@@ -320,52 +318,66 @@ def _models(config: AccuracyConfig, seed: int) -> tuple[TACOModel, TACOModel, li
     )
 
 
-def _synthetic(config: AccuracyConfig, taco: TACOModel, pot: TACOModel, seed: int) -> dict:
-    rng = numpy_generator(seed)
+def _synthetic(
+    config: AccuracyConfig, taco: TACOModel, pot: TACOModel, ctx: RunContext
+) -> dict[str, list[float]]:
+    from icml26.taco import MLPSCMPrior, n_latents, subsample_context
+
+    rng = ctx.numpy_generator()
     prior = MLPSCMPrior(n_rows=(128, 256), n_features=(2, 12))
     scores: dict[str, list[float]] = {}
-    for _ in range(config.n_datasets):
-        b = prior.sample(1, seed=rng)
-        n, C = b.n_train, int(b.n_classes[0])
-        X, y = b.X[0].numpy(), b.y[0].numpy()
-        X_tr, y_tr, X_te, y_te = X[:n], y[:n], X[n:], y[n:]
-        if len(np.unique(y_te)) < 2:
-            continue
-        row = {"pot_full": _pot_proba(pot, X_tr, y_tr, X_te, C)}
-        for p in config.percentages:
-            ctx = taco.compress(b.X[:, :n], b.y[:, :n], percentage=p)
-            row[f"taco_{p:g}"] = _proba(taco.predict_logits(ctx, b.X[:, n:]), C)
-            k = n_latents(n, p)
-            for strategy in ("random", "kmeans"):
-                Xk, yk = subsample_context(X_tr, y_tr, k, strategy=strategy, seed=rng)
-                row[f"pot_{strategy}_{p:g}"] = _pot_proba(pot, Xk, yk, X_te, C)
-        for key, proba in row.items():
-            scores.setdefault(key, []).append(_auc(y_te, proba))
+    with ctx.progress(config.n_datasets, "held-out prior tasks") as bar:
+        for _ in range(config.n_datasets):
+            bar.advance()
+            b = prior.sample(1, seed=rng)
+            n, C = b.n_train, int(b.n_classes[0])
+            X, y = b.X[0].numpy(), b.y[0].numpy()
+            X_tr, y_tr, X_te, y_te = X[:n], y[:n], X[n:], y[n:]
+            if len(np.unique(y_te)) < 2:
+                continue
+            row = {"pot_full": _pot_proba(pot, X_tr, y_tr, X_te, C)}
+            for p in config.percentages:
+                context = taco.compress(b.X[:, :n], b.y[:, :n], percentage=p)
+                row[f"taco_{p:g}"] = _proba(taco.predict_logits(context, b.X[:, n:]), C)
+                k = n_latents(n, p)
+                for strategy in ("random", "kmeans"):
+                    Xk, yk = subsample_context(X_tr, y_tr, k, strategy=strategy, seed=rng)
+                    row[f"pot_{strategy}_{p:g}"] = _pot_proba(pot, Xk, yk, X_te, C)
+            for key, proba in row.items():
+                scores.setdefault(key, []).append(_auc(y_te, proba))
     return scores
 
 
-def _real(config: AccuracyConfig, seed: int) -> dict[str, dict[str, float]]:
+def _real(config: AccuracyConfig, ctx: RunContext) -> dict[str, dict[str, float]]:
+    from sklearn.datasets import load_breast_cancer, load_iris, load_wine
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    from icml26.taco import TACOClassifier
+
+    sklearn_seed = ctx.seed % 2**31  # scikit-learn's random_state takes a 32-bit int
     out = {}
-    for name, loader in (
-        ("breast_cancer", load_breast_cancer),
-        ("wine", load_wine),
-        ("iris", load_iris),
-    ):
-        X, y = loader(return_X_y=True)
-        split = StratifiedShuffleSplit(config.real_splits, test_size=0.5, random_state=seed % 2**31)
-        scores: dict[str, list[float]] = {}
-        for train, test in split.split(X, y):
-            models = {
-                f"taco_{config.real_percentage:g}": TACOClassifier(
-                    row_compression_percentage=config.real_percentage, seed=seed
-                ),
-                "pot_full": TACOClassifier(use_compressor=False, seed=seed),
-                "hgb": HistGradientBoostingClassifier(random_state=seed % 2**31),
-            }
-            for key, model in models.items():
-                proba = model.fit(X[train], y[train]).predict_proba(X[test])
-                scores.setdefault(key, []).append(_auc(y[test], proba))
-        out[name] = {k: float(np.mean(v)) for k, v in scores.items()}
+    loaders = (("breast_cancer", load_breast_cancer), ("wine", load_wine), ("iris", load_iris))
+    with ctx.progress(len(loaders) * config.real_splits, "real-table splits") as bar:
+        for name, loader in loaders:
+            X, y = loader(return_X_y=True)
+            split = StratifiedShuffleSplit(
+                config.real_splits, test_size=0.5, random_state=sklearn_seed
+            )
+            scores: dict[str, list[float]] = {}
+            for train, test in split.split(X, y):
+                models = {
+                    f"taco_{config.real_percentage:g}": TACOClassifier(
+                        row_compression_percentage=config.real_percentage, seed=ctx.seed
+                    ),
+                    "pot_full": TACOClassifier(use_compressor=False, seed=ctx.seed),
+                    "hgb": HistGradientBoostingClassifier(random_state=sklearn_seed),
+                }
+                for key, model in models.items():
+                    proba = model.fit(X[train], y[train]).predict_proba(X[test])
+                    scores.setdefault(key, []).append(_auc(y[test], proba))
+                bar.advance()
+            out[name] = {k: float(np.mean(v)) for k, v in scores.items()}
     return out
 
 
@@ -454,13 +466,17 @@ def _accuracy_tables(metrics: list[dict[str, Any]], config: AccuracyConfig) -> l
     presets=ACC_PRESETS,
     tables=_accuracy_tables,
     seeds=1,  # the spread is over tasks (reported as Wilcoxon and per-task means)
+    requires=REQUIRES,
+    resources=Resources(cpus=1),  # tiny models: one torch thread is fastest
 )
-def accuracy(config: AccuracyConfig, seed: int) -> dict[str, Any]:
-    torch.set_num_threads(1)
-    taco, pot, losses = _models(config, seed)
+def accuracy(config: AccuracyConfig, ctx: RunContext) -> dict[str, Any]:
+    import torch
+    from scipy.stats import wilcoxon
+
+    taco, pot, losses = _models(config, ctx)
     with torch.no_grad():
-        scores = _synthetic(config, taco, pot, seed)
-    real = _real(config, seed)
+        scores = _synthetic(config, taco, pot, ctx)
+    real = _real(config, ctx)
     mean = {k: float(np.mean(v)) for k, v in scores.items()}
     diff = np.asarray(scores["taco_4"]) - np.asarray(scores["pot_random_4"])
     w = min(10, max(1, len(losses) // 2))

@@ -22,7 +22,15 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 
-from icml26.core import Seed, check_in_interval, check_one_of, check_positive_int, numpy_generator
+from icml26.core import (
+    Seed,
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    numpy_generator,
+    seeded_default_init,
+    torch_generator,
+)
 from icml26.taco.backbone import PerFeatureTransformer
 from icml26.taco.config import TACOConfig
 from icml26.taco.encoder import EncoderStats, compute_stats
@@ -120,12 +128,21 @@ def choose_percentage(
 
 
 class ResidualMLP(nn.Module):
-    """Projection R(z) = z + W₂ GELU(W₁ z); W₂ is zero-initialised, so R is the identity at init."""
+    """Projection R(z) = z + W₂ GELU(W₁ z); W₂ is zero-initialised, so R is the identity at init.
 
-    def __init__(self, emsize: int) -> None:
+    Parameters
+    ----------
+    emsize
+        Token width E.
+    seed
+        Seeds the initialisation of W₁ (torch's default init).
+    """
+
+    def __init__(self, emsize: int, *, seed: Seed = 0) -> None:
         super().__init__()
-        self.up = nn.Linear(emsize, 2 * emsize)
-        self.down = nn.Linear(2 * emsize, emsize)
+        with seeded_default_init(seed):
+            self.up = nn.Linear(emsize, 2 * emsize)
+            self.down = nn.Linear(2 * emsize, emsize)
         nn.init.zeros_(self.down.weight)
         nn.init.zeros_(self.down.bias)
 
@@ -192,10 +209,13 @@ class TACOModel(nn.Module):
         Smallest number of latents per chunk.
     max_chunk_size
         Training rows per compression chunk.
+    seed
+        Seeds the parameter initialisation; predictor, compressor and projection draw
+        independent sub-streams from it. Global RNGs are left alone.
 
     Example
     -------
-    >>> model = TACOModel(TACOConfig.small())
+    >>> model = TACOModel(TACOConfig.small(), seed=0)
     >>> X, y = torch.randn(1, 300, 6), torch.randint(0, 3, (1, 300))
     >>> ctx = model.compress(X, y, percentage=4.0)
     >>> ctx.n_latents, model.predict_logits(ctx, torch.randn(1, 7, 6)).shape
@@ -212,6 +232,7 @@ class TACOModel(nn.Module):
         rcp_sampling: str = "uniform",
         k_min: int = 1,
         max_chunk_size: int = 10_000,
+        seed: Seed = 0,
     ) -> None:
         super().__init__()
         owner = "TACOModel"
@@ -229,13 +250,14 @@ class TACOModel(nn.Module):
         self.rcp_sampling = check_one_of("rcp_sampling", rcp_sampling, ("uniform", "none"))
         self.k_min = check_positive_int("k_min", k_min, owner=owner)
         self.max_chunk_size = check_positive_int("max_chunk_size", max_chunk_size, owner=owner)
-        self.predictor = PerFeatureTransformer(config)
+        generator = torch_generator(seed)
+        self.predictor = PerFeatureTransformer(config, seed=generator)
         if self.use_compressor:
-            self.compressor = PerFeatureTransformer(config)
-            self.projection = ResidualMLP(config.emsize)
+            self.compressor = PerFeatureTransformer(config, seed=generator)
+            self.projection = ResidualMLP(config.emsize, seed=generator)
 
     def hparams(self) -> dict[str, object]:
-        """Constructor keywords other than ``config`` (JSON-able)."""
+        """Constructor keywords other than ``config`` and ``seed`` (JSON-able)."""
         return {
             "use_compressor": self.use_compressor,
             "compression_percentage": self.compression_percentage,

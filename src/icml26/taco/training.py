@@ -3,7 +3,8 @@
 TACO (arXiv:2602.05649): each step samples a batch of prior datasets, (for TACO) draws p from
 {1, 2, 4, 8, 16, 32} %, compresses the training rows, predicts the test rows and back-propagates
 the cross-entropy through predictor, projection and compressor. AdamW (lr 1e-4, weight decay
-0.01), cosine schedule with 2 % linear warm-up, gradient-norm clip 1.0.
+0.01), cosine schedule with 2 % linear warm-up (``icml26.core.warmup_cosine_lr``), gradient-norm
+clip 1.0.
 
 Checkpoints are ``<stem>.safetensors`` (weights) + ``<stem>.json`` (architecture, model keywords,
 training config). ``load_official_checkpoint`` maps the official ``compressor.* / predictor.* /
@@ -11,14 +12,17 @@ z_to_pred.*`` state-dict layout onto :class:`TACOModel`.
 
 Deviations: float32 on CPU instead of bf16 AMP on GPUs; steps, batch size and model size are
 scaled down by the caller; the names inside each backbone of an official checkpoint are not known
-to us, so the loader requires them to equal ours and names every mismatch.
+to us, so the loader requires them to equal ours and names every mismatch. The schedule is core's
+``warmup_cosine_lr`` with ``round(warmup · steps)`` warm-up steps: it reaches the peak at the last
+warm-up step and 0 at the last step; the shipped checkpoints were trained with the earlier private
+schedule (at least one warm-up step ending at peak · n/(n + 1), cosine ending just above 0).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +30,14 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 
-from icml26.core import Seed, check_in_interval, check_positive_int, numpy_generator
+from icml26.core import (
+    Seed,
+    check_in_interval,
+    check_positive_int,
+    load_state_dict_strict,
+    numpy_generator,
+    warmup_cosine_lr,
+)
 from icml26.taco.config import TACOConfig
 from icml26.taco.model import TACOModel
 from icml26.taco.prior import MLPSCMPrior
@@ -36,7 +47,6 @@ __all__ = [
     "init_from_pot",
     "load_checkpoint",
     "load_official_checkpoint",
-    "lr_at",
     "save_checkpoint",
     "shipped_checkpoint",
     "train_taco",
@@ -49,21 +59,6 @@ _OFFICIAL_PREFIXES = {
     "predictor.": "predictor.",
     "z_to_pred.": "projection.",
 }
-
-
-def lr_at(step: int, steps: int, lr: float, warmup: float) -> float:
-    """Linear warm-up over the first ``warmup`` fraction of steps, then cosine decay to 0.
-
-    Example
-    -------
-    >>> lr_at(0, 100, 1.0, 0.02), lr_at(2, 100, 1.0, 0.02), lr_at(100, 100, 1.0, 0.02)
-    (0.3333333333333333, 1.0, 0.0)
-    """
-    n_warm = max(1, round(warmup * steps))
-    if step < n_warm:
-        return lr * (step + 1) / (n_warm + 1)
-    progress = (step - n_warm) / max(1, steps - n_warm)
-    return lr * 0.5 * (1.0 + math.cos(math.pi * progress))
 
 
 def init_from_pot(model: TACOModel, pot: TACOModel | str | Path) -> list[str]:
@@ -87,10 +82,9 @@ def init_from_pot(model: TACOModel, pot: TACOModel | str | Path) -> list[str]:
 
     Raises
     ------
-    KeyError
-        If a backbone parameter is missing on either side (the names are listed).
-    ValueError
-        If a copied tensor's shape differs (the name and both shapes are given).
+    icml26.core.StateDictMismatchError
+        If a backbone parameter is missing on either side or a shape differs (every mismatch
+        is named, with both shapes); nothing is copied then.
 
     Example
     -------
@@ -106,19 +100,8 @@ def init_from_pot(model: TACOModel, pot: TACOModel | str | Path) -> list[str]:
     prefixes = ["predictor."] + (["compressor."] if model.use_compressor else [])
     copied = []
     for prefix, backbone in zip(prefixes, targets, strict=True):
-        state = backbone.state_dict()
-        missing, extra = sorted(set(state) - set(source)), sorted(set(source) - set(state))
-        if missing or extra:
-            raise KeyError(
-                f"init_from_pot: {prefix}* lacks POT keys {extra[:5]}; POT lacks {missing[:5]}."
-            )
-        for name, value in source.items():
-            if value.shape != state[name].shape:
-                raise ValueError(
-                    f"init_from_pot: {prefix}{name} must have shape {tuple(state[name].shape)}; "
-                    f"the POT checkpoint has {tuple(value.shape)}."
-                )
-        backbone.load_state_dict(source)
+        # the keys are the backbone's own; the owner says which of TACO's backbones it is
+        load_state_dict_strict(backbone, source, owner=f"init_from_pot ({prefix}*)")
         copied += [prefix + name for name in source]
     return copied
 
@@ -136,6 +119,7 @@ def train_taco(
     seed: Seed = 0,
     checkpoint: str | Path | None = None,
     init_from: TACOModel | str | Path | None = None,
+    on_step: Callable[[dict[str, float]], None] | None = None,
 ) -> list[dict[str, float]]:
     """Meta-train ``model`` in place on datasets from ``prior``; return the per-step log.
 
@@ -148,7 +132,9 @@ def train_taco(
     steps, batch_size
         Optimiser steps and datasets per step.
     lr, weight_decay, warmup, clip
-        AdamW learning rate and weight decay, warm-up fraction, gradient-norm clip.
+        AdamW peak learning rate and weight decay, warm-up fraction, gradient-norm clip. The
+        learning rate follows ``icml26.core.warmup_cosine_lr`` with ``round(warmup · steps)``
+        warm-up steps and decays to 0 at the last step.
     seed
         Seeds the prior draws and the per-step compression percentages.
     checkpoint
@@ -157,6 +143,8 @@ def train_taco(
         A POT model or checkpoint stem: its backbone initialises the predictor and the
         compressor before training (:func:`init_from_pot`; the official code's option of starting
         from a POT checkpoint).
+    on_step
+        Called after every step with that step's log entry (e.g. to advance a progress bar).
 
     Returns
     -------
@@ -170,7 +158,7 @@ def train_taco(
 
     Example
     -------
-    >>> model = TACOModel(TACOConfig.small(nlayers=1))
+    >>> model = TACOModel(TACOConfig.small(nlayers=1), seed=0)
     >>> prior = MLPSCMPrior(n_rows=(40, 60))
     >>> len(train_taco(model, prior, steps=2, batch_size=2, seed=0))
     2
@@ -183,6 +171,7 @@ def train_taco(
     if init_from is not None:
         init_from_pot(model, init_from)
     rng = numpy_generator(seed)
+    warmup_steps = round(warmup * steps)
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     history = []
     model.train()
@@ -194,16 +183,19 @@ def train_taco(
             p = model.compression_percentage
             if model.rcp_sampling == "uniform":
                 p = float(rng.choice(model.rcp_choices))
+        step_lr = warmup_cosine_lr(step, total_steps=steps, peak_lr=lr, warmup_steps=warmup_steps)
         for group in optimiser.param_groups:
-            group["lr"] = lr_at(step, steps, lr, warmup)
+            group["lr"] = step_lr
         logits = model(batch.X, batch.y[:, :n], percentage=p)  # (B, M, C)
         loss = nn.functional.cross_entropy(logits.flatten(0, 1), batch.y[:, n:].flatten())
         optimiser.zero_grad()
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), clip)
         optimiser.step()
-        history.append({"step": step, "loss": loss.item(), "lr": group["lr"], "percentage": p})
+        history.append({"step": step, "loss": loss.item(), "lr": step_lr, "percentage": p})
         log.info("step %d loss %.4f p %.0f", step, history[-1]["loss"], p)
+        if on_step is not None:
+            on_step(history[-1])
     model.eval()
     if checkpoint is not None:
         training = {
@@ -257,6 +249,9 @@ def load_checkpoint(path: str | Path) -> TACOModel:
     ------
     FileNotFoundError
         If the weights or the JSON file is missing.
+    icml26.core.StateDictMismatchError
+        If the weights do not match the architecture the JSON file describes (every missing,
+        unexpected or misshapen tensor is named).
     """
     weights, meta = _paths(path)
     for file in (weights, meta):
@@ -266,7 +261,7 @@ def load_checkpoint(path: str | Path) -> TACOModel:
     hparams = dict(record["model"])
     hparams["rcp_choices"] = tuple(hparams["rcp_choices"])
     model = TACOModel(TACOConfig(**record["config"]), **hparams)
-    model.load_state_dict(load_file(str(weights)))
+    load_state_dict_strict(model, load_file(str(weights)), owner=f"load_checkpoint({str(path)!r})")
     return model.eval()
 
 
@@ -287,9 +282,10 @@ def load_official_checkpoint(
     Raises
     ------
     KeyError
-        If keys are missing or unexpected after renaming.
-    ValueError
-        If a tensor's shape differs from the model's.
+        If a key has none of the official prefixes.
+    icml26.core.StateDictMismatchError
+        If, after renaming, keys are missing or unexpected or a tensor's shape differs from the
+        model's (every mismatch is named).
     """
     state = torch.load(str(path), map_location="cpu", weights_only=True)
     state = state.get("state_dict", state)
@@ -300,19 +296,7 @@ def load_official_checkpoint(
             raise KeyError(f"load_official_checkpoint: unexpected key {key!r}.")
         renamed[_OFFICIAL_PREFIXES[prefix] + key[len(prefix) :]] = value
     model = TACOModel(config, use_compressor=use_compressor)
-    expected = model.state_dict()
-    missing, extra = sorted(set(expected) - set(renamed)), sorted(set(renamed) - set(expected))
-    if missing or extra:
-        raise KeyError(
-            f"load_official_checkpoint: missing keys {missing[:5]}, unexpected {extra[:5]}."
-        )
-    for key, value in renamed.items():
-        if value.shape != expected[key].shape:
-            raise ValueError(
-                f"load_official_checkpoint: {key} must have shape {tuple(expected[key].shape)}; "
-                f"got {tuple(value.shape)}."
-            )
-    model.load_state_dict(renamed)
+    load_state_dict_strict(model, renamed, owner="load_official_checkpoint")
     return model.eval()
 
 
@@ -341,7 +325,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     use_compressor = args.model == "taco"
-    model = TACOModel(SHIPPED_CONFIG, use_compressor=use_compressor)
+    model = TACOModel(SHIPPED_CONFIG, use_compressor=use_compressor, seed=args.seed)
     out = args.out or shipped_checkpoint(use_compressor)
     train_taco(
         model,

@@ -1,0 +1,60 @@
+from icml26.taco.backbone import KVCache, PerFeatureTransformer
+from icml26.taco.baselines import class_allocation, subsample_context
+from icml26.taco.classifier import TACOClassifier
+from icml26.taco.config import TACOConfig
+from icml26.taco.efficiency import (
+    InferenceCost,
+    activation_elements,
+    benchmark_inference,
+    peak_rss_increase,
+)
+from icml26.taco.encoder import EncoderStats, InputEncoder, compute_stats
+from icml26.taco.model import (
+    RCP_CHOICES,
+    CompressedContext,
+    ResidualMLP,
+    TACOModel,
+    choose_percentage,
+    n_latents,
+)
+from icml26.taco.prior import MLPSCMPrior, PriorBatch
+from icml26.taco.training import (
+    SHIPPED_CONFIG,
+    init_from_pot,
+    load_checkpoint,
+    load_official_checkpoint,
+    save_checkpoint,
+    shipped_checkpoint,
+    train_taco,
+)
+
+__all__ = [
+    "RCP_CHOICES",
+    "SHIPPED_CONFIG",
+    "CompressedContext",
+    "EncoderStats",
+    "InferenceCost",
+    "InputEncoder",
+    "KVCache",
+    "MLPSCMPrior",
+    "PerFeatureTransformer",
+    "PriorBatch",
+    "ResidualMLP",
+    "TACOClassifier",
+    "TACOConfig",
+    "TACOModel",
+    "activation_elements",
+    "benchmark_inference",
+    "choose_percentage",
+    "class_allocation",
+    "compute_stats",
+    "init_from_pot",
+    "load_checkpoint",
+    "load_official_checkpoint",
+    "n_latents",
+    "peak_rss_increase",
+    "save_checkpoint",
+    "shipped_checkpoint",
+    "subsample_context",
+    "train_taco",
+]
