@@ -14,6 +14,7 @@ from rich.table import Table as RichTable
 from icml26.core.claims import Status
 from icml26.core.experiment import PRESETS, Experiment, Registry, discover
 from icml26.core.report import summarize, write_report
+from icml26.core.results import TaskRecord
 from icml26.core.runner import BACKENDS, RunFolderBusyError, Task, plan, run_tasks
 
 app = typer.Typer(
@@ -58,6 +59,11 @@ def _registry() -> Registry:
 
 
 def _experiment(registry: Registry, name: str) -> Experiment:
+    if "." not in name and registry.of_system(name):
+        names = ", ".join(e.name for e in registry.of_system(name))
+        _fail(
+            f"{name} is a system; run all of it with `icml26 reproduce {name}`, or one of: {names}"
+        )
     try:
         experiment = registry.get(name)
     except KeyError as err:
@@ -98,7 +104,9 @@ def _parse_sets(items: list[str]) -> dict[str, str]:
     return overrides
 
 
-def _run(tasks: list[Task], out: Path, backend: str, jobs: int, reuse_stale: bool) -> None:
+def _run(
+    tasks: list[Task], out: Path, backend: str, jobs: int, reuse_stale: bool
+) -> list[TaskRecord]:
     if jobs < 1:
         _fail(f"--jobs must be >= 1; got {jobs}")
     if out.exists() and not out.is_dir():
@@ -111,8 +119,22 @@ def _run(tasks: list[Task], out: Path, backend: str, jobs: int, reuse_stale: boo
     except OSError as err:
         _fail(f"--out {out} is not writable: {err.strerror}")
     try:
-        run_tasks(tasks, out, backend=backend, jobs=jobs, reuse_stale=reuse_stale)
+        return run_tasks(tasks, out, backend=backend, jobs=jobs, reuse_stale=reuse_stale)
     except (ValueError, RunFolderBusyError) as err:  # e.g. a GPU task here, or a busy folder
+        _fail(str(err))
+
+
+def _exit_if_failed(records: list[TaskRecord], out: Path) -> None:
+    failed = [r for r in records if not r.ok]
+    if failed:
+        typer.echo(f"{len(failed)} task(s) failed; their tracebacks are in {out}", err=True)
+        raise typer.Exit(1)
+
+
+def _plan(experiment: Experiment, preset: str, seeds: int | None, overrides=None) -> list[Task]:
+    try:
+        return plan(experiment, preset, experiment.seeds if seeds is None else seeds, overrides)
+    except (ValueError, TypeError) as err:
         _fail(str(err))
 
 
@@ -176,7 +198,8 @@ def show(slug: Annotated[str, typer.Argument(help="System slug, e.g. rex.")]) ->
     _check_systems(registry, [slug])
     experiments = registry.of_system(slug)
     console.print(f"[bold]{slug}[/bold]: {experiments[0].paper}")
-    console.print(f"docs: {DOCS / f'{slug}.md'}")
+    docs = DOCS / f"{slug}.md"
+    console.print(f"docs: {docs if docs.exists() else f'docs/{slug}.md in the icml26 source tree'}")
     for experiment in experiments:
         console.rule(f"{experiment.name}: {experiment.title}")
         if experiment.description:
@@ -212,14 +235,12 @@ def run(
     _check_choice("preset", preset, PRESETS)
     _check_choice("backend", backend, BACKENDS)
     overrides = _parse_sets(set_ or [])
-    try:
-        tasks = plan(exp, preset, seeds or exp.seeds, overrides)
-    except ValueError as err:
-        _fail(str(err))
+    tasks = _plan(exp, preset, seeds, overrides)
     out = out or Path("runs") / preset
-    _run(tasks, out, backend, jobs, reuse_stale)
+    records = _run(tasks, out, backend, jobs, reuse_stale)
     _print_verdicts(out, registry, {exp.name})
     console.print(f"records in {out}; `icml26 report {out}` writes the report.")
+    _exit_if_failed(records, out)
 
 
 @app.command()
@@ -251,12 +272,13 @@ def reproduce(
                 f"[yellow]skipped {e.name}: needs a GPU and this machine has none[/yellow]"
             )
         experiments = [e for e in experiments if not e.resources.gpus]
-    tasks = [t for e in experiments for t in plan(e, preset, seeds or e.seeds)]
+    tasks = [t for e in experiments for t in _plan(e, preset, seeds)]
     out = out or Path("runs") / preset
-    _run(tasks, out, backend, jobs, reuse_stale)
+    records = _run(tasks, out, backend, jobs, reuse_stale)
     _print_verdicts(out, registry, {e.name for e in experiments})
     md, html = write_report(out, registry)
-    console.print(f"report: {md} and {html}")
+    console.print(f"report: {md} and {html} (+ summary.json, claims.csv)")
+    _exit_if_failed(records, out)
 
 
 @app.command()
@@ -264,8 +286,29 @@ def report(run_dir: Annotated[Path, typer.Argument(help="A run folder.")]) -> No
     """Write report.md and report.html for a run folder."""
     if not run_dir.is_dir():
         _fail(f"no run folder at {run_dir}")
-    md, html = write_report(run_dir, _registry())
-    console.print(f"report: {md} and {html}")
+    try:
+        md, html = write_report(run_dir, _registry())
+    except ValueError as err:  # an empty folder
+        _fail(str(err))
+    console.print(f"report: {md} and {html} (+ summary.json, claims.csv)")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"icml26 {version('icml26')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool | None,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = None,
+) -> None:
+    """Working implementations and small-scale reproductions of ICML 2026 systems."""
 
 
 def main() -> None:
@@ -273,4 +316,5 @@ def main() -> None:
     logging.basicConfig(
         level=logging.WARNING, format="%(message)s", handlers=[RichHandler(show_path=False)]
     )
+    logging.getLogger("icml26.core.runner").setLevel(logging.INFO)  # the resume summary
     app()

@@ -1,3 +1,7 @@
+import csv
+import json
+from html.parser import HTMLParser
+
 import pytest
 from rich.console import Console
 from toy_experiments import TOY
@@ -29,19 +33,86 @@ def test_summary_judges_each_config_group(run_dir):
 def test_report_contents(run_dir):
     md, html = write_report(run_dir, TOY)
     text = md.read_text()
-    assert (
-        "| toy.coin | C1 | claim | the estimate is near the true bias | within 0.3 ± 0.1 | 0.3 |"
-        in text
+    row = (
+        "| C1 | claim | the estimate is near the true bias | within 0.3 ± 0.1 | 0.3 (Eq. 1) | 0.3 ±"
     )
-    assert "reproduced" in text and "not reproduced" in text
-    assert "| spec target: >= 0.3 |" in text  # not the paper's figure, and labelled so
-    assert "### Estimates per seed" in text and "true p = 0.3" in text
-    assert "![toy.coin: estimates](figures/toy.coin-estimates.png)" in text
+    assert row in text
+    assert "| C3 | claim | a threshold inside the noise | >= 0.3 | spec target: >= 0.3 |" in text
+    assert "**3 claims: 1 reproduced, 1 not reproduced, 1 inconclusive" not in text  # 2 configs
+    assert "6 claims: 1 reproduced, 1 not reproduced, 1 inconclusive, 3 not measured" in text
+    assert "| [toy](#toy) | 1 | 6 | 1 | 1 | 1 | 3 | 0/0 | 1 |" in text  # per-system summary
+    assert "#### Estimates per seed" in text and "true p = 0.3" in text
     assert "RuntimeError: asked to fail" in text
-    assert (run_dir / "figures" / "toy.coin-estimates.png").stat().st_size > 1000
+    # two configs of one experiment: two sections, the changed one headed by its hash + diff
+    assert text.count("### toy.coin: Estimate a coin's bias") == 2
+    assert "changed from it: fail=True" in text
+    figures = list((run_dir / "figures").glob("toy.coin-*-estimates.png"))
+    assert len(figures) == 1 and figures[0].stat().st_size > 1000
+    assert f"![toy.coin: estimates](figures/{figures[0].name})" in text
+    assert "## Environment" in text and "numpy" in text
     page = html.read_text()
     assert "data:image/png;base64," in page  # self-contained
-    assert "<td class='not-reproduced'>not reproduced</td>" in page
+    assert '<td class="not-reproduced">not reproduced</td>' in page
+    assert (md.stat().st_mode & 0o777) == 0o666 & ~_umask()
+
+
+def _umask():
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+class _Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids, self.links, self.images, self.text = set(), [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        if tag == "a":
+            self.links.append(attrs.get("href", ""))
+        if tag == "img":
+            self.images.append(attrs)
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_report_html_as_a_browser_reads_it(run_dir):
+    _, html = write_report(run_dir, TOY)
+    page = _Page()
+    page.feed(html.read_text())
+    assert page.links and all(link.startswith("#") for link in page.links)  # no external URL
+    assert {link[1:] for link in page.links} <= page.ids  # every contents link resolves
+    assert page.images and all(img.get("alt") for img in page.images)
+    assert all(img["src"].startswith("data:image/png;base64,") for img in page.images)
+    text = "".join(page.text)
+    assert "|---" not in text and "](#" not in text and "**" not in text  # no raw Markdown
+
+
+def test_hostile_config_text_is_escaped(tmp_path):
+    tasks = plan(TOY.get("toy.counter"), "smoke", 1, {"folder": str(tmp_path / "<script>alert(1)")})
+    (tmp_path / "<script>alert(1)").mkdir()
+    run_tasks(tasks, tmp_path / "run", progress=False)
+    _, html = write_report(tmp_path / "run", TOY)
+    assert "<script>" not in html.read_text()
+
+
+def test_summary_json_and_claims_csv(run_dir):
+    write_report(run_dir, TOY)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["totals"]["claims"] == 6 and summary["totals"]["failed_tasks"] == 1
+    rows = list(csv.DictReader((run_dir / "claims.csv").open()))
+    assert len(rows) == 6 and {r["config_hash"] for r in rows} == {
+        r.config_hash for r in summarize(run_dir, TOY)
+    }
+    c3 = next(r for r in rows if r["claim"] == "C3" and r["n_seeds"] == "3")
+    assert c3["reference_source"] == "spec" and c3["verdict"] == "inconclusive"
+    assert float(c3["ci_low"]) < 0.3 < float(c3["ci_high"])
 
 
 @pytest.fixture
@@ -68,7 +139,7 @@ def test_cli_reproduce_writes_the_report(invoke, tmp_path):
     result = invoke("reproduce", "toy", "--preset", "smoke", "--out", str(out), "--seeds", "1")
     assert result.exit_code == 0, result.output
     report = (out / "report.md").read_text()
-    assert "sanity checks (hold by construction; not counted): 1 reproduced" in report
+    assert "1 sanity checks (hold by construction, not counted as reproductions): 1 hold" in report
     listed = invoke("list", "--runs", str(out))
     assert "toy.coin" in listed.output and "reproduced" in listed.output
     assert "toy.needs_missing" in listed.output and "unavailable — pip install" in listed.output
@@ -92,6 +163,8 @@ def test_cli_reproduce_writes_the_report(invoke, tmp_path):
         (("run", "toy.coin", "--backend", "mpi"), "unknown backend 'mpi'; choose from: local"),
         (("reproduce", "nope"), "unknown system 'nope'; choose from: toy"),
         (("show", "nope"), "unknown system 'nope'; choose from: toy"),
+        (("run", "toy"), "toy is a system; run all of it with `icml26 reproduce toy`, or one of:"),
+        (("run", "toy.coin", "--seeds", "0"), "plan: seeds must be an integer >= 1; got 0"),
         (("report", "/nonexistent/run"), "no run folder at /nonexistent/run"),
     ],
 )
@@ -101,6 +174,17 @@ def test_cli_errors_are_one_line_with_exit_code_2(invoke, args, message):
     assert message in result.output
     assert "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_cli_exit_codes_for_failed_tasks_empty_folders_and_version(invoke, tmp_path):
+    out = str(tmp_path / "run")
+    failed = invoke("run", "toy.coin", "--preset", "smoke", "--set", "fail=true", "--out", out)
+    assert failed.exit_code == 1 and "3 task(s) failed" in failed.output
+    (tmp_path / "empty").mkdir()
+    empty = invoke("report", str(tmp_path / "empty"))
+    assert empty.exit_code == 2 and "no records of registered experiments" in empty.output
+    version = invoke("--version")
+    assert version.exit_code == 0 and version.output.startswith("icml26 ")
 
 
 def test_a_broken_plot_or_table_hook_does_not_cost_the_report(run_dir):
@@ -118,4 +202,4 @@ def test_a_broken_plot_or_table_hook_does_not_cost_the_report(run_dir):
     text = md.read_text()
     assert "Tables failed: ValueError('hook bug')" in text
     assert "Plotting failed: ValueError('hook bug')" in text
-    assert "| toy.coin | C1 |" in text
+    assert "| C1 | claim |" in text

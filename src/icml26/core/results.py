@@ -32,6 +32,7 @@ __all__ = [
     "atomic_write_text",
     "code_fingerprint",
     "config_hash",
+    "git_dirty",
     "git_revision",
     "load_records",
     "to_jsonable",
@@ -132,8 +133,34 @@ def git_revision() -> str | None:
     return revision if result.returncode == 0 and revision else None
 
 
+def git_dirty() -> bool | None:
+    """Whether the source tree has uncommitted changes (``None`` outside a git checkout)."""
+    try:
+        result = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return bool(result.stdout.strip()) if result.returncode == 0 else None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and an atomic rename."""
+    """Write ``text`` to ``path`` through a temporary file and an atomic rename.
+
+    The file gets the mode a plain ``open(path, "w")`` would give (``0o666`` less the umask), so
+    collaborators on a shared machine can read results.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -141,6 +168,7 @@ def atomic_write_text(path: Path, text: str) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -163,6 +191,7 @@ class TaskRecord:
     wall_time_s: float = math.nan
     versions: dict[str, str] = field(default_factory=dict)
     git_revision: str | None = None
+    git_dirty: bool | None = None
     code_fingerprint: str | None = None
     replaced: str | None = None  # why an earlier record of this task was re-run: stale / failed
 

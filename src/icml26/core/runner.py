@@ -48,6 +48,7 @@ from icml26.core.results import (
     TaskRecord,
     code_fingerprint,
     config_hash,
+    git_dirty,
     git_revision,
     record_path,
     to_jsonable,
@@ -188,6 +189,7 @@ def execute(
         wall_time_s=time.perf_counter() - start,
         versions=versions(task.requires),
         git_revision=git_revision(),
+        git_dirty=git_dirty(),
         code_fingerprint=task.fingerprint,
     )
 
@@ -338,11 +340,18 @@ def _run_locked(
                 replaced[i] = why
         else:
             records[i] = done
-    if records:
-        log.info("resuming: %d of %d tasks already finished", len(records), len(tasks))
     n_stale = sum(why == "stale" for why in replaced.values())
-    if n_stale:
-        log.warning("%d record(s) were made by other code (stale): re-running them", n_stale)
+    n_failed = sum(why == "failed" for why in replaced.values())
+    if records or replaced:
+        log.info(
+            "resuming: %d of %d task(s) already finished and reused; re-running %d stale and "
+            "%d failed; %d new",
+            len(records),
+            len(tasks),
+            n_stale,
+            n_failed,
+            len(pending) - len(replaced),
+        )
     if backend == "local" and pending:
         gpus = max(tasks[i].resources.gpus for i in pending)
         if gpus > _gpus_available():
@@ -357,7 +366,9 @@ def _run_locked(
         record.save(run_dir)
         records[i] = record
         if not record.ok:
-            log.warning("%s failed:\n%s", tasks[i].label, record.error)
+            last = (record.error or "").strip().splitlines()[-1:] or ["(no message)"]
+            where = run_dir / record.relpath()
+            log.warning("%s failed: %s (traceback in %s)", tasks[i].label, last[0], where)
 
     with _progress(progress) as bar:
         bar_id = bar.add_task("tasks", total=len(tasks), completed=len(records))
@@ -446,6 +457,7 @@ def _failed(task: Task, error: str) -> TaskRecord:
         error=error,
         versions=versions(task.requires),
         git_revision=git_revision(),
+        git_dirty=git_dirty(),
         code_fingerprint=task.fingerprint,
     )
 
