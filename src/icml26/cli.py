@@ -16,6 +16,7 @@ from icml26.core.experiment import PRESETS, Experiment, Registry, discover
 from icml26.core.report import summarize, write_report
 from icml26.core.results import TaskRecord
 from icml26.core.runner import BACKENDS, RunFolderBusyError, Task, plan, run_tasks
+from icml26.core.tracking import TRACKERS
 
 app = typer.Typer(
     help="Working implementations and small-scale reproductions of ICML 2026 systems.",
@@ -40,6 +41,13 @@ BackendOpt = Annotated[str, typer.Option(help=f"Task backend: {' | '.join(BACKEN
 JobsOpt = Annotated[int, typer.Option("--jobs", "-j", help="Tasks run at once.")]
 OutOpt = Annotated[
     Path | None, typer.Option("--out", "-o", help="Run folder (default: runs/<preset>).")
+]
+TrackOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--track",
+        help="Log every record to a tracker: mlflow (MLFLOW_TRACKING_URI, else <out>/mlflow.db).",
+    ),
 ]
 ReuseStaleOpt = Annotated[
     bool,
@@ -122,6 +130,22 @@ def _run(
         return run_tasks(tasks, out, backend=backend, jobs=jobs, reuse_stale=reuse_stale)
     except (ValueError, RunFolderBusyError) as err:  # e.g. a GPU task here, or a busy folder
         _fail(str(err))
+
+
+def _track(tracker: str | None, out: Path, records: list[TaskRecord]) -> None:
+    if tracker is None:
+        return
+    from icml26.core.imports import MissingExtraError
+    from icml26.core.tracking import default_tracking_uri, track_mlflow
+
+    artifacts = [out / name for name in ("report.md", "report.html", "summary.json", "figures")]
+    try:
+        run_id = track_mlflow(out, records, artifacts=artifacts)
+    except MissingExtraError as err:
+        _fail(str(err))
+    console.print(
+        f"mlflow: {len(records)} record(s) under run {run_id} at {default_tracking_uri(out)}"
+    )
 
 
 def _exit_if_failed(records: list[TaskRecord], out: Path) -> None:
@@ -228,18 +252,22 @@ def run(
     jobs: JobsOpt = 1,
     out: OutOpt = None,
     reuse_stale: ReuseStaleOpt = False,
+    track: TrackOpt = None,
 ) -> None:
     """Run one experiment (all its seeds) and print the verdicts of its claims."""
     registry = _registry()
     exp = _experiment(registry, experiment)
     _check_choice("preset", preset, PRESETS)
     _check_choice("backend", backend, BACKENDS)
+    if track is not None:
+        _check_choice("tracker", track, TRACKERS)
     overrides = _parse_sets(set_ or [])
     tasks = _plan(exp, preset, seeds, overrides)
     out = out or Path("runs") / preset
     records = _run(tasks, out, backend, jobs, reuse_stale)
     _print_verdicts(out, registry, {exp.name})
     console.print(f"records in {out}; `icml26 report {out}` writes the report.")
+    _track(track, out, records)
     _exit_if_failed(records, out)
 
 
@@ -252,11 +280,14 @@ def reproduce(
     jobs: JobsOpt = 1,
     out: OutOpt = None,
     reuse_stale: ReuseStaleOpt = False,
+    track: TrackOpt = None,
 ) -> None:
     """Run every experiment of the given systems (default: all), then write the report."""
     registry = _registry()
     _check_choice("preset", preset, PRESETS)
     _check_choice("backend", backend, BACKENDS)
+    if track is not None:
+        _check_choice("tracker", track, TRACKERS)
     _check_systems(registry, slugs or [])
     experiments = [e for e in registry if not slugs or e.system in slugs]
     if not slugs:
@@ -278,6 +309,7 @@ def reproduce(
     _print_verdicts(out, registry, {e.name for e in experiments})
     md, html = write_report(out, registry)
     console.print(f"report: {md} and {html} (+ summary.json, claims.csv)")
+    _track(track, out, records)
     _exit_if_failed(records, out)
 
 

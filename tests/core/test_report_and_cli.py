@@ -203,3 +203,13 @@ def test_a_broken_plot_or_table_hook_does_not_cost_the_report(run_dir):
     assert "Tables failed: ValueError('hook bug')" in text
     assert "Plotting failed: ValueError('hook bug')" in text
     assert "| C1 | claim |" in text
+
+
+def test_cli_track_mlflow(invoke, tmp_path, monkeypatch):
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    out = tmp_path / "run"
+    result = invoke("run", "toy.coin", "--preset", "smoke", "--out", str(out), "--track", "mlflow")
+    assert result.exit_code == 0, result.output
+    assert "mlflow: 3 record(s) under run" in result.output and (out / "mlflow.db").exists()
+    bad = invoke("run", "toy.coin", "--preset", "smoke", "--out", str(out), "--track", "wandb")
+    assert bad.exit_code == 2 and "unknown tracker 'wandb'; choose from: mlflow" in bad.output
