@@ -1,10 +1,8 @@
 """Text data: char-level splits of the corpus and next-token batches."""
 
-import itertools
-
 import torch
 
-from icml26.tetrajet import TrainConfig, cosine_lr, load_corpus, load_text_data, sample_batch
+from icml26.tetrajet import load_corpus, load_text_data, sample_batch
 
 
 def test_char_splits_hold_out_the_last_documents():
@@ -21,10 +19,3 @@ def test_sample_batch_targets_are_shifted_inputs_and_seeded():
     x, y = sample_batch(tokens, 8, 32, seed=3)
     assert torch.equal(y, x + 1)  # arange: the next token is the id plus one
     assert torch.equal(sample_batch(tokens, 8, 32, seed=3)[0], x)
-
-
-def test_cosine_schedule_endpoints_and_monotone_decay():
-    cfg = TrainConfig(steps=300, warmup=50, lr=2.0, final_lr_fraction=0.1)
-    lrs = [cosine_lr(t, cfg) for t in range(300)]
-    assert lrs[49] == 2.0 and abs(lrs[-1] - 0.2) < 1e-12  # peak after warmup, 10 % at the end
-    assert all(a >= b for a, b in itertools.pairwise(lrs[49:]))

@@ -171,7 +171,7 @@ def test_mxfp8_and_e8m0():
         (lambda: nvfp4_quantize(torch.ones(16), scale_round="down"), ValueError, "scale_round"),
         (lambda: rht16(torch.ones(2, 24), random_signs(0)), ValueError, "multiple of 16"),
         (lambda: rht16(torch.ones(2, 16), torch.ones(8)), ValueError, "16 values"),
-        (lambda: round_e2m1([1.0]), TypeError, "floating"),
+        (lambda: round_e2m1([1.0]), TypeError, "must be a torch.Tensor"),
         (lambda: nvfp4_quantize(torch.ones(4, 16), axis=2), ValueError, "axis must be"),
         (lambda: nvfp4_fake_quant(torch.tensor(1.0)), ValueError, "at least one dimension"),
     ],

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from icml26.core import Seed, check_one_of, check_positive_int, torch_generator
+from icml26.core import Seed, check_one_of, check_positive_int, require, torch_generator
 
 __all__ = ["TextData", "load_corpus", "load_text_data", "sample_batch"]
 
@@ -92,6 +92,8 @@ def load_text_data(
     ------
     ValueError
         For an unknown tokenizer or too few documents.
+    MissingExtraError
+        For ``"bpe"`` without ``tokenizers`` (``pip install 'icml26[all]'``).
 
     Example
     -------
@@ -103,6 +105,8 @@ def load_text_data(
     check_one_of("tokenizer", tokenizer, ("char", "bpe"), owner=owner)
     vocab_size = check_positive_int("vocab_size", vocab_size, owner=owner, minimum=257)
     val_docs = check_positive_int("val_docs", val_docs, owner=owner)
+    if tokenizer == "bpe":  # no extra of its own installs tokenizers; `all` does (transformers)
+        tokenizers = require("tokenizers", "all", owner="load_text_data(tokenizer='bpe')")
     docs, corpus = load_corpus()
     if len(docs) <= val_docs:
         raise ValueError(f"{owner}: val_docs must be < {len(docs)} documents; got {val_docs!r}.")
@@ -119,9 +123,7 @@ def load_text_data(
 
         train, val, size = encode(train_text), encode(val_text), len(chars) + 1
     else:
-        from tokenizers import ByteLevelBPETokenizer
-
-        bpe = ByteLevelBPETokenizer()
+        bpe = tokenizers.ByteLevelBPETokenizer()
         bpe.train_from_iterator(docs[:-val_docs], vocab_size=vocab_size, show_progress=False)
         train = np.array(bpe.encode(train_text).ids, dtype=np.int64)
         val = np.array(bpe.encode(val_text).ids, dtype=np.int64)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import torch
 
-from icml26.core import Seed, check_one_of, check_positive_int, torch_generator
+from icml26.core import Seed, check_one_of, check_positive_int, check_tensor, torch_generator
 
 __all__ = [
     "E2M1_VALUES",
@@ -50,13 +50,6 @@ ROUNDINGS = ("rtn", "sr")
 SCALE_ROUNDINGS = ("nearest", "up")
 
 
-def _check_float_tensor(name: str, x: object, owner: str) -> torch.Tensor:
-    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
-        shown = f"{x.dtype} tensor" if isinstance(x, torch.Tensor) else type(x).__name__
-        raise TypeError(f"{owner}: {name} must be a floating-point torch.Tensor; got {shown}.")
-    return x
-
-
 def _check_axis(x: torch.Tensor, axis: int, owner: str) -> int:
     if x.dim() == 0:
         raise ValueError(f"{owner}: x must have at least one dimension; got a 0-d tensor.")
@@ -65,12 +58,6 @@ def _check_axis(x: torch.Tensor, axis: int, owner: str) -> int:
             f"{owner}: axis must be an integer in [{-x.dim()}, {x.dim() - 1}]; got {axis!r}."
         )
     return axis % x.dim()
-
-
-def _check_finite(x: torch.Tensor, owner: str) -> None:
-    bad = int((~torch.isfinite(x)).sum())
-    if bad:
-        raise ValueError(f"{owner}: x must be finite; got {bad} NaN/inf entries (tensor).")
 
 
 def round_e2m1(
@@ -113,7 +100,7 @@ def round_e2m1(
     >>> round_e2m1(torch.tensor([0.25, 0.75, 2.5, 5.0, 7.0])).tolist()
     [0.0, 1.0, 2.0, 4.0, 6.0]
     """
-    _check_float_tensor("y", y, "round_e2m1")
+    check_tensor("y", y, owner="round_e2m1")
     check_one_of("rounding", rounding, ROUNDINGS, owner="round_e2m1")
     return _round_e2m1(y, rounding, generator, noise)
 
@@ -166,7 +153,7 @@ def cast_e4m3(x: torch.Tensor) -> torch.Tensor:
     >>> cast_e4m3(torch.tensor([1000.0, 0.3, 17.0])).tolist()
     [448.0, 0.3125, 16.0]
     """
-    _check_float_tensor("x", x, "cast_e4m3")
+    check_tensor("x", x, owner="cast_e4m3")
     return _cast_e4m3(x)
 
 
@@ -201,7 +188,7 @@ def e8m0_scale(amax: torch.Tensor, element_max: float = E4M3_MAX) -> torch.Tenso
     >>> e8m0_scale(torch.tensor([448.0, 449.0, 0.0])).tolist()
     [1.0, 2.0, 1.0]
     """
-    _check_float_tensor("amax", amax, "e8m0_scale")
+    check_tensor("amax", amax, owner="e8m0_scale")
     exponent = torch.ceil(torch.log2(amax / element_max)).clamp(-127, 127)
     return torch.where(amax > 0, torch.exp2(exponent), torch.ones_like(amax))
 
@@ -267,7 +254,7 @@ def rht16(x: torch.Tensor, signs: torch.Tensor, axis: int = -1) -> torch.Tensor:
     >>> bool(torch.allclose(rht16(a, d) @ rht16(b, d).T, a @ b.T, atol=1e-5))
     True
     """
-    _check_float_tensor("x", x, "rht16")
+    check_tensor("x", x, owner="rht16")
     if x.shape[axis] % 16:
         raise ValueError(
             f"rht16: x.shape[axis] must be a multiple of 16; got {x.shape[axis]} (int)."
@@ -441,12 +428,11 @@ def nvfp4_quantize(
     True
     """
     owner = "nvfp4_quantize"
-    _check_float_tensor("x", x, owner)
+    check_tensor("x", x, owner=owner, finite=True)
     _check_blocks(inner, outer, owner)
     check_one_of("rounding", rounding, ROUNDINGS, owner=owner)
     check_one_of("scale_round", scale_round, SCALE_ROUNDINGS, owner=owner)
     axis = _check_axis(x, axis, owner)
-    _check_finite(x, owner)
     moved = _pad_last(x.movedim(axis, -1), outer or inner)
     q, s_b, s_outer = _nvfp4_parts(moved, inner, outer, rounding, scale_round, generator)
     magnitude = torch.bucketize(q.abs(), torch.tensor(E2M1_VALUES, dtype=q.dtype))
@@ -496,12 +482,11 @@ def nvfp4_fake_quant(
     True
     """
     owner = "nvfp4_fake_quant"
-    _check_float_tensor("x", x, owner)
+    check_tensor("x", x, owner=owner, finite=True)
     _check_blocks(inner, outer, owner)
     check_one_of("rounding", rounding, ROUNDINGS, owner=owner)
     check_one_of("scale_round", scale_round, SCALE_ROUNDINGS, owner=owner)
     axis = _check_axis(x, axis, owner)
-    _check_finite(x, owner)
     return _nvfp4_fake(x, axis, inner, outer, rounding, scale_round, generator)
 
 
@@ -546,10 +531,9 @@ def mxfp8_fake_quant(x: torch.Tensor, axis: int = -1, block: int = 32) -> torch.
     [[1.0, 3.0, 16.0, 512.0]]
     """
     owner = "mxfp8_fake_quant"
-    _check_float_tensor("x", x, owner)
+    check_tensor("x", x, owner=owner, finite=True)
     check_positive_int("block", block, owner=owner)
     axis = _check_axis(x, axis, owner)
-    _check_finite(x, owner)
     return _mxfp8_fake(x, axis, block)
 
 

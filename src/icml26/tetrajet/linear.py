@@ -25,7 +25,15 @@ from typing import Any
 import torch
 from torch import nn
 
-from icml26.core import Seed, check_in_interval, check_one_of, check_positive_int, torch_generator
+from icml26.core import (
+    Seed,
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    check_tensor,
+    seeded_default_init,
+    torch_generator,
+)
 from icml26.tetrajet.formats import (
     ROUNDINGS,
     SCALE_ROUNDINGS,
@@ -275,10 +283,8 @@ def quantized_linear(
     torch.Size([256, 128])
     """
     owner = "quantized_linear"
-    for name, t in (("x", x), ("weight", weight)):
-        if not isinstance(t, torch.Tensor) or not t.is_floating_point():
-            shown = f"{t.dtype} tensor" if isinstance(t, torch.Tensor) else type(t).__name__
-            raise TypeError(f"{owner}: {name} must be a floating-point torch.Tensor; got {shown}.")
+    check_tensor("x", x, owner=owner)
+    check_tensor("weight", weight, owner=owner)
     if not isinstance(spec, QuantSpec):
         raise TypeError(f"{owner}: spec must be a QuantSpec; got {type(spec).__name__}.")
     if weight.dim() != 2 or x.shape[-1] != weight.shape[1]:
@@ -307,7 +313,8 @@ class NVFP4Linear(nn.Module):
     spec
         The recipe's switches.
     seed
-        Seed of this layer's SR draws and RHT signs.
+        Seed of the initial weight (``nn.Linear``'s default initialisation) and of this layer's
+        SR draws and RHT signs.
 
     Attributes
     ----------
@@ -339,7 +346,9 @@ class NVFP4Linear(nn.Module):
             raise TypeError(f"NVFP4Linear: spec must be a QuantSpec; got {type(spec).__name__}.")
         self.spec = spec
         self.generator = torch_generator(seed)
-        reference = nn.Linear(in_features, out_features, bias=bias)
+        # nn.Linear's default initialisation, drawn from `seed` instead of the global RNG.
+        with seeded_default_init(seed):
+            reference = nn.Linear(in_features, out_features, bias=bias)
         self.weight = nn.Parameter(reference.weight.detach().clone())
         self.bias = nn.Parameter(reference.bias.detach().clone()) if bias else None
         self.register_buffer("outlier_channels", torch.zeros(0, dtype=torch.long))

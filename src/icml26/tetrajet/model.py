@@ -13,7 +13,14 @@ from typing import Any
 import torch
 from torch import nn
 
-from icml26.core import Seed, check_one_of, check_positive_int, torch_generator
+from icml26.core import (
+    Seed,
+    check_one_of,
+    check_positive_int,
+    normal_init_,
+    require,
+    seeded_default_init,
+)
 
 __all__ = ["OLMO2_SIZES", "GPTConfig", "TinyGPT", "olmo2_model"]
 
@@ -67,7 +74,8 @@ class TinyGPT(nn.Module):
     config
         Sizes.
     seed
-        Seed of the initialisation (normal(0, 0.02), zero-free LayerNorms).
+        Seed of the initialisation: every weight matrix (embeddings, Linears) from N(0, 0.02²)
+        by :func:`icml26.core.normal_init_`; LayerNorms start at weight 1, bias 0.
 
     Example
     -------
@@ -79,16 +87,15 @@ class TinyGPT(nn.Module):
     def __init__(self, config: GPTConfig, *, seed: Seed = None) -> None:
         super().__init__()
         self.config = config
-        self.tok = nn.Embedding(config.vocab_size, config.d_model)
-        self.pos = nn.Embedding(config.context, config.d_model)
-        self.blocks = nn.ModuleList(_Block(config) for _ in range(config.n_layers))
-        self.ln_f = nn.LayerNorm(config.d_model)
-        self.lm_head = nn.Linear(config.d_model, config.vocab_size, bias=False)
-        g = torch_generator(seed)
-        with torch.no_grad():
-            for p in self.parameters():
-                if p.dim() == 2:
-                    p.copy_(torch.randn(p.shape, generator=g) * 0.02)
+        # torch's default draws are all overwritten by normal_init_ below (every weight matrix;
+        # LayerNorms start at 1 and 0): a fixed seed only keeps them off the global RNG.
+        with seeded_default_init(0):
+            self.tok = nn.Embedding(config.vocab_size, config.d_model)
+            self.pos = nn.Embedding(config.context, config.d_model)
+            self.blocks = nn.ModuleList(_Block(config) for _ in range(config.n_layers))
+            self.ln_f = nn.LayerNorm(config.d_model)
+            self.lm_head = nn.Linear(config.d_model, config.vocab_size, bias=False)
+        normal_init_(self, std=0.02, seed=seed)
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         """Logits ``(batch, T, vocab)`` of token ids ``(batch, T)``."""
@@ -129,8 +136,9 @@ def olmo2_model(
     ------
     ValueError
         For an unknown size.
-    ImportError
-        Without ``transformers`` (``pip install transformers``).
+    MissingExtraError
+        Without ``transformers`` (an ``ImportError`` naming ``pip install 'icml26[all]'``; the
+        ``tetrajet`` extra does not install it).
 
     Example
     -------
@@ -140,10 +148,8 @@ def olmo2_model(
     'Olmo2ForCausalLM'
     """
     check_one_of("size", size, tuple(OLMO2_SIZES), owner="olmo2_model")
-    try:
-        from transformers import Olmo2Config, Olmo2ForCausalLM
-    except ImportError as err:
-        raise ImportError("olmo2_model needs transformers: pip install transformers") from err
+    # No extra of its own installs transformers; `all` does (through the `cpo` extra).
+    transformers = require("transformers", "all", owner="olmo2_model")
     sizes = dict(OLMO2_SIZES[size])
     ratio = sizes.pop("mlp_ratio")
     settings: dict[str, Any] = {
@@ -159,4 +165,4 @@ def olmo2_model(
         "eos_token_id": None,
     }
     settings.update(overrides)
-    return Olmo2ForCausalLM(Olmo2Config(**settings))
+    return transformers.Olmo2ForCausalLM(transformers.Olmo2Config(**settings))

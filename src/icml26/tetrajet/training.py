@@ -1,7 +1,8 @@
 """The training loop of spec §2.5: quantize, AdamW, clip, OutControl calibration, OsciReset.
 
 for t in 0..steps-1: loss = LM(batch_t); backward; clip_grad_norm_(1); AdamW step;
-calibrator.step(t); osc.step(t). LR: linear warmup then cosine to 10 % of peak. The oscillation
+calibrator.step(t); osc.step(t). LR: :func:`icml26.core.warmup_cosine_lr`, linear warm-up then
+cosine to ``final_lr_fraction`` (10 %) of the peak at the last step. The oscillation
 fraction is measured on a fixed random sample of each layer's FP4 weights over the final 20 % of
 training (spec §5 metrics).
 """
@@ -9,12 +10,19 @@ training (spec §5 metrics).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
 from torch import nn
 
-from icml26.core import Seed, check_in_interval, check_positive_int, numpy_generator
+from icml26.core import (
+    Seed,
+    check_in_interval,
+    check_positive_int,
+    numpy_generator,
+    warmup_cosine_lr,
+)
 from icml26.tetrajet.convert import quantize_model_, quantized_layers
 from icml26.tetrajet.data import TextData, sample_batch
 from icml26.tetrajet.formats import bin_width
@@ -23,7 +31,7 @@ from icml26.tetrajet.oscireset import OsciReset, oscillation_stats
 from icml26.tetrajet.outcontrol import OutlierChannelCalibrator
 from icml26.tetrajet.recipes import get_recipe
 
-__all__ = ["TrainConfig", "TrainResult", "cosine_lr", "train_lm"]
+__all__ = ["TrainConfig", "TrainResult", "train_lm"]
 
 
 @dataclass(frozen=True)
@@ -75,22 +83,6 @@ class TrainResult:
         return self.val_loss[-1]
 
 
-def cosine_lr(t: int, cfg: TrainConfig) -> float:
-    """Linear warmup to ``lr``, then cosine decay to ``final_lr_fraction·lr`` at the last step.
-
-    Example
-    -------
-    >>> cfg = TrainConfig(steps=200, warmup=100, lr=1.0)
-    >>> cosine_lr(0, cfg), cosine_lr(199, cfg)
-    (0.01, 0.1)
-    """
-    if t < cfg.warmup:
-        return cfg.lr * (t + 1) / cfg.warmup
-    progress = (t - cfg.warmup) / max(cfg.steps - 1 - cfg.warmup, 1)
-    floor = cfg.final_lr_fraction
-    return cfg.lr * (floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * min(progress, 1.0))))
-
-
 @torch.no_grad()
 def _evaluate(model: nn.Module, tokens: torch.Tensor, cfg: TrainConfig, context: int) -> float:
     model.eval()
@@ -111,6 +103,7 @@ def train_lm(
     *,
     context: int,
     seed: Seed = None,
+    callback: Callable[[int], object] | None = None,
 ) -> TrainResult:
     """Convert ``model`` per ``spec`` and train it on ``data`` (next-token cross-entropy).
 
@@ -128,6 +121,8 @@ def train_lm(
         Sequence length.
     seed
         Seeds the layers' generators and the batch order.
+    callback
+        Called with ``t`` after every training step ``t`` (e.g. to advance a progress bar).
 
     Returns
     -------
@@ -181,8 +176,15 @@ def train_lm(
     model.train()
     for t in range(cfg.steps):
         x, y = sample_batch(data.train, cfg.batch_size, context, seed=batch_seed + t)
+        lr = warmup_cosine_lr(
+            t,
+            total_steps=cfg.steps,
+            peak_lr=cfg.lr,
+            warmup_steps=cfg.warmup,
+            final_lr=cfg.final_lr_fraction * cfg.lr,
+        )
         for group in optimizer.param_groups:
-            group["lr"] = cosine_lr(t, cfg)
+            group["lr"] = lr
         loss = nn.functional.cross_entropy(model(x).flatten(0, 1), y.flatten())
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
@@ -202,6 +204,8 @@ def train_lm(
         if t % cfg.eval_every == 0 or t == cfg.steps - 1:
             result.eval_steps.append(t)
             result.val_loss.append(_evaluate(model, data.val, cfg, context))
+        if callback is not None:
+            callback(t)
     if widths is not None and len(history[0]) >= 2:
         fp4 = torch.isfinite(widths)  # elements of MXFP8 channels have no FP4 grid
         w_hist, q_hist = torch.stack(history[0])[:, fp4], torch.stack(history[1])[:, fp4]
