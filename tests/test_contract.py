@@ -2,8 +2,10 @@
 
 import importlib
 import inspect
+import json
 import math
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,6 +43,34 @@ def test_smoke_preset_runs_deterministically_and_every_claim_gets_a_verdict(name
     for claim in experiment.claims:
         assert claim.metric in first.metrics, f"claim {claim.id} names a metric run never returns"
         assert claim.judge([float(first.metrics[claim.metric])]).reason
+
+
+@pytest.mark.parametrize("name", EXPERIMENTS)
+def test_run_takes_the_context_and_declares_its_needs(name):
+    experiment = REGISTRY.get(name)
+    params = list(inspect.signature(experiment.run).parameters)
+    assert params[1] == "ctx", "run must be run(config, ctx: RunContext)"
+    assert experiment.unavailable_reason is None  # the dev extra installs every requirement
+
+
+HEAVY = {"torch", "transformers", "scipy", "matplotlib", "sklearn"}
+
+
+@pytest.mark.parametrize("command", [["--help"], ["list"], ["show", SYSTEMS[0]]])
+def test_listing_imports_no_heavy_module(command):
+    extras = {m.split(".")[0] for e in REGISTRY for m in e.requires}
+    code = (
+        "import json, sys\n"
+        "from typer.testing import CliRunner\n"
+        "from icml26.cli import app\n"
+        f"result = CliRunner().invoke(app, {command!r})\n"
+        "assert result.exit_code == 0, result.output\n"
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert not loaded & (HEAVY | extras), f"`icml26 {' '.join(command)}` imported them"
 
 
 @pytest.mark.parametrize("slug", SYSTEMS)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import inspect
 import logging
 import multiprocessing
 import os
@@ -128,13 +127,6 @@ def plan(
     ]
 
 
-def _call(run: RunFn, config: Any, ctx: RunContext) -> Any:
-    # TEMPORARY shim while the systems move to run(config, ctx): a run function whose second
-    # parameter is still called `seed` gets the seed alone.
-    second = list(inspect.signature(run).parameters)[1]
-    return run(config, ctx.seed if second == "seed" else ctx)
-
-
 def _artifact_dir(run_dir: Path, task: Task) -> Path:
     path = run_dir / record_path(task.experiment, task.config_hash, task.seed_index)
     return path.with_suffix(".artifacts")
@@ -167,7 +159,7 @@ def execute(
     metrics: dict[str, Any] = {}
     error = None
     try:
-        metrics = to_jsonable(_call(task.run, task.config, ctx))
+        metrics = to_jsonable(task.run(task.config, ctx))
         if not isinstance(metrics, dict):
             raise TypeError(f"{task.experiment}: run must return a dict of metrics.")
     except Exception:
