@@ -99,8 +99,9 @@ def choose_percentage(
 
     Example
     -------
-    >>> n_latents(20_000, choose_percentage(20_000, 10_000, 150)) <= 150
-    True
+    >>> p = choose_percentage(20_000, 10_000, 150)  # two chunks of 10 000 rows
+    >>> 2 * n_latents(10_000, p)
+    150
     """
     owner = "choose_percentage"
     n_train = check_positive_int("n_train", n_train, owner=owner)
