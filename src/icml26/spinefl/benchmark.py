@@ -1,0 +1,299 @@
+"""The comparison harness of spec §5: tasks, methods, one run per (task, alpha, seed, method).
+
+Tasks: ``"synthetic"`` (``make_classification``, 32 features), ``"digits"`` (sklearn 8x8) and
+``"fashion_mnist"`` (the Debian package's IDX files), each with an MLP ``d -> 256 -> 256 -> 10``
+and C clients split by a Dirichlet(alpha) partition; widths r = 1 for the first quarter of the
+clients, 1/2 for the second, 1/4 for the rest (levels {1, 1/2, 1/4}, proportions 1:1:2, §5.1).
+
+Methods (§2.10): SpineFL, HeteroFL, FedRolex, FedDropout, FjORD-lite, FIARSE-lite, the FedAvg
+bounds and SpineFL's ablations. Every method of one (task, alpha, seed) sees the same partition,
+the same initial weights and the same participants (paired comparison).
+
+Deviations: FedAvg-small is scored by its deployed r_min-width model (its full-width model has
+untrained units); every other method by its full-width global model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from icml26.core import check_in_interval, check_one_of, check_positive_int
+from icml26.spinefl.data import (
+    dirichlet_partition,
+    load_digits_split,
+    load_fashion_mnist,
+    load_synthetic,
+)
+from icml26.spinefl.models import SliceableMLP
+from icml26.spinefl.selection import (
+    AbstractSelector,
+    MagnitudeSelector,
+    OrderedDropoutSelector,
+    RandomSelector,
+    RollingSelector,
+    SpineSelector,
+    StaticSelector,
+)
+from icml26.spinefl.simulation import HeteroSimulation, History
+
+__all__ = [
+    "BASELINES",
+    "METHODS",
+    "FederatedTask",
+    "compare_methods",
+    "default_ratios",
+    "make_selector",
+    "make_task",
+    "results_frame",
+    "run_method",
+]
+
+TASKS = ("synthetic", "digits", "fashion_mnist")
+BASELINES = ("HeteroFL", "FedRolex", "FedDropout", "FjORD-lite", "FIARSE-lite")
+METHODS = (
+    "SpineFL",
+    *BASELINES,
+    "FedAvg-small",
+    "FedAvg-full",
+    "SpineFL-beta0",
+    "SpineFL-T0",
+    "SpineFL-uniform",
+    "SpineFL-global",
+)
+
+
+def default_ratios(n_clients: int) -> tuple[float, ...]:
+    """r = 1 for clients [0, C/4), 1/2 for [C/4, C/2), 1/4 for the rest (§5.1 for C = 20).
+
+    Example
+    -------
+    >>> default_ratios(8)
+    (1.0, 1.0, 0.5, 0.5, 0.25, 0.25, 0.25, 0.25)
+    """
+    n_clients = check_positive_int("n_clients", n_clients, owner="default_ratios")
+    q = n_clients // 4
+    return tuple(1.0 if c < q else 0.5 if c < 2 * q else 0.25 for c in range(n_clients))
+
+
+@dataclass(frozen=True)
+class FederatedTask:
+    """A partitioned classification task.
+
+    Attributes
+    ----------
+    name
+        ``"synthetic"``, ``"digits"`` or ``"fashion_mnist"``.
+    clients
+        ``[(X_c, y_c), ...]``.
+    test
+        ``(X_test, y_test)``.
+    ratios
+        Width ratio of every client.
+    dims
+        MLP sizes ``[d, 256, 256, 10]``.
+    """
+
+    name: str
+    clients: list[tuple[np.ndarray, np.ndarray]]
+    test: tuple[np.ndarray, np.ndarray]
+    ratios: tuple[float, ...]
+    dims: tuple[int, ...]
+
+
+def make_task(
+    name: str,
+    alpha: float,
+    seed: int,
+    *,
+    n_clients: int = 20,
+    min_size: int = 10,
+    hidden: Sequence[int] = (256, 256),
+    n_samples: int = 12_000,
+    n_train: int | None = None,
+) -> FederatedTask:
+    """Load task ``name``, split its training set over clients by Dirichlet(alpha) (§5.1).
+
+    ``n_samples`` (generated samples, train + 2 000 test) only applies to the synthetic task;
+    ``n_train`` keeps a random subset of that many training samples (a cheaper preset).
+
+    Example
+    -------
+    >>> task = make_task("digits", alpha=0.5, seed=0, n_clients=4)
+    >>> len(task.clients), task.dims, task.ratios
+    (4, (64, 256, 256, 10), (1.0, 0.5, 0.25, 0.25))
+    """
+    name = check_one_of("name", name, TASKS, owner="make_task")
+    seed = check_positive_int("seed", seed, owner="make_task", minimum=0)
+    if name == "synthetic":
+        X, y, X_test, y_test = load_synthetic(seed, n_samples=n_samples)
+    elif name == "digits":
+        X, y, X_test, y_test = load_digits_split(seed)
+    else:
+        X, y, X_test, y_test = load_fashion_mnist()
+    if n_train is not None and n_train < len(y):
+        n_train = check_positive_int("n_train", n_train, owner="make_task")
+        keep = np.sort(np.random.default_rng([seed, 7]).choice(len(y), n_train, replace=False))
+        X, y = X[keep], y[keep]
+    parts = dirichlet_partition(y, n_clients, alpha, min_size=min_size, seed=seed)
+    return FederatedTask(
+        name=name,
+        clients=[(X[p], y[p]) for p in parts],
+        test=(X_test, y_test),
+        ratios=default_ratios(n_clients),
+        dims=(X.shape[1], *hidden, int(y.max()) + 1),
+    )
+
+
+def make_selector(
+    method: str, *, beta: float = 0.5, temperature: float = 1.0, gamma: float = 0.5
+) -> AbstractSelector:
+    """A fresh selector for ``method`` (one of :data:`METHODS`); SpineFL's knobs apply to it.
+
+    Example
+    -------
+    >>> type(make_selector("FedRolex")).__name__
+    'RollingSelector'
+    """
+    method = check_one_of("method", method, METHODS, owner="make_selector")
+    spine = partial(SpineSelector, beta=beta, temperature=temperature, gamma=gamma)
+    match method:
+        case "SpineFL":
+            return spine()
+        case "HeteroFL" | "FedAvg-small" | "FedAvg-full":
+            return StaticSelector()
+        case "FedRolex":
+            return RollingSelector()
+        case "FedDropout":
+            return RandomSelector()
+        case "FjORD-lite":
+            return OrderedDropoutSelector()
+        case "FIARSE-lite":
+            return MagnitudeSelector()
+        case "SpineFL-beta0":
+            return SpineSelector(beta=0.0, temperature=temperature, gamma=gamma)
+        case "SpineFL-T0":
+            return SpineSelector(beta=beta, temperature=1e-6, gamma=gamma)
+        case "SpineFL-uniform":
+            return SpineSelector(beta=beta, temperature=1e6, gamma=gamma)
+        case _:
+            return spine(scope="global")
+
+
+def run_method(
+    task: FederatedTask,
+    method: str,
+    *,
+    rounds: int,
+    seed: int,
+    participation: float = 0.5,
+    local_epochs: int = 1,
+    lr: float = 0.05,
+    batch_size: int = 32,
+    momentum: float = 0.9,
+    eval_every: int = 1,
+    spine_kwargs: dict[str, float] | None = None,
+    on_round: Any = None,
+) -> tuple[float, History]:
+    """One federated run of ``method`` on ``task``; returns (its score, the history).
+
+    The score is the mean of the last 5 evaluations of the full-width global model
+    (FedAvg-small: of its r_min-width model).
+    """
+    method = check_one_of("method", method, METHODS, owner="run_method")
+    check_in_interval("participation", participation, low=0.0, high=1.0, closed="right")
+    ratios = task.ratios
+    if method == "FedAvg-small":
+        ratios = (min(ratios),) * len(ratios)
+    elif method == "FedAvg-full":
+        ratios = (1.0,) * len(ratios)
+    sim = HeteroSimulation(
+        partial(SliceableMLP, list(task.dims), seed=seed),
+        make_selector(method, **(spine_kwargs or {})),
+        task.clients,
+        ratios,
+        rounds,
+        participation=participation,
+        local_epochs=local_epochs,
+        lr=lr,
+        seed=seed,
+        test=task.test,
+        batch_size=batch_size,
+        momentum=momentum,
+        eval_every=eval_every,
+        on_round=on_round,
+    )
+    history = sim.run()
+    if method == "FedAvg-small":
+        return history.final_level_accuracy(min(ratios)), history
+    return history.final_accuracy(), history
+
+
+def compare_methods(
+    task: FederatedTask,
+    methods: Sequence[str],
+    seed: int,
+    *,
+    alpha: float = float("nan"),
+    rounds: int,
+    on_run: Any = None,
+    **run_kwargs: Any,
+) -> list[dict[str, Any]]:
+    """Run every method of ``methods`` on ``task`` with one seed (a paired comparison).
+
+    Returns one row per method: ``task``, ``alpha``, ``seed``, ``method``, ``score`` (see
+    :func:`run_method`), ``curve`` (global accuracy per evaluation), ``levels`` (final
+    accuracy of every width level's deployed sub-model) and ``wall_s``. ``on_run`` is called
+    after each method; the other keywords go to :func:`run_method`.
+
+    Example
+    -------
+    >>> task = make_task("digits", alpha=0.5, seed=0, n_clients=4, hidden=(16, 16))
+    >>> rows = compare_methods(task, ["SpineFL", "HeteroFL"], seed=0, rounds=2)
+    >>> [r["method"] for r in rows], len(rows[0]["curve"])
+    (['SpineFL', 'HeteroFL'], 2)
+    """
+    rows = []
+    for method in methods:
+        score, history = run_method(task, method, rounds=rounds, seed=seed, **run_kwargs)
+        rows.append(
+            {
+                "task": task.name,
+                "alpha": float(alpha),
+                "seed": int(seed),
+                "method": method,
+                "score": score,
+                "curve": [float(a) for a in history.global_acc],
+                "levels": {
+                    str(r): history.final_level_accuracy(r) for r in sorted(history.level_acc)
+                },
+                "wall_s": history.wall_s,
+            }
+        )
+        if on_run is not None:
+            on_run()
+    return rows
+
+
+def results_frame(rows: Sequence[dict[str, Any]]) -> Any:
+    """The rows of :func:`compare_methods` as a ``pandas.DataFrame`` (one column per level).
+
+    Example
+    -------
+    >>> df = results_frame([{"task": "t", "alpha": 0.1, "seed": 0, "method": "SpineFL",
+    ...                      "score": 0.5, "curve": [0.5], "levels": {"1.0": 0.5}, "wall_s": 1.0}])
+    >>> float(df.loc[0, "level_1.0"])
+    0.5
+    """
+    import pandas as pd
+
+    flat = []
+    for row in rows:
+        entry = {k: v for k, v in row.items() if k not in ("curve", "levels")}
+        entry.update({f"level_{r}": acc for r, acc in row["levels"].items()})
+        flat.append(entry)
+    return pd.DataFrame(flat)

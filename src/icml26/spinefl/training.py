@@ -1,0 +1,196 @@
+"""Client side: local SGD on a sub-model while recording firing frequencies (spec §2.6, §2.3).
+
+E local epochs of mini-batch SGD (cross-entropy) on the client's sub-model; an
+:class:`~icml26.spinefl.activation.ActivationRecorder` counts, over every training forward pass,
+how often each kept neuron fired. FjORD-lite's ordered dropout draws, before every step, one of
+the allowed nested widths and zeroes the hidden units beyond it.
+
+Deviations: FjORD-lite masks the units beyond the drawn width (their outputs are zero, so their
+gradients are zero) instead of building a smaller network per step; with momentum > 0 masked
+units still move by their momentum buffer. No HeteroFL masked cross-entropy (off in the spec too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from icml26.core import check_in_interval, check_positive_int, torch_generator
+from icml26.spinefl.activation import ActivationRecorder
+from icml26.spinefl.models import AbstractSliceableModel
+
+__all__ = ["ClientUpdate", "evaluate_accuracy", "local_train"]
+
+
+@dataclass(frozen=True)
+class ClientUpdate:
+    """What a client returns after one round.
+
+    Attributes
+    ----------
+    state
+        The trained sub-model parameters by name (sub-model shapes).
+    n_samples
+        n_c, the client's number of training samples.
+    freq
+        Per prunable layer, the firing frequency of each kept neuron (sub-model order, i.e.
+        aligned with the sorted index set).
+    loss
+        Mean training loss over the round's steps.
+    """
+
+    state: dict[str, torch.Tensor]
+    n_samples: int
+    freq: dict[str, np.ndarray]
+    loss: float
+
+
+def _as_tensors(
+    X: object, y: object, dtype: torch.dtype, owner: str
+) -> tuple[torch.Tensor, torch.Tensor]:
+    X_t = torch.as_tensor(np.asarray(X), dtype=dtype)
+    y_t = torch.as_tensor(np.asarray(y), dtype=torch.long)
+    if X_t.shape[0] != y_t.shape[0] or y_t.dim() != 1:
+        raise ValueError(
+            f"{owner}: X and y must have the same number of samples and y must be 1-D; "
+            f"got shapes {tuple(X_t.shape)} and {tuple(y_t.shape)}."
+        )
+    if X_t.shape[0] == 0:
+        raise ValueError(f"{owner}: a client needs at least one sample; got 0.")
+    return X_t, y_t
+
+
+def _width_masks(
+    model: AbstractSliceableModel, current: dict[str, int]
+) -> list[torch.utils.hooks.RemovableHandle]:
+    """Forward hooks zeroing every unit of a prunable layer beyond ``current[layer]``."""
+
+    def hook(layer: str):
+        def mask(module: nn.Module, inputs: object, output: torch.Tensor) -> torch.Tensor:
+            keep = torch.zeros(output.shape[1], dtype=output.dtype)
+            keep[: current[layer]] = 1.0
+            shape = (1, -1) + (1,) * (output.dim() - 2)
+            return output * keep.view(shape)
+
+        return mask
+
+    return [
+        module.register_forward_hook(hook(layer))
+        for layer, module in model.activation_modules().items()
+    ]
+
+
+def local_train(
+    model: AbstractSliceableModel,
+    X: np.ndarray | torch.Tensor,
+    y: np.ndarray | torch.Tensor,
+    *,
+    epochs: int = 1,
+    lr: float = 0.05,
+    batch_size: int = 32,
+    momentum: float = 0.9,
+    weight_decay: float = 0.0,
+    seed: int | np.random.Generator | torch.Generator | None = 0,
+    nested_widths: Sequence[Mapping[str, int]] | None = None,
+    threshold: float = 0.0,
+) -> ClientUpdate:
+    """Train ``model`` (a sub-model, modified in place) on ``(X, y)``; see :class:`ClientUpdate`.
+
+    Parameters
+    ----------
+    model
+        The client's sub-model.
+    X, y
+        Training inputs (``(n, ...)``) and integer labels ``(n,)``.
+    epochs, lr, batch_size, momentum, weight_decay
+        E local epochs of SGD with these settings.
+    seed
+        Shuffling (and FjORD width draws) come from ``torch_generator(seed)``.
+    nested_widths
+        FjORD-lite: widths (sub-model units per prunable layer) one of which is drawn uniformly
+        before every step; ``None`` trains the whole sub-model.
+    threshold
+        theta of the firing frequency.
+
+    Example
+    -------
+    >>> from icml26.spinefl import SliceableMLP
+    >>> net = SliceableMLP([2, 4, 2])
+    >>> X, y = np.random.default_rng(0).normal(size=(20, 2)), np.arange(20) % 2
+    >>> update = local_train(net, X, y, epochs=1)
+    >>> update.n_samples, update.freq["layers.0"].shape
+    (20, (4,))
+    """
+    owner = "local_train"
+    if not isinstance(model, AbstractSliceableModel):
+        raise TypeError(f"{owner}: model must be an AbstractSliceableModel.")
+    epochs = check_positive_int("epochs", epochs, owner=owner)
+    lr = check_in_interval("lr", lr, low=0.0, closed="neither", owner=owner)
+    batch_size = check_positive_int("batch_size", batch_size, owner=owner)
+    momentum = check_in_interval(
+        "momentum", momentum, low=0.0, high=1.0, closed="left", owner=owner
+    )
+    weight_decay = check_in_interval("weight_decay", weight_decay, low=0.0, owner=owner)
+    dtype = next(model.parameters()).dtype
+    X_t, y_t = _as_tensors(X, y, dtype, owner)
+    generator = torch_generator(seed)
+    optimizer = torch.optim.SGD(
+        model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay, foreach=True
+    )
+    sizes = model.layer_sizes()
+    current = dict(sizes)
+    handles = _width_masks(model, current) if nested_widths else []
+    loss_sum, steps = torch.zeros((), dtype=torch.float64), 0
+    model.train()
+    try:
+        with ActivationRecorder(model, threshold=threshold) as recorder:
+            for _ in range(epochs):
+                order = torch.randperm(len(y_t), generator=generator)
+                for start in range(0, len(y_t), batch_size):
+                    batch = order[start : start + batch_size]
+                    if nested_widths:
+                        pick = int(torch.randint(len(nested_widths), (1,), generator=generator))
+                        current.update(nested_widths[pick])
+                    loss = nn.functional.cross_entropy(model(X_t[batch]), y_t[batch])
+                    optimizer.zero_grad(set_to_none=True)
+                    loss.backward()
+                    optimizer.step()
+                    loss_sum += loss.detach()
+                    steps += 1
+    finally:
+        for handle in handles:
+            handle.remove()
+    state = {k: v.detach().clone() for k, v in model.named_parameters()}
+    return ClientUpdate(state, len(y_t), recorder.frequencies(), float(loss_sum) / steps)
+
+
+def evaluate_accuracy(
+    model: nn.Module,
+    X: np.ndarray | torch.Tensor,
+    y: np.ndarray | torch.Tensor,
+    *,
+    batch: int = 2048,
+) -> float:
+    """Top-1 accuracy of ``model`` on ``(X, y)`` in eval mode under ``torch.no_grad()``.
+
+    Example
+    -------
+    >>> from icml26.spinefl import SliceableMLP
+    >>> 0.0 <= evaluate_accuracy(SliceableMLP([2, 4, 2]), np.zeros((3, 2)), [0, 1, 1]) <= 1.0
+    True
+    """
+    dtype = next(model.parameters()).dtype
+    X_t, y_t = _as_tensors(X, y, dtype, "evaluate_accuracy")
+    was_training = model.training
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for start in range(0, len(y_t), batch):
+            logits = model(X_t[start : start + batch])  # (batch, n_classes)
+            correct += int((logits.argmax(dim=1) == y_t[start : start + batch]).sum())
+    model.train(was_training)
+    return correct / len(y_t)
