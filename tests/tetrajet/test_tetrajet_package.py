@@ -53,7 +53,7 @@ def test_real_model_paths_without_their_libraries_name_an_extra():
             try:
                 call()
             except MissingExtraError as err:
-                assert "pip install 'icml26[all]'" in str(err), err
+                assert "pip install 'icml26[tetrajet-hf]'" in str(err), err
             else:
                 raise AssertionError("no MissingExtraError")
     """)

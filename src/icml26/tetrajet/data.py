@@ -106,7 +106,7 @@ def load_text_data(
     vocab_size = check_positive_int("vocab_size", vocab_size, owner=owner, minimum=257)
     val_docs = check_positive_int("val_docs", val_docs, owner=owner)
     if tokenizer == "bpe":  # no extra of its own installs tokenizers; `all` does (transformers)
-        tokenizers = require("tokenizers", "all", owner="load_text_data(tokenizer='bpe')")
+        tokenizers = require("tokenizers", "tetrajet-hf", owner="load_text_data(tokenizer='bpe')")
     docs, corpus = load_corpus()
     if len(docs) <= val_docs:
         raise ValueError(f"{owner}: val_docs must be < {len(docs)} documents; got {val_docs!r}.")

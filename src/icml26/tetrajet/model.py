@@ -149,7 +149,7 @@ def olmo2_model(
     """
     check_one_of("size", size, tuple(OLMO2_SIZES), owner="olmo2_model")
     # No extra of its own installs transformers; `all` does (through the `cpo` extra).
-    transformers = require("transformers", "all", owner="olmo2_model")
+    transformers = require("transformers", "tetrajet-hf", owner="olmo2_model")
     sizes = dict(OLMO2_SIZES[size])
     ratio = sizes.pop("mlp_ratio")
     settings: dict[str, Any] = {
