@@ -27,6 +27,18 @@ from icml26.debias.correct import (
     mean_shift_debias,
     select_parameters,
 )
+from icml26.debias.hf import (
+    LabelTokenClassifier,
+    SentenceEncoder,
+    TextClassifier,
+    load_causal_lm,
+    load_minilm,
+    lora_model,
+    masked_mean_pool,
+    minilm_path,
+    residual_write_modules,
+    train_head,
+)
 from icml26.debias.perturb import (
     POLITE_PREFIXES,
     POLITE_SUFFIXES,
@@ -40,6 +52,12 @@ from icml26.debias.perturb import (
     punctuation,
     whitespace,
 )
+from icml26.debias.text_task import (
+    INTENTS,
+    IntentTexts,
+    intent_perturbation,
+    make_intent_texts,
+)
 from icml26.debias.toy import (
     ToyEval,
     ToyIntentNet,
@@ -50,12 +68,17 @@ from icml26.debias.toy import (
 )
 
 __all__ = [
+    "INTENTS",
     "POLITE_PREFIXES",
     "POLITE_SUFFIXES",
     "BiasReport",
     "Certificate",
     "CorrectionHandle",
+    "IntentTexts",
+    "LabelTokenClassifier",
     "Perturbation",
+    "SentenceEncoder",
+    "TextClassifier",
     "ToyEval",
     "ToyIntentNet",
     "ToyIntentTask",
@@ -77,17 +100,26 @@ __all__ = [
     "filler",
     "freeze_all_but",
     "hoeffding_lower",
+    "intent_perturbation",
+    "load_causal_lm",
+    "load_minilm",
+    "lora_model",
+    "make_intent_texts",
     "make_toy_intent_task",
+    "masked_mean_pool",
     "mean_pool",
     "mean_shift_debias",
+    "minilm_path",
     "module_bias",
     "performance_drop_rate",
     "perturb_many",
     "punctuation",
     "relu_gaussian_bias",
     "relu_gaussian_mean",
+    "residual_write_modules",
     "select_parameters",
     "systematic_ratio",
+    "train_head",
     "train_toy_model",
     "whitespace",
 ]

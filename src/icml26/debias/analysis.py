@@ -96,9 +96,11 @@ def relu_gaussian_mean(u: Any, s: Any) -> float | np.ndarray:
 
     u = check_array("u", u, owner="relu_gaussian_mean")
     s = _check_s(s, "relu_gaussian_mean")
-    t = u / s
-    # E[relu(u + s xi)] = u Phi(u/s) + s phi(u/s)
-    return _scalar_or_array(u * ndtr(t) + s * np.exp(-0.5 * t**2) / math.sqrt(2 * math.pi))
+    with np.errstate(over="ignore", under="ignore"):  # |u|/s huge: phi underflows to 0
+        t = u / s
+        # E[relu(u + s xi)] = u Phi(u/s) + s phi(u/s)
+        mean = u * ndtr(t) + s * np.exp(-0.5 * t**2) / math.sqrt(2 * math.pi)
+    return _scalar_or_array(mean)
 
 
 def relu_gaussian_bias(u: Any, s: Any) -> float | np.ndarray:
@@ -133,11 +135,12 @@ def relu_gaussian_bias(u: Any, s: Any) -> float | np.ndarray:
 
     u = check_array("u", u, owner="relu_gaussian_bias")
     s = _check_s(s, "relu_gaussian_bias")
-    t = np.abs(u) / s
-    phi = np.exp(-0.5 * t**2) / math.sqrt(2 * math.pi)
-    # Phi(-t) / phi(t) = sqrt(pi/2) erfcx(t/sqrt(2)) (Mills ratio), so b = s phi(t) (1 - t R(t))
-    mills = math.sqrt(math.pi / 2) * erfcx(t / math.sqrt(2))
-    bias = s * phi * (1.0 - t * mills)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        t = np.abs(u) / s
+        phi = np.exp(-0.5 * t**2) / math.sqrt(2 * math.pi)
+        # Phi(-t)/phi(t) = sqrt(pi/2) erfcx(t/sqrt(2)) (Mills ratio): b = s phi(t) (1 - t R(t))
+        mills = math.sqrt(math.pi / 2) * erfcx(t / math.sqrt(2))
+        bias = np.where(phi > 0, s * phi * (1.0 - t * mills), 0.0)  # phi = 0: b underflows to 0
     return _scalar_or_array(np.maximum(bias, 0.0))  # >= 0 exactly; clip round-off below zero
 
 

@@ -244,8 +244,8 @@ def certify_many(
     -------
     >>> from icml26.debias.perturb import casing
     >>> predict = lambda texts: [int("alarm" in t.lower()) for t in texts]
-    >>> certs = certify_many(predict, ["set an alarm", "play jazz"], [1, 0], casing(1.0), n=50)
-    >>> certified_accuracy(certs)
+    >>> certs = certify_many(predict, ["set an alarm", "play jazz"], [1, 0], casing(1.0), n=100)
+    >>> certified_accuracy(certs)  # k = n = 100: p_low = 0.933 >= 0.9
     1.0
     """
     owner = "certify_many"

@@ -232,12 +232,15 @@ def _named_bias(model: nn.Module) -> list[tuple[str, nn.Parameter]]:
     return out
 
 
-def select_parameters(model: nn.Module, params: str) -> list[tuple[str, nn.Parameter]]:
+def select_parameters(
+    model: nn.Module, params: str | Sequence[nn.Parameter]
+) -> list[tuple[str, nn.Parameter]]:
     """The ``(name, parameter)`` pairs a ``params`` choice trains.
 
     ``"bias"``: every bias and correction vector; ``"output_bias"``: the last of them in
     registration order (the logit bias of a classifier head); ``"all"``: every parameter;
-    ``"lora"``: parameters whose names contain ``lora_`` (a ``peft`` model).
+    ``"lora"``: parameters whose names contain ``lora_`` (a ``peft`` model); or an explicit
+    list of the model's parameters (e.g. only a head's biases).
 
     Example
     -------
@@ -246,6 +249,8 @@ def select_parameters(model: nn.Module, params: str) -> list[tuple[str, nn.Param
     ...  "output_bias")]
     ['1.bias']
     """
+    if not isinstance(params, str):
+        return _explicit_parameters(model, params)
     check_one_of("params", params, PARAMS, owner="debias_finetune")
     if params == "all":
         chosen = list(model.named_parameters())
@@ -263,6 +268,22 @@ def select_parameters(model: nn.Module, params: str) -> list[tuple[str, nn.Param
         }.get(params, "")
         raise ValueError(f"debias_finetune: params={params!r} selects no parameter; {hint}.")
     return chosen
+
+
+def _explicit_parameters(model: nn.Module, params: Any) -> list[tuple[str, nn.Parameter]]:
+    if not isinstance(params, Sequence) or not all(isinstance(p, nn.Parameter) for p in params):
+        raise TypeError(
+            "debias_finetune: params must be 'bias', 'output_bias', 'all', 'lora' or a list of "
+            f"the model's nn.Parameter; got {type(params).__name__}."
+        )
+    names = {id(p): n for n, p in model.named_parameters()}
+    missing = [i for i, p in enumerate(params) if id(p) not in names]
+    if missing or not params:
+        raise ValueError(
+            f"debias_finetune: params must be a non-empty list of the model's parameters; "
+            f"entries {missing} are not parameters of the model."
+        )
+    return [(names[id(p)], p) for p in params]
 
 
 def freeze_all_but(model: nn.Module, params: Sequence[nn.Parameter]) -> dict[str, bool]:
@@ -336,7 +357,8 @@ def mean_shift_debias(
     >>> Xp = X[:, None] + torch.randn(200, 16, 2, generator=g)
     >>> clean0 = net(X).detach()  # h^0 of the output layer
     >>> h = mean_shift_debias(net, X, Xp, ["2"])
-    >>> float((net(Xp).mean(dim=1) - clean0).mean().abs()) < 1e-6  # calibration shift removed
+    >>> shift = (net(Xp).mean(dim=1) - clean0).mean().detach()
+    >>> float(shift.abs()) < 1e-6  # the calibration mean shift is removed
     True
     """
     owner = "mean_shift_debias"
@@ -427,7 +449,7 @@ def debias_finetune(
     p_clean: float = 0.2,
     lr: float = 1e-3,
     steps: int = 300,
-    params: str = "bias",
+    params: str | Sequence[nn.Parameter] = "bias",
     labels: Sequence[torch.Tensor] | None = None,
     lam: float = 0.0,
     seed: Seed = 0,
@@ -456,7 +478,8 @@ def debias_finetune(
     lr, steps
         Adam learning rate (``> 0``) and number of steps.
     params
-        ``"bias"`` (every bias and correction vector), ``"output_bias"``, ``"all"`` or ``"lora"``.
+        ``"bias"`` (every bias and correction vector), ``"output_bias"``, ``"all"``, ``"lora"``
+        or an explicit list of the model's parameters.
     labels
         One label tensor per clean batch; needed only when ``lam > 0``.
     lam

