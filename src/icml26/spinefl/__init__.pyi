@@ -20,6 +20,7 @@ from icml26.spinefl.data import (
     load_mnist,
     load_synthetic,
 )
+from icml26.spinefl.flower import SpineFLStrategy, make_client_app, run_flower_simulation
 from icml26.spinefl.models import (
     AbstractSliceableModel,
     SliceableCNN,
@@ -68,6 +69,7 @@ __all__ = [
     "SliceAxis",
     "SliceableCNN",
     "SliceableMLP",
+    "SpineFLStrategy",
     "SpineSelector",
     "StaticSelector",
     "SubmodelServer",
@@ -87,10 +89,12 @@ __all__ = [
     "load_mnist",
     "load_synthetic",
     "local_train",
+    "make_client_app",
     "make_selector",
     "make_task",
     "results_frame",
     "round_generator",
+    "run_flower_simulation",
     "run_method",
     "sub_width",
     "submodel_param_index",

@@ -52,7 +52,10 @@ class ClientUpdate:
 def _as_tensors(
     X: object, y: object, dtype: torch.dtype, owner: str
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    X_t = torch.as_tensor(np.asarray(X), dtype=dtype)
+    X_np = np.asarray(X)
+    if not X_np.flags.writeable:  # e.g. arrays shipped to a Ray actor
+        X_np = X_np.copy()
+    X_t = torch.as_tensor(X_np, dtype=dtype)
     y_t = torch.as_tensor(np.asarray(y), dtype=torch.long)
     if X_t.shape[0] != y_t.shape[0] or y_t.dim() != 1:
         raise ValueError(
