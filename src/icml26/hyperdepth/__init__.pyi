@@ -1,0 +1,75 @@
+from icml26.hyperdepth.baselines import HyperGRACE, TriCLLite, raw_features
+from icml26.hyperdepth.data import (
+    HypergraphData,
+    knn_hypergraph,
+    load_digits_hypergraph,
+    load_hypergraphx,
+    load_tricl_format,
+    make_hierarchical_hypergraph,
+    mask_features,
+)
+from icml26.hyperdepth.encoder import EncoderOutput, HyperDepthEncoder, projection_head
+from icml26.hyperdepth.filters import AbstractFilter, PolyFilter, ProjectorFilter, spectral_filters
+from icml26.hyperdepth.hypergraph import Hypergraph, drop_incidence_mask
+from icml26.hyperdepth.metrics import (
+    alignment,
+    dendrogram_purity,
+    evaluate_embedding,
+    kmeans_nmi,
+    linear_probe,
+    probe_splits,
+    semantic_flattening_index,
+    uniformity,
+)
+from icml26.hyperdepth.objectives import edge_means, group_info_nce, info_nce, membership_loss
+from icml26.hyperdepth.prototypes import PrototypeTree, free_energy, gibbs
+from icml26.hyperdepth.trainer import HyperDepth, gradient_conflict
+from icml26.hyperdepth.training import (
+    AbstractContrastiveTrainer,
+    GraphView,
+    NotFittedError,
+    make_view,
+)
+
+__all__ = [
+    "AbstractContrastiveTrainer",
+    "AbstractFilter",
+    "EncoderOutput",
+    "GraphView",
+    "HyperDepth",
+    "HyperDepthEncoder",
+    "HyperGRACE",
+    "Hypergraph",
+    "HypergraphData",
+    "NotFittedError",
+    "PolyFilter",
+    "ProjectorFilter",
+    "PrototypeTree",
+    "TriCLLite",
+    "alignment",
+    "dendrogram_purity",
+    "drop_incidence_mask",
+    "edge_means",
+    "evaluate_embedding",
+    "free_energy",
+    "gibbs",
+    "gradient_conflict",
+    "group_info_nce",
+    "info_nce",
+    "kmeans_nmi",
+    "knn_hypergraph",
+    "linear_probe",
+    "load_digits_hypergraph",
+    "load_hypergraphx",
+    "load_tricl_format",
+    "make_hierarchical_hypergraph",
+    "make_view",
+    "mask_features",
+    "membership_loss",
+    "probe_splits",
+    "projection_head",
+    "raw_features",
+    "semantic_flattening_index",
+    "spectral_filters",
+    "uniformity",
+]

@@ -1,0 +1,86 @@
+"""Trainers: the scikit-learn contract, determinism, embeddings, ablations, gradnorm."""
+
+import numpy as np
+import pytest
+import torch
+from sklearn.base import clone
+
+from icml26.hyperdepth import (
+    HyperDepth,
+    HyperGRACE,
+    TriCLLite,
+    make_hierarchical_hypergraph,
+    raw_features,
+)
+
+SMALL = {"dim": 8, "proj_dim": 8, "epochs": 3}
+HD_SMALL = {**SMALL, "d_h": 4, "tree": (4, 2)}
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_hierarchical_hypergraph(n_per_fine=8, n_edges=30, dim=5, seed=0)
+
+
+@pytest.mark.parametrize(
+    "model", [HyperDepth(**HD_SMALL), HyperGRACE(**SMALL), TriCLLite(**SMALL)], ids=type
+)
+def test_fit_is_deterministic_under_a_seed_and_clone_keeps_the_config(model, data):
+    a = clone(model).fit(data, seed=3).embed(data)
+    b = clone(model).fit(data, seed=3).embed(data)
+    c = clone(model).fit(data, seed=4).embed(data)
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(a, c)
+    assert clone(model).get_params() == model.get_params()
+    assert a.shape == (data.num_nodes, 8) and np.isfinite(a).all()
+
+
+def test_fit_leaves_global_rng_alone(data):
+    before = torch.random.get_rng_state()
+    np_before = np.random.get_state()[1].copy()
+    HyperDepth(**HD_SMALL).fit(data, seed=0)
+    assert torch.equal(before, torch.random.get_rng_state())
+    assert np.array_equal(np_before, np.random.get_state()[1])
+
+
+def test_embedding_parts(data):
+    model = HyperDepth(**HD_SMALL, monitor_every=1).fit(data, seed=0)
+    low, high = model.embed(data, "low"), model.embed(data, "high")
+    np.testing.assert_allclose(model.embed(data, "concat"), np.hstack([low, high]))
+    assert {"loss", "con", "hier", "lam", "uniformity", "sfi"} <= set(model.history_[-1])
+    assert len(model.history_) == 3
+
+
+def test_no_gate_fuses_by_sum_and_coupled_uses_one_branch(data):
+    nogate = HyperDepth(**HD_SMALL, gate=False).fit(data, seed=0)
+    fused = nogate.embed(data)
+    np.testing.assert_allclose(fused, nogate.embed(data, "low") + nogate.embed(data, "high"))
+    coupled = HyperDepth(**HD_SMALL, decouple=False).fit(data, seed=0)
+    np.testing.assert_array_equal(coupled.embed(data, "low"), coupled.embed(data))
+
+
+def test_zero_lambda_leaves_the_prototypes_at_their_initial_value(data):
+    model = HyperDepth(**HD_SMALL, lam=0.0, weight_decay=0.0).initialize(data, seed=0)
+    initial = [p.detach().clone() for p in model.tree_.prototypes]
+    model.fit(data, seed=0)
+    for before, after in zip(initial, model.tree_.prototypes, strict=True):
+        torch.testing.assert_close(before, after.detach())
+
+
+def test_gradnorm_moves_lambda_and_refresh_runs_the_m_step(data):
+    model = HyperDepth(**HD_SMALL, balance="gradnorm", refresh_every=1).fit(data, seed=0)
+    lams = [h["lam"] for h in model.history_]
+    assert lams[0] != 1.0 and all(lam > 0 for lam in lams)
+
+
+def test_optional_tricl_terms_add_to_the_contrastive_loss(data):
+    one_epoch = {**HD_SMALL, "epochs": 1}
+    plain = HyperDepth(**one_epoch).fit(data, seed=0).history_[0]["con"]
+    extra = HyperDepth(**one_epoch, w_g=1.0, w_m=1.0).fit(data, seed=0)
+    assert extra.history_[0]["con"] > plain  # both added terms are positive
+
+
+def test_raw_features_is_p_squared_x(data):
+    P = data.hypergraph.with_self_loops().propagation_scipy().toarray()
+    np.testing.assert_allclose(raw_features(data.x, data.hypergraph, 2), P @ P @ data.x, rtol=1e-5)
+    np.testing.assert_allclose(raw_features(data.x, data.hypergraph, 0), data.x)
