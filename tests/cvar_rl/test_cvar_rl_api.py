@@ -142,7 +142,7 @@ def test_tables_are_checked_for_rank_and_finiteness_and_the_callers_arrays_stay_
     bad[0, 0, 0] = np.nan
     with pytest.raises(ValueError, match="TabularMDP: R must be finite; got 1 NaN/inf"):
         TabularMDP(P, bad, 0.9)
-    with pytest.raises(ValueError, match=r"obs_index must have shape \(2\)"):
+    with pytest.raises(ValueError, match=r"obs_index must have shape \(2,\)"):
         TabularMDP(P, R, 0.9, obs_index=[0, 1, 2])
     mdp = TabularMDP(P, R, 0.9)
     P[0, 0, 0] = 0.5  # the model holds its own copy
@@ -155,7 +155,7 @@ def test_value_and_policy_arrays_are_checked():
         augmented_bellman(mdp, grid, np.zeros((6, 10)))
     with pytest.raises(ValueError, match="augmented_bellman: V must be finite"):
         augmented_bellman(mdp, grid, np.full((6, 11), np.inf))
-    with pytest.raises(ValueError, match=r"cvar_from_values: V_s0 must have shape \(11\)"):
+    with pytest.raises(ValueError, match=r"cvar_from_values: V_s0 must have shape \(11,\)"):
         cvar_from_values(np.zeros(10), grid, 0.5)
     with pytest.raises(ValueError, match="AugmentedGreedyPolicy: Q must be 3-D"):
         AugmentedGreedyPolicy(np.zeros((6, 11)), grid, 0.9, 0.0)
