@@ -170,3 +170,14 @@ def test_unknown_module_lists_close_matches():
         add_correction_vectors(nn.Sequential(nn.ReLU()), ["0"])
     with pytest.raises(ValueError, match="different lengths"):
         module_bias(net, "encoder_fc", torch.zeros(3, 2), torch.zeros(4, 2))
+
+
+def test_training_restores_each_submodules_own_mode():
+    # a wrapper in train mode around an eval-mode submodule with dropout: the submodule must
+    # come back in eval mode (a root-level model.train(True) would switch its dropout on)
+    with seeded_default_init(0):
+        inner = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.5), nn.Linear(8, 3)).eval()
+    wrapper = nn.Sequential(inner)
+    assert wrapper.training and not inner.training
+    debias_finetune(wrapper, [torch.randn(8, 4)], _shift, steps=2)
+    assert wrapper.training and not inner.training and not inner[1].training

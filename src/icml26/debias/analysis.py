@@ -20,9 +20,10 @@ shift is input-independent).
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -241,6 +242,22 @@ def _rows(inputs: Inputs, start: int, stop: int) -> Inputs:
     return inputs[start:stop]
 
 
+@contextlib.contextmanager
+def eval_mode(model: nn.Module) -> Iterator[nn.Module]:
+    """Run a block with every submodule in eval mode; restore each one's own mode after.
+
+    (``model.train(flag)`` would force one flag onto every child, e.g. wake up dropout in an
+    encoder that was in eval mode inside a wrapper in train mode.)
+    """
+    modes = {m: m.training for m in model.modules()}
+    model.eval()
+    try:
+        yield model
+    finally:
+        for module, training in modes.items():
+            module.training = training
+
+
 def call_model(model: nn.Module, batch: Inputs) -> Any:
     """``model(**batch)`` for a mapping (HF style), else ``model(batch)``."""
     if isinstance(batch, Mapping):
@@ -315,16 +332,14 @@ def capture_outputs(
     handles = [
         m.register_forward_hook(hook_for(n_)) for n_, m in zip(module_names, modules, strict=True)
     ]
-    was_training = model.training
-    model.eval()
     try:
-        for start in range(0, n, batch_size):
-            current["batch"] = _rows(inputs, start, start + batch_size)
-            call_model(model, current["batch"])
+        with eval_mode(model):
+            for start in range(0, n, batch_size):
+                current["batch"] = _rows(inputs, start, start + batch_size)
+                call_model(model, current["batch"])
     finally:
         for h in handles:
             h.remove()
-        model.train(was_training)
     return {name: torch.cat(chunks) for name, chunks in store.items()}
 
 

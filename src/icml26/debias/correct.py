@@ -532,7 +532,7 @@ def debias_finetune(
             f"{owner}: labels has {len(labels)} entries for {len(clean_batches)} clean batches."
         )
     rng = numpy_generator(seed)
-    was_training = model.training
+    modes = {m: m.training for m in model.modules()}
     model.eval()
     with torch.no_grad():  # teacher logits z_0 = F_0(x), fixed for the whole run
         targets = [_first_tensor(call_model(model, b)).detach() for b in clean_batches]
@@ -562,7 +562,8 @@ def debias_finetune(
     finally:
         for name, p in model.named_parameters():
             p.requires_grad_(flags.get(name, p.requires_grad))
-        model.train(was_training)
+        for module, training in modes.items():  # each module's own mode, not the root's
+            module.training = training
     n_total = sum(p.numel() for p in model.parameters())
     return TrainLog(
         losses=losses,
