@@ -84,3 +84,14 @@ def test_raw_features_is_p_squared_x(data):
     P = data.hypergraph.with_self_loops().propagation_scipy().toarray()
     np.testing.assert_allclose(raw_features(data.x, data.hypergraph, 2), P @ P @ data.x, rtol=1e-5)
     np.testing.assert_allclose(raw_features(data.x, data.hypergraph, 0), data.x)
+
+
+def test_batch_size_covering_all_nodes_changes_nothing(data):
+    full = HyperGRACE(**SMALL).fit(data, seed=1).embed(data)
+    covering = HyperGRACE(**SMALL, batch_size=data.num_nodes).fit(data, seed=1).embed(data)
+    np.testing.assert_array_equal(full, covering)
+    model = HyperDepth(**HD_SMALL, batch_size=10).fit(data, seed=1)
+    idx = model._batch(data.num_nodes, torch.Generator().manual_seed(0))
+    assert idx.shape == (10,) and len(set(idx.tolist())) == 10
+    # InfoNCE over 10 nodes is at most log 10 + 2/τ (cosines in [-1, 1]).
+    assert all(h["con"] < np.log(10) + 4 for h in model.history_)

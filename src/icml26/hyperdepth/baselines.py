@@ -89,7 +89,7 @@ class HyperGRACE(AbstractContrastiveTrainer):
         InfoNCE temperature.
     p_f, p_e
         View rates in ``[0, 1)``.
-    epochs, lr, weight_decay, monitor_every, device
+    epochs, lr, weight_decay, monitor_every, batch_size, device
         As for :class:`HyperDepth`.
 
     Example
@@ -113,11 +113,13 @@ class HyperGRACE(AbstractContrastiveTrainer):
         lr: float = 1e-3,
         weight_decay: float = 1e-5,
         monitor_every: int = 0,
+        batch_size: int | None = None,
         device: str = "cpu",
     ) -> None:
         self.dim, self.proj_dim, self.layers, self.tau_c = dim, proj_dim, layers, tau_c
         self.p_f, self.p_e, self.epochs, self.lr = p_f, p_e, epochs, lr
         self.weight_decay, self.monitor_every, self.device = weight_decay, monitor_every, device
+        self.batch_size = batch_size
         self._check_params()
 
     def _check_params(self) -> None:
@@ -137,7 +139,8 @@ class HyperGRACE(AbstractContrastiveTrainer):
 
     def _loss(self, views: list[GraphView], generator: torch.Generator) -> dict[str, torch.Tensor]:
         h = [self.head_(self.encoder_(v.x, v.P)) for v in views]
-        loss = info_nce(h[0], h[1], self.tau_c)
+        idx = self._batch(h[0].shape[0], generator)
+        loss = info_nce(*(h if idx is None else [hv[idx] for hv in h]), self.tau_c)
         return {"loss": loss, "con": loss.detach()}
 
     def _encode(self, x: torch.Tensor, hg: Hypergraph, part: str) -> torch.Tensor:
@@ -178,7 +181,7 @@ class TriCLLite(AbstractContrastiveTrainer):
         Weights of the group and membership terms.
     p_f, p_e
         View rates in ``[0, 1)`` (TriCL's Cora setting 0.4/0.4).
-    epochs, lr, weight_decay, monitor_every, device
+    epochs, lr, weight_decay, monitor_every, batch_size, device
         As for :class:`HyperDepth`.
 
     Example
@@ -205,12 +208,14 @@ class TriCLLite(AbstractContrastiveTrainer):
         lr: float = 5e-4,
         weight_decay: float = 1e-5,
         monitor_every: int = 0,
+        batch_size: int | None = None,
         device: str = "cpu",
     ) -> None:
         self.dim, self.proj_dim = dim, proj_dim
         self.tau_n, self.tau_g, self.tau_m, self.w_g, self.w_m = tau_n, tau_g, tau_m, w_g, w_m
         self.p_f, self.p_e, self.epochs, self.lr = p_f, p_e, epochs, lr
         self.weight_decay, self.monitor_every, self.device = weight_decay, monitor_every, device
+        self.batch_size = batch_size
         self._check_params()
 
     def _check_params(self) -> None:
@@ -238,9 +243,11 @@ class TriCLLite(AbstractContrastiveTrainer):
     def _loss(self, views: list[GraphView], generator: torch.Generator) -> dict[str, torch.Tensor]:
         encoded = [self.encoder_(v.x, v.node_idx, v.edge_idx, v.num_edges) for v in views]
         h = [self.head_(n) for n, _ in encoded]
-        l_node = info_nce(h[0], h[1], self.tau_n)
+        idx = self._batch(h[0].shape[0], generator)
+        l_node = info_nce(*(h if idx is None else [hv[idx] for hv in h]), self.tau_n)
         sizes = [torch.bincount(v.edge_idx, minlength=v.num_edges) for v in views]
         keep = (sizes[0] > 1) & (sizes[1] > 1)  # non-singleton hyperedges present in both views
+        keep = self._batch_mask(keep, generator)
         g = [self.edge_head_(e) for _, e in encoded]
         l_group = group_info_nce(g[0], g[1], keep, self.tau_g)
         l_member = sum(

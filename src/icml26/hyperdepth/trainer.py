@@ -87,6 +87,8 @@ class HyperDepth(AbstractContrastiveTrainer):
         AdamW training budget.
     monitor_every
         Epochs between SFI/uniformity entries of ``history_`` (0: never).
+    batch_size
+        Nodes (and hyperedges) per epoch in the contrastive terms (``None``: all).
     device
         ``"cpu"`` or ``"cuda"``.
 
@@ -137,6 +139,7 @@ class HyperDepth(AbstractContrastiveTrainer):
         lr: float = 1e-3,
         weight_decay: float = 1e-5,
         monitor_every: int = 0,
+        batch_size: int | None = None,
         device: str = "cpu",
     ) -> None:
         self.dim, self.K, self.mode, self.cutoff = dim, K, mode, cutoff
@@ -153,6 +156,7 @@ class HyperDepth(AbstractContrastiveTrainer):
         self.lam, self.balance, self.w_g, self.w_m = lam, balance, w_g, w_m
         self.refresh_every, self.epochs, self.lr = refresh_every, epochs, lr
         self.weight_decay, self.monitor_every, self.device = weight_decay, monitor_every, device
+        self.batch_size = batch_size
         self._check_params()
 
     def _check_params(self) -> None:
@@ -229,7 +233,8 @@ class HyperDepth(AbstractContrastiveTrainer):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """``(L_con, L_hier)`` of two encoded views."""
         h = [self.head_(out.z_contrast) for out in outputs]  # (n, proj_dim) each
-        l_con = info_nce(h[0], h[1], self.tau_c)
+        idx = self._batch(h[0].shape[0], generator)
+        l_con = info_nce(*(h if idx is None else [hv[idx] for hv in h]), self.tau_c)
         if self.w_g > 0 or self.w_m > 0:
             edges = [
                 edge_means(out.z_contrast, v.node_idx, v.edge_idx, v.num_edges)
@@ -237,6 +242,7 @@ class HyperDepth(AbstractContrastiveTrainer):
             ]
             if self.w_g > 0:
                 keep = (edges[0][1] > 1) & (edges[1][1] > 1)  # non-singleton in both views
+                keep = self._batch_mask(keep, generator)
                 g = [self.head_(e) for e, _ in edges]
                 l_con = l_con + self.w_g * group_info_nce(g[0], g[1], keep, self.tau_c)
             if self.w_m > 0:

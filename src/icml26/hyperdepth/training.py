@@ -94,8 +94,9 @@ class AbstractContrastiveTrainer(BaseEstimator, abc.ABC):
     Subclasses keep their hyper-parameters as constructor keywords (so ``get_params`` and
     ``sklearn.base.clone`` work) and implement :meth:`_build`, :meth:`_loss` and :meth:`_encode`.
     Common hyper-parameters: ``epochs``, ``lr``, ``weight_decay``, ``p_f``, ``p_e``,
-    ``monitor_every`` (epochs between SFI/uniformity entries in ``history_``; 0: never) and
-    ``device``.
+    ``monitor_every`` (epochs between SFI/uniformity entries in ``history_``; 0: never),
+    ``batch_size`` (``None``: contrast all nodes; an int: that many random nodes/hyperedges per
+    epoch, TriCL's large-graph setting) and ``device``.
     """
 
     _parts: tuple[str, ...] = ("fused",)
@@ -116,6 +117,21 @@ class AbstractContrastiveTrainer(BaseEstimator, abc.ABC):
     def _modules(self) -> list[torch.nn.Module]:
         """The trainable modules (for the optimizer and train/eval switching)."""
 
+    def _batch(self, n: int, generator: torch.Generator | None) -> torch.Tensor | None:
+        """Random rows for the contrastive terms (``batch_size`` of them), or ``None`` for all."""
+        if self.batch_size is None or generator is None or n <= self.batch_size:
+            return None
+        return torch.randperm(n, generator=generator)[: self.batch_size].to(self.device)
+
+    def _batch_mask(self, keep: torch.Tensor, generator: torch.Generator | None) -> torch.Tensor:
+        """``keep`` restricted to at most ``batch_size`` random entries."""
+        idx = self._batch(int(keep.shape[0]), generator)
+        if idx is None:
+            return keep
+        chosen = torch.zeros_like(keep)
+        chosen[idx] = True
+        return keep & chosen
+
     def _after_step(self, epoch: int, x: torch.Tensor, hg: Hypergraph) -> None:
         """Hook after each optimizer step (HyperDepth's prototype refresh)."""
 
@@ -130,6 +146,8 @@ class AbstractContrastiveTrainer(BaseEstimator, abc.ABC):
         check_in_interval("p_e", self.p_e, low=0.0, high=1.0, closed="left", owner=owner)
         check_positive_int("monitor_every", self.monitor_every, owner=owner, minimum=0)
         check_one_of("device", self.device, ("cpu", "cuda"), owner=owner)
+        if self.batch_size is not None:
+            check_positive_int("batch_size", self.batch_size, owner=owner, minimum=2)
 
     def _check_data(self, data: Any, method: str) -> HypergraphData:
         if not isinstance(data, HypergraphData):

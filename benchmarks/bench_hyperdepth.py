@@ -1,0 +1,167 @@
+"""Benchmark: epoch time and activation memory of HyperDepth (poly K = 2, exact) vs HyperGRACE and
+TriCL-lite, and the cost of exact mode's eigendecomposition vs poly filtering as n grows.
+
+Run: ``python benchmarks/bench_hyperdepth.py`` (a few minutes on 2 cores; ``--small`` for
+seconds; ``--no-walmart`` skips the 57,910-node Walmart trips hypergraph). Everything is measured
+in this one process on one torch thread and reported as ratios to HyperGRACE (per epoch: two views,
+forward, backward, AdamW step). Memory is the bytes of the tensors autograd saves for backward
+during one training step (the activation peak of full-batch training), read with
+``torch.autograd.graph.saved_tensors_hooks``; parameters are counted apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import torch
+from rich.console import Console
+from rich.table import Table
+
+from icml26.core import torch_threads
+from icml26.hyperdepth import (
+    HyperDepth,
+    HyperGRACE,
+    TriCLLite,
+    load_hypergraphx,
+    make_hierarchical_hypergraph,
+    make_view,
+    spectral_filters,
+)
+
+
+def methods(dim: int, batch_size: int | None, exact: bool) -> dict[str, object]:
+    common = {"dim": dim, "proj_dim": dim, "epochs": 1, "batch_size": batch_size}
+    out = {
+        "HyperGRACE": HyperGRACE(**common),
+        "TriCL-lite": TriCLLite(**common),
+        "HyperDepth poly K=2": HyperDepth(**common, d_h=min(64, dim)),
+    }
+    if exact:
+        out["HyperDepth exact"] = HyperDepth(**common, d_h=min(64, dim), mode="exact")
+    return out
+
+
+def step_cost(model, data, repeats: int) -> tuple[float, float, float]:
+    """(seconds per epoch, MiB saved for backward in one step, MiB of parameters)."""
+    model.initialize(data, seed=0)
+    hg = data.hypergraph.with_self_loops()
+    x = torch.from_numpy(data.x)
+    rng = np.random.default_rng(0)
+    generator = torch.Generator().manual_seed(0)
+    params = [p for m in model._modules() for p in m.parameters()]
+    optimizer = torch.optim.AdamW(params, lr=1e-3)
+
+    def epoch(track: list[int] | None = None) -> None:
+        views = [make_view(x, hg, model.p_f, model.p_e, rng) for _ in "12"]
+
+        def pack(t: torch.Tensor) -> torch.Tensor:
+            if track is not None and t.layout == torch.strided:
+                track.append(t.numel() * t.element_size())
+            return t
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            loss = model._loss(views, generator)["loss"]
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+    saved: list[int] = []
+    epoch(saved)  # warm-up, and the memory count
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        epoch()
+        times.append(time.perf_counter() - start)
+    param_bytes = sum(p.numel() * p.element_size() for p in params)
+    return float(np.median(times)), sum(saved) / 2**20, param_bytes / 2**20
+
+
+def compare(title: str, data, dim: int, batch_size: int | None, exact: bool, repeats: int):
+    table = Table(title=title)
+    for column in (
+        "method",
+        "s / epoch",
+        "× HyperGRACE",
+        "saved MiB",
+        "× HyperGRACE",
+        "params MiB",
+    ):
+        table.add_column(column, justify="right")
+    rows = {
+        name: step_cost(m, data, repeats) for name, m in methods(dim, batch_size, exact).items()
+    }
+    t0, m0, _ = rows["HyperGRACE"]
+    for name, (t, mem, par) in rows.items():
+        table.add_row(
+            name, f"{t:.4f}", f"{t / t0:.2f}×", f"{mem:.1f}", f"{mem / m0:.2f}×", f"{par:.2f}"
+        )
+    return table
+
+
+def exact_vs_poly(ns: list[int], dim: int, repeats: int) -> Table:
+    table = Table(title=f"Exact projectors vs poly K=2 filtering (signal dim {dim})")
+    for column in (
+        "n",
+        "eigh + projector s",
+        "poly build s",
+        "apply exact s",
+        "apply poly s",
+        "setup ratio",
+    ):
+        table.add_column(column, justify="right")
+    warm = make_hierarchical_hypergraph(n_per_fine=10, n_edges=20, dim=2, seed=0).hypergraph
+    spectral_filters(warm, "exact")  # first-call import and allocation costs out of the timings
+    for n in ns:
+        data = make_hierarchical_hypergraph(n_per_fine=n // 12, n_edges=2 * n // 3, dim=8, seed=0)
+        hg = data.hypergraph.with_self_loops()
+        z = torch.randn(hg.num_nodes, dim, generator=torch.Generator().manual_seed(0))
+        timings = {}
+        for mode in ("exact", "poly"):
+            start = time.perf_counter()
+            low, _ = spectral_filters(hg, mode)
+            timings[f"{mode}_setup"] = time.perf_counter() - start
+            low(z)  # warm-up
+            start = time.perf_counter()
+            for _ in range(repeats):
+                low(z)
+            timings[f"{mode}_apply"] = (time.perf_counter() - start) / repeats
+        table.add_row(
+            str(hg.num_nodes),
+            f"{timings['exact_setup']:.3f}",
+            f"{timings['poly_setup']:.4f}",
+            f"{timings['exact_apply']:.5f}",
+            f"{timings['poly_apply']:.5f}",
+            f"{timings['exact_setup'] / timings['poly_setup']:.0f}×",
+        )
+    return table
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--small", action="store_true", help="tiny sizes (seconds)")
+    parser.add_argument("--no-walmart", action="store_true", help="skip Walmart trips")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    console = Console()
+    sizes = (120, 240) if args.small else (600, 1200)
+    dim = 16 if args.small else 64
+    with torch_threads(1):
+        for n in sizes:
+            data = make_hierarchical_hypergraph(
+                n_per_fine=n // 12, n_edges=2 * n // 3, dim=64, seed=0
+            )
+            console.print(
+                compare(f"Synthetic n = {n}, d = {dim}", data, dim, None, True, args.repeats)
+            )
+        ns = [120, 240, 480] if args.small else [300, 600, 1200, 2400, 4800]
+        console.print(exact_vs_poly(ns, dim, args.repeats))
+        if not (args.small or args.no_walmart):
+            walmart = load_hypergraphx("walmart", dim=32)
+            title = "Walmart trips (57,910 nodes), poly only, contrast batch 2,048"
+            console.print(compare(title, walmart, dim, 2048, False, 2))
+
+
+if __name__ == "__main__":
+    main()
