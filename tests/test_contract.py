@@ -1,9 +1,11 @@
 """Contracts every registered system obeys (STYLE rule 10); no per-system exceptions."""
 
+import doctest
 import importlib
 import inspect
 import json
 import math
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -51,6 +53,22 @@ def test_run_takes_the_context_and_declares_its_needs(name):
     params = list(inspect.signature(experiment.run).parameters)
     assert params[1] == "ctx", "run must be run(config, ctx: RunContext)"
     assert experiment.unavailable_reason is None  # the dev extra installs every requirement
+
+
+@pytest.mark.parametrize("slug", SYSTEMS)
+def test_docstring_examples_run(slug):
+    package = importlib.import_module(f"icml26.{slug}")
+    failures = []
+    names = [f"icml26.{slug}"] + [
+        m.name for m in pkgutil.walk_packages(package.__path__, f"icml26.{slug}.")
+    ]
+    for name in names:
+        module = importlib.import_module(name)
+        flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+        result = doctest.testmod(module, optionflags=flags, report=False)
+        if result.failed:
+            failures.append(f"{name}: {result.failed} of {result.attempted}")
+    assert not failures, f"docstring examples fail (run python -m doctest): {failures}"
 
 
 HEAVY = {"torch", "transformers", "scipy", "matplotlib", "sklearn"}
