@@ -57,26 +57,32 @@ BANDIT_PRESETS = {
 }
 BANDIT_CLAIMS = (
     Claim("A1a", "DPO converges with loss below log 2 (≤ 0.60)", "dpo_loss", "<=", 0.60,
-          THEORY, "abstract; spec §5.1 A1"),
+          THEORY, "abstract; spec §5.1 A1", source="paper", kind="claim"),
     Claim("A1b", "...yet DPO prefers y_l on violated prompts (acc ≤ 0.25)", "dpo_acc_viol", "<=",
-          0.25, THEORY, "abstract; spec §5.1 A1"),
+          0.25, THEORY, "abstract; spec §5.1 A1", source="paper", kind="claim"),
     Claim("A1c", "...with ≥ 25% of true pairs in the undesirable set U", "dpo_frac_in_U", ">=",
-          0.25, "U non-empty when δ_ref < 0", "Def. 3.3 / Eq. 14; spec §5.1 A1"),
+          0.25, "U non-empty when δ_ref < 0", "Def. 3.3 / Eq. 14; spec §5.1 A1",
+          source="paper", kind="claim"),
     Claim("A2a", "CPO raises violated-prompt accuracy by ≥ 0.50 over DPO",
           "cpo_minus_dpo_acc_viol", ">=", 0.50, "provable alignment (qualitative)",
-          "abstract; spec §5.1 A2"),
+          "abstract; spec §5.1 A2", source="paper", kind="claim"),
     Claim("A2b", "CPO leaves ≤ 12% of pairs in U", "cpo_frac_in_U", "<=", 0.12,
-          "provable alignment (qualitative)", "spec §5.1 A2"),
+          "provable alignment (qualitative)", "spec §5.1 A2", source="paper", kind="claim"),
     Claim("A2c", "CPO does not hurt non-violated prompts (≥ DPO − 0.02)",
-          "cpo_minus_dpo_acc_nonviol", ">=", -0.02, "—", "spec §5.1 A2"),
+          "cpo_minus_dpo_acc_nonviol", ">=", -0.02, "—", "spec §5.1 A2",
+          source="spec", kind="claim"),
     Claim("A2d", "CPO's expected true reward exceeds DPO's by > 0.3",
-          "cpo_minus_dpo_expected_reward", ">", 0.3, "—", "spec §5.1 A2"),
+          "cpo_minus_dpo_expected_reward", ">", 0.3, "—", "spec §5.1 A2",
+          source="spec", kind="claim"),
     Claim("A4a", "Smooth CPO with α = 1e6 reproduces DPO (max metric gap ≤ 1e-3)",
-          "alpha_limit_max_gap", "<=", 1e-3, "α → ∞ gives DPO", "official loss code; spec A4"),
+          "alpha_limit_max_gap", "<=", 1e-3, "α → ∞ gives DPO", "official loss code; spec A4",
+          source="paper", kind="sanity"),
     Claim("A4b", "clip ≈ smooth CPO with γ = 0, τ = 50 (max metric gap ≤ 0.02)",
-          "clip_limit_max_gap", "<=", 0.02, "clip = smooth at γ=0, τ→∞", "spec A4"),
+          "clip_limit_max_gap", "<=", 0.02, "clip = smooth at γ=0, τ→∞", "spec A4",
+          source="spec", kind="sanity"),
     Claim("A5", "No violated prompts: CPO accuracy ≥ DPO − 0.02", "control_cpo_minus_dpo_acc",
-          ">=", -0.02, "DPO ≡ RLHF when (A) holds", "abstract (i); spec A5"),
+          ">=", -0.02, "DPO ≡ RLHF when (A) holds", "abstract (i); spec A5",
+          source="paper", kind="claim"),
 )  # fmt: skip
 
 
@@ -229,7 +235,7 @@ KL_PRESETS = {
 KL_CLAIMS = (
     Claim("A3", "At matched KL, CPO's violated-prompt accuracy beats DPO's by ≥ 0.05",
           "cpo_minus_kl_matched_dpo_acc_viol", ">=", 0.05, "not just more KL (qualitative)",
-          "spec §5.1 A3"),
+          "spec §5.1 A3", source="spec", kind="claim"),
 )  # fmt: skip
 
 
@@ -353,11 +359,11 @@ TINY_LM_PRESETS = {
 }  # fmt: skip
 TINY_LM_CLAIMS = (
     Claim("L1", "Violated types: CPO greedy exact match ≥ DPO + 0.15", "cpo_minus_dpo_em_viol",
-          ">=", 0.15, "provable alignment (qualitative)", "spec §5.2"),
+          ">=", 0.15, "provable alignment (qualitative)", "spec §5.2", source="spec", kind="claim"),
     Claim("L2", "frac_in_U(CPO) ≤ 0.5 · frac_in_U(DPO)", "cpo_minus_half_dpo_frac_in_U", "<=",
-          0.0, "CPO leaves U (qualitative)", "spec §5.2"),
+          0.0, "CPO leaves U (qualitative)", "spec §5.2", source="spec", kind="claim"),
     Claim("L3", "Other types: CPO greedy exact match ≥ DPO − 0.03", "cpo_minus_dpo_em_nonviol",
-          ">=", -0.03, "—", "spec §5.2"),
+          ">=", -0.03, "—", "spec §5.2", source="spec", kind="claim"),
 )  # fmt: skip
 TINY_LM_METRICS = ("loss", "acc_viol", "acc_nonviol", "frac_in_U", "em_viol", "em_nonviol",
                    "delta_viol")  # fmt: skip

@@ -67,6 +67,8 @@ DEPTH3_CLAIMS = (
         1.0,
         "min depth = 3 (exact on all inputs)",
         "abstract (T1); spec 2.4",
+        source="paper",
+        kind="claim",
     ),
     Claim(
         "C3-finite",
@@ -76,6 +78,8 @@ DEPTH3_CLAIMS = (
         0.0,
         "none",
         "spec 2.2",
+        source="spec",
+        kind="sanity",
     ),
     Claim(
         "C3-engines",
@@ -85,6 +89,8 @@ DEPTH3_CLAIMS = (
         1.0,
         "agree",
         "spec 2.2",
+        source="spec",
+        kind="sanity",
     ),
     Claim(
         "C3-widths",
@@ -94,6 +100,8 @@ DEPTH3_CLAIMS = (
         0.0,
         "as in spec 3",
         "spec 3",
+        source="spec",
+        kind="sanity",
     ),
     Claim(
         "C3-guard",
@@ -103,6 +111,8 @@ DEPTH3_CLAIMS = (
         1.0,
         "F(2,2) d=2 fails (72/361 inputs)",
         "spec 7",
+        source="spec",
+        kind="sanity",
     ),
 )
 
@@ -192,6 +202,8 @@ WIDTH_CLAIMS = (
         1.0,
         "min width <= 2d+4 (d+4)",
         "abstract (T3); spec 2.5",
+        source="paper",
+        kind="claim",
     ),
     Claim(
         "Cw-width",
@@ -201,6 +213,8 @@ WIDTH_CLAIMS = (
         0.0,
         "2d+4 / d+4",
         "abstract (T3)",
+        source="paper",
+        kind="sanity",
     ),
     Claim(
         "Cw-finite",
@@ -210,6 +224,8 @@ WIDTH_CLAIMS = (
         0.0,
         "none",
         "spec 2.2",
+        source="spec",
+        kind="sanity",
     ),
     Claim(
         "below-d",
@@ -219,6 +235,8 @@ WIDTH_CLAIMS = (
         1.0,
         "min width can be < d on smaller domains",
         "abstract (T3); spec 2.6",
+        source="paper",
+        kind="claim",
     ),
     Claim(
         "below-d-width",
@@ -228,6 +246,8 @@ WIDTH_CLAIMS = (
         0.0,
         "width < d",
         "abstract (T3)",
+        source="paper",
+        kind="sanity",
     ),
     Claim(
         "width1-monotone",
@@ -237,6 +257,8 @@ WIDTH_CLAIMS = (
         1.0,
         "min width >= 2d",
         "abstract (T3); spec 2.8",
+        source="paper",
+        kind="claim",
     ),
 )
 
@@ -336,6 +358,8 @@ EXACT_VS_FLOAT_CLAIMS = (
         0.0,
         "depth 2 memorises any finite set",
         "classical (exact arithmetic)",
+        source="none",
+        kind="sanity",
     ),
     Claim(
         "float-breaks",
@@ -345,6 +369,8 @@ EXACT_VS_FLOAT_CLAIMS = (
         0.0,
         "exact-arithmetic results do not carry over",
         "abstract",
+        source="paper",
+        kind="claim",
     ),
     Claim(
         "c3-fixes",
@@ -354,6 +380,8 @@ EXACT_VS_FLOAT_CLAIMS = (
         0.0,
         "depth 3 suffices",
         "abstract (T1)",
+        source="paper",
+        kind="claim",
     ),
     Claim(
         "depth2-integer",
@@ -363,6 +391,8 @@ EXACT_VS_FLOAT_CLAIMS = (
         0.0,
         "depth 2 suffices for smaller domain and/or codomain",
         "abstract (T2); spec 2.7",
+        source="paper",
+        kind="claim",
     ),
 )
 
@@ -473,6 +503,8 @@ FULL_CLAIMS = (
         1.0,
         "exact under bias-last, reversed, pairwise",
         "spec 3",
+        source="spec",
+        kind="claim",
     ),
     Claim(
         "all-exact",
@@ -482,6 +514,8 @@ FULL_CLAIMS = (
         1.0,
         "exact",
         "abstract (T1, T3)",
+        source="paper",
+        kind="claim",
     ),
     Claim(
         "float16-subdomain",
@@ -491,6 +525,8 @@ FULL_CLAIMS = (
         1.0,
         "exact (spec: 2053 points)",
         "spec 5",
+        source="spec",
+        kind="claim",
     ),
 )
 

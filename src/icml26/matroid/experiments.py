@@ -162,6 +162,8 @@ E1_CLAIMS = (
         1.0,
         "always exact",
         "abstract; spec §2.4",
+        source="paper",
+        kind="claim",
     ),
     Claim(
         "E1b",
@@ -171,6 +173,8 @@ E1_CLAIMS = (
         0.2,
         "≈ 0.335 (prototype)",
         "spec §5 E1",
+        source="spec",
+        kind="sanity",
     ),
     Claim(
         "E1c",
@@ -180,6 +184,8 @@ E1_CLAIMS = (
         0.5,
         "≈ 0.335 (prototype)",
         "spec §5 E1",
+        source="spec",
+        kind="sanity",
     ),
     Claim(
         "E1d",
@@ -189,6 +195,8 @@ E1_CLAIMS = (
         1.95,
         "2.00 (prototype); Θ(n·r), r = n/2",
         "abstract; spec §3",
+        source="paper",
+        kind="claim",
     ),
     Claim(
         "E1e",
@@ -198,6 +206,8 @@ E1_CLAIMS = (
         2.5,
         "1.6–1.9 (prototype); O(n^{2-1/c} log n)",
         "abstract; spec §3",
+        source="spec",
+        kind="claim",
     ),
     Claim(
         "E1f",
@@ -207,6 +217,8 @@ E1_CLAIMS = (
         1.75,
         "1.64 (prototype); theory 1.5 + log",
         "spec §3",
+        source="spec",
+        kind="claim",
     ),
     Claim(
         "E1g",
@@ -216,6 +228,8 @@ E1_CLAIMS = (
         1.8,
         "2.39× at n = 2^15 (prototype)",
         "spec §3",
+        source="spec",
+        kind="claim",
     ),
 )
 
@@ -317,6 +331,8 @@ E2_CLAIMS = (
         1.0,
         "always exact",
         "abstract; spec §2.4",
+        source="paper",
+        kind="claim",
     ),
     Claim(
         "E2b",
@@ -326,6 +342,8 @@ E2_CLAIMS = (
         1.6,
         "0.94, 0.81, 1.13 → 1.40 (prototype)",
         "spec §3",
+        source="spec",
+        kind="claim",
     ),
     Claim(
         "E2c",
@@ -335,6 +353,8 @@ E2_CLAIMS = (
         1.9,
         "1.84 (prototype)",
         "spec §3",
+        source="spec",
+        kind="claim",
     ),
     Claim(
         "E2d",
@@ -344,6 +364,8 @@ E2_CLAIMS = (
         0.75,
         "2.00 → 1.29: 0.65 (prototype)",
         "spec §3",
+        source="spec",
+        kind="claim",
     ),
 )
 
@@ -455,6 +477,8 @@ E3_CLAIMS = (
         0.5,
         "constant-factor approximation at Õ(n²) cost",
         "abstract; spec §2.3 A3",
+        source="paper",
+        kind="claim",
     ),
     Claim(
         "E3b",
@@ -464,6 +488,8 @@ E3_CLAIMS = (
         1.0,
         "O(n²)",
         "abstract; spec §2.3 A3",
+        source="paper",
+        kind="sanity",
     ),
 )
 
@@ -560,6 +586,8 @@ E4_CLAIMS = (
         0.0,
         "Σ_e (|B_e|+1)",
         "spec §2.3 A1",
+        source="spec",
+        kind="sanity",
     ),
     Claim(
         "E4b",
@@ -570,6 +598,8 @@ E4_CLAIMS = (
         "Θ(n·r)",
         "abstract; spec §5 E4",
         tolerance=0.05,
+        source="paper",
+        kind="claim",
     ),
     Claim(
         "E4c",
@@ -580,6 +610,8 @@ E4_CLAIMS = (
         "Θ(n·r)",
         "abstract; spec §5 E4",
         tolerance=0.1,
+        source="paper",
+        kind="claim",
     ),
     Claim(
         "E4d",
@@ -589,6 +621,8 @@ E4_CLAIMS = (
         1.0,
         "n (r + 1)",
         "spec §2.3 A1",
+        source="spec",
+        kind="sanity",
     ),
 )
 

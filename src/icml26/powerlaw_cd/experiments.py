@@ -115,6 +115,8 @@ def _robustness_plot(metrics: list[dict[str, Any]], config: RobustnessConfig) ->
             0.15,
             "0.88 vs 0.61 (+0.27)",
             WHERE,
+            source="spec",
+            kind="claim",
         ),
         Claim(
             "Q1b",
@@ -124,6 +126,8 @@ def _robustness_plot(metrics: list[dict[str, Any]], config: RobustnessConfig) ->
             0.7,
             "10/10 seeds",
             WHERE,
+            source="spec",
+            kind="claim",
         ),
         Claim(
             "Q2",
@@ -133,6 +137,8 @@ def _robustness_plot(metrics: list[dict[str, Any]], config: RobustnessConfig) ->
             0.7,
             "0.83",
             WHERE,
+            source="spec",
+            kind="claim",
         ),
         Claim(
             "Q4",
@@ -142,6 +148,8 @@ def _robustness_plot(metrics: list[dict[str, Any]], config: RobustnessConfig) ->
             1e-6,
             "5e-8 (vs curve_fit)",
             WHERE,
+            source="spec",
+            kind="sanity",
         ),
     ),
     presets=ROBUSTNESS_PRESETS,
@@ -338,6 +346,8 @@ def _grid_plot(metrics: list[dict[str, Any]], config: GridConfig) -> dict[str, A
             0.10,
             "'consistently outperforms'; spec: +0.27, +0.23",
             WHERE,
+            source="spec",
+            kind="claim",
         ),
         Claim(
             "F1b",
@@ -347,6 +357,8 @@ def _grid_plot(metrics: list[dict[str, Any]], config: GridConfig) -> dict[str, A
             0.0,
             "spec: 0.88 vs 0.47 (5 seeds)",
             WHERE,
+            source="spec",
+            kind="claim",
         ),
         Claim(
             "F2",
@@ -356,6 +368,8 @@ def _grid_plot(metrics: list[dict[str, Any]], config: GridConfig) -> dict[str, A
             -0.10,
             "spec: -0.06 to +0.01",
             WHERE,
+            source="spec",
+            kind="claim",
         ),
         Claim(
             "F3a",
@@ -365,6 +379,8 @@ def _grid_plot(metrics: list[dict[str, Any]], config: GridConfig) -> dict[str, A
             0.0,
             "by construction",
             WHERE,
+            source="none",
+            kind="sanity",
         ),
         Claim(
             "F3b",
@@ -374,6 +390,8 @@ def _grid_plot(metrics: list[dict[str, Any]], config: GridConfig) -> dict[str, A
             0.0,
             "by construction",
             WHERE,
+            source="none",
+            kind="sanity",
         ),
     ),
     presets=GRID_PRESETS,

@@ -149,6 +149,8 @@ def _speed_tables(metrics: list[dict[str, Any]], config: SpeedConfig) -> list[Ta
             20.0,
             "up to 94×",
             WHERE,
+            source="paper",
+            kind="claim",
         ),
         Claim(
             "S2",
@@ -158,6 +160,8 @@ def _speed_tables(metrics: list[dict[str, Any]], config: SpeedConfig) -> list[Ta
             1.0,
             "scales better with N",
             WHERE,
+            source="paper",
+            kind="claim",
         ),
         Claim(
             "S3",
@@ -167,6 +171,8 @@ def _speed_tables(metrics: list[dict[str, Any]], config: SpeedConfig) -> list[Ta
             0.90,
             "up to 97 % less memory",
             WHERE,
+            source="paper",
+            kind="claim",
         ),
         Claim(
             "S4",
@@ -176,6 +182,8 @@ def _speed_tables(metrics: list[dict[str, Any]], config: SpeedConfig) -> list[Ta
             5.0,
             "(spec §5.4 full (a))",
             "spec",
+            source="spec",
+            kind="claim",
         ),
     ),
     presets=SPEED_PRESETS,
@@ -416,6 +424,8 @@ def _accuracy_tables(metrics: list[dict[str, Any]], config: AccuracyConfig) -> l
             0.0,
             "outperforms compression baselines",
             WHERE,
+            source="paper",
+            kind="claim",
         ),
         Claim(
             "A2",
@@ -425,6 +435,8 @@ def _accuracy_tables(metrics: list[dict[str, Any]], config: AccuracyConfig) -> l
             0.05,
             "outperforms baselines",
             WHERE,
+            source="paper",
+            kind="claim",
         ),
         Claim(
             "A3",
@@ -434,6 +446,8 @@ def _accuracy_tables(metrics: list[dict[str, Any]], config: AccuracyConfig) -> l
             -0.02,
             "no significant degradation",
             WHERE,
+            source="paper",
+            kind="claim",
         ),
         Claim(
             "A4",
@@ -443,6 +457,8 @@ def _accuracy_tables(metrics: list[dict[str, Any]], config: AccuracyConfig) -> l
             -0.005,
             "(spec §5.4 (d))",
             "spec",
+            source="spec",
+            kind="claim",
         ),
         Claim(
             "A5",
@@ -452,6 +468,8 @@ def _accuracy_tables(metrics: list[dict[str, Any]], config: AccuracyConfig) -> l
             0.10,
             "(spec §5.4 quick)",
             "spec",
+            source="spec",
+            kind="claim",
         ),
         Claim(
             "A6",
@@ -461,6 +479,8 @@ def _accuracy_tables(metrics: list[dict[str, Any]], config: AccuracyConfig) -> l
             0.95,
             "(spec §5.4 (e))",
             "spec",
+            source="spec",
+            kind="claim",
         ),
     ),
     presets=ACC_PRESETS,

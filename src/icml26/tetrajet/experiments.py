@@ -138,13 +138,14 @@ def _slope(draws: Sequence[int], errors: Sequence[float]) -> float:
 
 FORMATS_CLAIMS = (
     Claim("C1", "All format/unit checks pass (incl. ml_dtypes agreement)", "format_checks_failed",
-          "<=", 0.0, "exact formats", "spec §7.1-7.6"),
+          "<=", 0.0, "exact formats", "spec §7.1-7.6", source="spec", kind="sanity"),
     Claim("C2a", "TetraJet-v2 backward is unbiased: MC mean of dW within 3% of dYᵀX̂",
-          "unbiased_rel_error", "<=", 0.03, "unbiased (E[dW] = dYᵀX̂)", "§2.2 / spec C2"),
+          "unbiased_rel_error", "<=", 0.03, "unbiased (E[dW] = dYᵀX̂)", "§2.2 / spec C2",
+          source="paper", kind="claim"),
     Claim("C2b", "The MC error shrinks ~1/sqrt(n) (log-log slope -0.5 ± 0.15)", "unbiased_slope",
-          "within", -0.5, "1/sqrt(n)", "spec C2", tolerance=0.15),
+          "within", -0.5, "1/sqrt(n)", "spec C2", tolerance=0.15, source="spec", kind="claim"),
     Claim("C2c", "The naive RTN backward's error does not shrink (slope > -0.1)", "naive_slope",
-          ">", -0.1, "biased", "spec C2"),
+          ">", -0.1, "biased", "spec C2", source="spec", kind="sanity"),
 )  # fmt: skip
 
 
@@ -302,11 +303,12 @@ def _toy_run(
 
 TOY_CLAIMS = (
     Claim("C3a", "Without reset the weights oscillate (fraction >= 0.2)", "osc_fraction_plain",
-          ">=", 0.2, "oscillation is the late-training bottleneck", "spec C3"),
+          ">=", 0.2, "oscillation is the late-training bottleneck", "spec C3",
+          source="spec", kind="claim"),
     Claim("C3b", "OsciReset cuts the oscillation fraction by >= 50%", "osc_reduction", ">=", 0.5,
-          "suppresses oscillation", "spec C3"),
+          "suppresses oscillation", "spec C3", source="spec", kind="claim"),
     Claim("C3c", "OsciReset does not hurt the quantized loss (<= +1%)", "loss_increase", "<=",
-          0.01, "no loss penalty", "spec C3"),
+          0.01, "no loss penalty", "spec C3", source="spec", kind="claim"),
 )  # fmt: skip
 
 
@@ -379,13 +381,14 @@ LM_PRESETS = {
 
 LM_CLAIMS = (
     Claim("L1", "Every recipe's validation loss is finite and decreases", "min_loss_decrease", ">",
-          0.0, "training converges", "spec §5 quick"),
+          0.0, "training converges", "spec §5 quick", source="spec", kind="claim"),
     Claim("C4a", "TetraJet-v2 (R5) closes >= 30% of naive NVFP4's (R1) gap to FP32",
-          "gap_reduction_r5_vs_r1", ">=", 0.3, "51.3% gap reduction", "abstract"),
+          "gap_reduction_r5_vs_r1", ">=", 0.3, "51.3% gap reduction", "abstract",
+          source="paper", kind="claim"),
     Claim("C4b", "Add-ons never hurt: gap_R5 <= gap_R3 + 0.005", "gap_r5_minus_r3", "<=", 0.005,
-          "monotone ablation ladder", "spec C4"),
+          "monotone ablation ladder", "spec C4", source="spec", kind="claim"),
     Claim("C4c", "OsciReset halves the oscillation fraction (R5 <= 0.5 x R4)", "osc_ratio_r5_r4",
-          "<=", 0.5, "oscillation suppressed", "spec C4"),
+          "<=", 0.5, "oscillation suppressed", "spec C4", source="spec", kind="claim"),
 )  # fmt: skip
 
 
