@@ -160,15 +160,20 @@ def _table(metrics: list[dict[str, Any]], config: CompareConfig, title: str) -> 
         [method, *(f"{100 * m['scores'][k][method]:.2f}" for k in keys)]
         for method in config.methods
     ]
+    level_cols = sorted(
+        {lvl for k in keys for levels in m["levels"][k].values() for lvl in levels}, key=float
+    )
     level_rows = [
         [
             f"{method} @ {k}",
-            *(f"{100 * acc:.2f}" for acc in m["levels"][k][method].values()),
+            *(
+                f"{100 * m['levels'][k][method][lvl]:.2f}" if lvl in m["levels"][k][method] else "—"
+                for lvl in level_cols
+            ),
         ]
         for k in keys
         for method in config.methods
     ]
-    level_cols = list(next(iter(m["levels"][keys[0]].values())))
     paired_rows = [
         [
             f"SpineFL − {other} @ {k}",

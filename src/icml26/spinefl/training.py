@@ -52,11 +52,9 @@ class ClientUpdate:
 def _as_tensors(
     X: object, y: object, dtype: torch.dtype, owner: str
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    X_np = np.asarray(X)
-    if not X_np.flags.writeable:  # e.g. arrays shipped to a Ray actor
-        X_np = X_np.copy()
-    X_t = torch.as_tensor(X_np, dtype=dtype)
-    y_t = torch.as_tensor(np.asarray(y), dtype=torch.long)
+    # copies: arrays shipped to a Ray actor are read-only, which torch does not support
+    X_t = torch.tensor(np.asarray(X), dtype=dtype)
+    y_t = torch.tensor(np.asarray(y), dtype=torch.long)
     if X_t.shape[0] != y_t.shape[0] or y_t.dim() != 1:
         raise ValueError(
             f"{owner}: X and y must have the same number of samples and y must be 1-D; "
