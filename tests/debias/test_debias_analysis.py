@@ -125,3 +125,21 @@ def test_bias_profile_rows_match_module_bias():
         assert row["rho"] == pytest.approx(rep.rho)
         assert row["fluct"] == pytest.approx(rep.fluct)
     assert np.all((df["rho"] >= 0) & (df["rho"] <= 1))
+
+
+def test_a_module_that_never_runs_is_named():
+    lonely = nn.ModuleDict({"used": nn.Linear(2, 2), "idle": nn.Linear(2, 2)})
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.parts = lonely
+
+        def forward(self, x):
+            return self.parts["used"](x)
+
+    x = torch.zeros(3, 2)
+    with pytest.raises(ValueError, match=r"modules \['parts.idle'\] never ran"):
+        module_bias(Net(), "parts.idle", x, x[:, None])
+    df = bias_profile(Net(), x, x[:, None])  # the default skips modules that never run
+    assert list(df["module"]) == ["parts.used"]

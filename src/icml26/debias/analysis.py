@@ -285,6 +285,7 @@ def capture_outputs(
     *,
     pool: Pool | None = None,
     batch_size: int = 1024,
+    skip_unused: bool = False,
 ) -> dict[str, torch.Tensor]:
     """Run ``model`` in eval mode on ``inputs`` and return each module's pooled output.
 
@@ -300,6 +301,8 @@ def capture_outputs(
         ``pool(output, batch) -> (batch, dim)``; default :func:`mean_pool`.
     batch_size
         Rows per forward pass.
+    skip_unused
+        Leave out modules that never run in the forward pass instead of raising.
 
     Returns
     -------
@@ -340,7 +343,10 @@ def capture_outputs(
     finally:
         for h in handles:
             h.remove()
-    return {name: torch.cat(chunks) for name, chunks in store.items()}
+    unused = [name for name, chunks in store.items() if not chunks]
+    if unused and not skip_unused:
+        raise ValueError(f"{owner}: modules {unused} never ran in the model's forward pass.")
+    return {name: torch.cat(chunks) for name, chunks in store.items() if chunks}
 
 
 def split_perturbed(clean_n: int, perturbed: Inputs, owner: str) -> tuple[Inputs, int]:
@@ -497,7 +503,8 @@ def bias_profile(
     model, X, X_pert, reference, pool, batch_size
         As in :func:`module_bias` (``X`` clean, ``X_pert`` its perturbed copies).
     modules
-        Module names; default every leaf module, in ``named_modules()`` order.
+        Module names; default every leaf module that runs in the forward pass, in
+        ``named_modules()`` order.
 
     Returns
     -------
@@ -523,8 +530,10 @@ def bias_profile(
     n = _n_rows(X, owner, "X")
     flat, k = split_perturbed(n, X_pert, owner)
     ref = model if reference is None else reference
-    clean = capture_outputs(ref, names, X, pool=pool, batch_size=batch_size)
-    pert = capture_outputs(model, names, flat, pool=pool, batch_size=batch_size)
+    skip = modules is None
+    clean = capture_outputs(ref, names, X, pool=pool, batch_size=batch_size, skip_unused=skip)
+    pert = capture_outputs(model, names, flat, pool=pool, batch_size=batch_size, skip_unused=skip)
+    names = [name for name in names if name in clean and name in pert]
     rows = []
     for name in names:
         rep = _report(clean[name], pert[name], k)

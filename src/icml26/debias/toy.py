@@ -95,6 +95,7 @@ class ToyIntentNet(nn.Module):
         d = filler_embeddings.shape[1]
         with seeded_default_init(seed):
             self.embed = nn.Embedding(FILLER0, d, padding_idx=PAD)
+            self.pool = nn.Identity()  # a named site for the pooled input (bias profiles)
             self.fc1 = nn.Linear(d, hidden)
             self.act1 = nn.ReLU()
             self.fc2 = nn.Linear(hidden, hidden)
@@ -113,7 +114,7 @@ class ToyIntentNet(nn.Module):
 
     def forward(self, tokens: torch.Tensor, noise: torch.Tensor | None = None) -> torch.Tensor:
         """Logits ``(batch, n_classes)`` of token ids ``(batch, len)``."""
-        h = self.act1(self.fc1(self.pooled(tokens, noise)))
+        h = self.act1(self.fc1(self.pool(self.pooled(tokens, noise))))
         h = self.act2(self.fc2(h))
         return self.head(h)
 
