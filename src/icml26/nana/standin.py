@@ -44,6 +44,7 @@ __all__ = [
     "encode_texts",
     "load_minilm",
     "load_shakespeare_text",
+    "next_token_prompts",
     "tiny_gpt2_config",
     "train_bpe_tokenizer",
     "train_tiny_gpt2",
@@ -432,3 +433,28 @@ def load_minilm(path: str | Path | None = None, *, with_tokenizer: bool = True) 
     if not with_tokenizer:
         return model
     return model, transformers.AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+
+
+def next_token_prompts(
+    stream: torch.Tensor, n_prompts: int, length: int, *, seed: Seed = 0
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(prompts (n, length), targets (n,))``: random windows of a token stream and the token
+    that follows each (held-out next-token predictions when ``stream`` is a validation split).
+
+    Example
+    -------
+    >>> import torch
+    >>> p, y = next_token_prompts(torch.arange(100), 3, 5, seed=0)
+    >>> bool((y == p[:, -1] + 1).all())
+    True
+    """
+    owner = "next_token_prompts"
+    n_prompts = check_positive_int("n_prompts", n_prompts, owner=owner)
+    length = check_positive_int("length", length, owner=owner)
+    if stream.dim() != 1 or stream.numel() <= length + 1:
+        raise ValueError(f"{owner}: stream must be 1-D with more than length + 1 tokens.")
+    starts = torch.randint(
+        0, stream.numel() - length - 1, (n_prompts,), generator=torch_generator(seed)
+    )
+    windows = stream[starts[:, None] + torch.arange(length + 1)]  # (n, length + 1)
+    return windows[:, :-1], windows[:, -1]
