@@ -2,11 +2,11 @@
 TriCL-lite, and the cost of exact mode's eigendecomposition vs poly filtering as n grows.
 
 Run: ``python benchmarks/bench_hyperdepth.py`` (a few minutes on 2 cores; ``--small`` for
-seconds; ``--no-walmart`` skips the 57,910-node Walmart trips hypergraph). Everything is measured
-in this one process on one torch thread and reported as ratios to HyperGRACE (per epoch: two views,
-forward, backward, AdamW step). Memory is the bytes of the tensors autograd saves for backward
-during one training step (the activation peak of full-batch training), read with
-``torch.autograd.graph.saved_tensors_hooks``; parameters are counted apart.
+seconds; ``--parts synthetic,filters,walmart`` picks the tables). Everything is measured in
+this one process on one torch and one BLAS thread and reported as ratios to HyperGRACE (per
+epoch: two views, forward, backward, AdamW step). Memory is the bytes of the tensors autograd
+saves for backward during one training step (the activation peak of full-batch training), read
+with ``torch.autograd.graph.saved_tensors_hooks``; parameters are counted apart.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import numpy as np
 import torch
 from rich.console import Console
 from rich.table import Table
+from threadpoolctl import threadpool_limits
 
 from icml26.core import torch_threads
 from icml26.hyperdepth import (
@@ -141,23 +142,29 @@ def exact_vs_poly(ns: list[int], dim: int, repeats: int) -> Table:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--small", action="store_true", help="tiny sizes (seconds)")
-    parser.add_argument("--no-walmart", action="store_true", help="skip Walmart trips")
+    parser.add_argument(
+        "--parts",
+        default="synthetic,filters,walmart",
+        help="comma-separated subset of synthetic, filters, walmart",
+    )
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     console = Console()
     sizes = (120, 240) if args.small else (600, 1200)
     dim = 16 if args.small else 64
-    with torch_threads(1):
-        for n in sizes:
+    with torch_threads(1), threadpool_limits(1):  # BLAS too: eigh oversubscribes otherwise
+        for n in sizes if "synthetic" in parts else ():
             data = make_hierarchical_hypergraph(
                 n_per_fine=n // 12, n_edges=2 * n // 3, dim=64, seed=0
             )
             console.print(
                 compare(f"Synthetic n = {n}, d = {dim}", data, dim, None, True, args.repeats)
             )
-        ns = [120, 240, 480] if args.small else [300, 600, 1200, 2400, 4800]
-        console.print(exact_vs_poly(ns, dim, args.repeats))
-        if not (args.small or args.no_walmart):
+        if "filters" in parts:
+            ns = [120, 240, 480] if args.small else [300, 600, 1200, 2400]
+            console.print(exact_vs_poly(ns, dim, args.repeats))
+        if "walmart" in parts and not args.small:
             walmart = load_hypergraphx("walmart", dim=32)
             title = "Walmart trips (57,910 nodes), poly only, contrast batch 2,048"
             console.print(compare(title, walmart, dim, 2048, False, 2))

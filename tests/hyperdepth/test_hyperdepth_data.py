@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse
 
 from icml26.hyperdepth import (
+    Hypergraph,
     knn_hypergraph,
     load_digits_hypergraph,
     load_hypergraphx,
@@ -106,3 +107,13 @@ def test_tricl_loader_refuses_code_in_pickles(tmp_path):
             pickle.dump(pytest.approx, f)  # any importable non-data object
     with pytest.raises(pickle.UnpicklingError, match="refusing"):
         load_tricl_format(tmp_path, "evil")
+
+
+def test_from_hypergraphx_relabels_sorted_ids_and_keeps_weights_on_request():
+    import hypergraphx
+
+    source = hypergraphx.Hypergraph([(10, 20, 30), (30, 40)], weighted=True, weights=[2.0, 3.0])
+    hg = Hypergraph.from_hypergraphx(source, weighted=True)
+    assert hg.hyperedges == ((0, 1, 2), (2, 3))
+    np.testing.assert_array_equal(hg.weights, [2.0, 3.0])
+    np.testing.assert_array_equal(Hypergraph.from_hypergraphx(source).weights, [1.0, 1.0])

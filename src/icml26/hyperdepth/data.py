@@ -325,22 +325,21 @@ def load_hypergraphx(
         lines = path.read_text().split("\n")
         raw_edges = [[int(t) for t in line.split()] for line in lines if line.strip()]
         ids = sorted({v for edge in raw_edges for v in edge})
-        weights = None
     else:
         from hypergraphx.readwrite import load_hypergraph
 
         hgx = load_hypergraph(str(path))
         ids = sorted(hgx.get_nodes())
-        raw_edges = [list(edge) for edge in hgx.get_edges()]
-        weights = [float(w) for w in hgx.get_weights()] if weighted else None
+        hg = Hypergraph.from_hypergraphx(hgx, weighted=weighted)
         classes = [str(hgx.get_node_metadata(v)["class"]) for v in ids]
         names = sorted(set(classes))
         y = np.array([names.index(c) for c in classes])
         if name == "high_school":
             stems = [_subject_stem(c) for c in classes]
             y_coarse = np.array([sorted(set(stems)).index(s) for s in stems])
-    index = {v: i for i, v in enumerate(ids)}
-    hg = Hypergraph(len(ids), [[index[v] for v in edge] for edge in raw_edges], weights)
+    if name == "walmart":
+        index = {v: i for i, v in enumerate(ids)}
+        hg = Hypergraph(len(ids), [[index[v] for v in edge] for edge in raw_edges])
     if features == "laplacian":
         x = spectral_features(hg, dim)
     else:

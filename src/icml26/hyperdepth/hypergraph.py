@@ -204,6 +204,29 @@ class Hypergraph:
             self.num_nodes, [list(e) for e in self._edges], e_weight=self._weights.tolist()
         )
 
+    @classmethod
+    def from_hypergraphx(cls, hypergraph: Any, *, weighted: bool = False) -> Hypergraph:
+        """Convert an undirected ``hypergraphx.Hypergraph``; node ``i`` is its ``i``-th smallest id.
+
+        Parameters
+        ----------
+        hypergraph
+            The hypergraphx object (nodes must be sortable, e.g. integers).
+        weighted
+            Keep hypergraphx's hyperedge weights (default: unit weights).
+
+        Example
+        -------
+        >>> import hypergraphx
+        >>> Hypergraph.from_hypergraphx(hypergraphx.Hypergraph([(10, 20, 30), (30, 40)])).hyperedges
+        ((0, 1, 2), (2, 3))
+        """
+        ids = sorted(hypergraph.get_nodes())
+        index = {v: i for i, v in enumerate(ids)}
+        edges = [[index[v] for v in edge] for edge in hypergraph.get_edges()]
+        weights = [float(w) for w in hypergraph.get_weights()] if weighted else None
+        return cls(len(ids), edges, weights)
+
     def with_self_loops(self) -> Hypergraph:
         """A copy with a singleton self-loop hyperedge (weight 1) for every node that lacks one.
 
