@@ -1,0 +1,179 @@
+"""Hugging Face ``transformers`` interface: HybridLM as a ``PreTrainedModel`` causal LM.
+
+Cooper, Diakonikolas, Ma & Sala, *Expressivity-Efficiency Tradeoffs for Hybrid Sequence Models*
+(ICML 2026, arXiv:2603.08859). The wrapper lets a :class:`~icml26.hybrid_seq.HybridLM` be saved
+and loaded with ``save_pretrained`` / ``AutoModelForCausalLM.from_pretrained(name_or_dir)``
+(safetensors), trained with HF tooling on a real corpus (standard shifted next-token loss, -100
+ignored), and built from an HF config. Importing this module needs the extra
+(``pip install 'icml26[hybrid_seq]'``).
+
+Deviations: ``generate()`` and HF's ``past_key_values`` cache are not wired (use
+:meth:`HybridLM.step` for streaming); id 0 is an ordinary token here (HF vocabularies), unlike
+the synthetic tasks where it is PAD.
+"""
+
+from __future__ import annotations
+
+from typing import Any, final
+
+import torch
+from torch import nn
+
+from icml26.core import require
+from icml26.hybrid_seq.models import HybridLM
+from icml26.hybrid_seq.ssm import SSMConfig
+
+_transformers = require("transformers", "hybrid_seq", owner="icml26.hybrid_seq.hf")
+PretrainedConfig = _transformers.PretrainedConfig
+PreTrainedModel = _transformers.PreTrainedModel
+CausalLMOutput = _transformers.modeling_outputs.CausalLMOutput
+
+__all__ = ["HybridLMConfig", "HybridLMForCausalLM"]
+
+MODEL_TYPE = "icml26_hybrid_lm"
+
+
+@final
+class HybridLMConfig(PretrainedConfig):
+    """HF config holding :class:`HybridLM`'s constructor keywords (and the :class:`SSMConfig`).
+
+    Example
+    -------
+    >>> HybridLMConfig(vocab_size=50, d_model=16, pattern="SA").pattern
+    'SA'
+    """
+
+    model_type = MODEL_TYPE
+
+    def __init__(
+        self,
+        vocab_size: int = 256,
+        d_model: int = 64,
+        pattern: str = "SA",
+        n_heads: int = 4,
+        pos_enc: str | None = None,
+        d_state: int = 16,
+        expand: int = 2,
+        d_conv: int = 4,
+        dt_rank: int | None = None,
+        scan: str = "parallel",
+        mlp_ratio: int = 2,
+        max_len: int = 2048,
+        ssm_backend: str = "auto",
+        **kwargs: Any,
+    ) -> None:
+        self.d_model, self.pattern, self.n_heads, self.pos_enc = d_model, pattern, n_heads, pos_enc
+        self.d_state, self.expand, self.d_conv, self.dt_rank = d_state, expand, d_conv, dt_rank
+        self.scan, self.mlp_ratio, self.max_len = scan, mlp_ratio, max_len
+        self.ssm_backend = ssm_backend
+        super().__init__(vocab_size=vocab_size, **kwargs)
+        self.vocab_size = vocab_size
+
+    def build(self, seed: int = 0) -> HybridLM:
+        """The plain :class:`HybridLM` this config describes (validated by its constructor)."""
+        ssm = SSMConfig(
+            d_state=self.d_state, expand=self.expand, d_conv=self.d_conv, dt_rank=self.dt_rank
+        )
+        return HybridLM(
+            self.vocab_size,
+            self.d_model,
+            pattern=self.pattern,
+            n_heads=self.n_heads,
+            pos_enc=self.pos_enc,
+            ssm=ssm,
+            scan=self.scan,
+            mlp_ratio=self.mlp_ratio,
+            max_len=self.max_len,
+            ssm_backend=self.ssm_backend,
+            seed=seed,
+        )
+
+    @classmethod
+    def from_hybrid_lm(cls, model: HybridLM) -> HybridLMConfig:
+        """The config of an existing :class:`HybridLM`."""
+        if not isinstance(model, HybridLM):
+            raise TypeError(f"model must be a HybridLM; got {type(model).__name__}.")
+        c = model.config_dict()
+        ssm = c.pop("ssm")
+        return cls(
+            **c,
+            d_state=ssm["d_state"],
+            expand=ssm["expand"],
+            d_conv=ssm["d_conv"],
+            dt_rank=ssm["dt_rank"],
+            ssm_backend=model.ssm_backend,
+        )
+
+
+@final
+class HybridLMForCausalLM(PreTrainedModel):
+    """A :class:`HybridLM` behind HF's ``PreTrainedModel`` (``save/from_pretrained``, Auto*).
+
+    ``forward(input_ids, labels=None)`` returns ``CausalLMOutput(loss, logits)`` with HF's
+    convention: ``labels`` are the input ids, shifted inside (predict token t + 1 at t), -100
+    ignored.
+
+    Example
+    -------
+    >>> lm = HybridLMForCausalLM(HybridLMConfig(vocab_size=20, d_model=16, n_heads=1))
+    >>> ids = torch.tensor([[0, 5, 7, 3]])
+    >>> out = lm(input_ids=ids, labels=ids)
+    >>> tuple(out.logits.shape), bool(out.loss > 0)
+    ((1, 4, 20), True)
+    """
+
+    config_class = HybridLMConfig
+    base_model_prefix = "model"
+    main_input_name = "input_ids"
+
+    def __init__(self, config: HybridLMConfig) -> None:
+        super().__init__(config)
+        # from_pretrained builds under a meta device; the seeded init draws on the CPU
+        with torch.device("cpu"):
+            self.model = config.build()
+        self.post_init()
+
+    def _init_weights(self, module: nn.Module) -> None:
+        """Keep HybridLM's own (seeded, spec §2.2) initialisation."""
+
+    @classmethod
+    def from_hybrid_lm(cls, model: HybridLM) -> HybridLMForCausalLM:
+        """Wrap a copy of ``model``'s weights (e.g. one trained with :func:`train`)."""
+        wrapped = cls(HybridLMConfig.from_hybrid_lm(model))
+        wrapped.model.load_state_dict(model.state_dict(), strict=True)
+        return wrapped
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        labels: torch.Tensor | None = None,
+        attention_mask: torch.Tensor | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Logits (B, T, vocab) and, with ``labels``, the mean next-token cross-entropy.
+
+        ``attention_mask`` is accepted for HF pipelines and must be all ones (no padding:
+        the model is causal and left-to-right).
+        """
+        if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2:
+            raise ValueError("HybridLMForCausalLM: input_ids must be a (batch, T) tensor.")
+        input_ids = input_ids.long()
+        low, high = int(input_ids.min()), int(input_ids.max())
+        if low < 0 or high >= self.config.vocab_size:
+            raise ValueError(
+                f"HybridLMForCausalLM: input_ids must be in [0, {self.config.vocab_size - 1}]; "
+                f"got ids in [{low}, {high}]."
+            )
+        if attention_mask is not None and not bool((attention_mask == 1).all()):
+            raise ValueError("HybridLMForCausalLM: attention_mask must be all ones (no padding).")
+        logits = self.model.logits(input_ids)  # (B, T, vocab)
+        loss = None
+        if labels is not None:
+            loss = nn.functional.cross_entropy(
+                logits[:, :-1].flatten(0, 1), labels[:, 1:].flatten().long(), ignore_index=-100
+            )
+        return CausalLMOutput(loss=loss, logits=logits)
+
+
+_transformers.AutoConfig.register(MODEL_TYPE, HybridLMConfig, exist_ok=True)
+_transformers.AutoModelForCausalLM.register(HybridLMConfig, HybridLMForCausalLM, exist_ok=True)
