@@ -59,13 +59,6 @@ def test_q_learning_and_rollouts_are_deterministic_under_a_seed(chain_solution):
     np.testing.assert_array_equal(a.visits, b.visits)
 
 
-def test_q_learning_runs_on_a_gymnasium_env():
-    env = gym.make("FrozenLake-v1")
-    grid = BudgetGrid(0.0, 20.0, 11)
-    res = cvar_q_learning(env, grid, 0.95, 300, seed=0)
-    assert res.Q.shape == (16, 11, 4) and res.visits.sum() == 300
-
-
 def test_scalar_policy_interface_updates_the_budget(chain_solution):
     mdp, grid, sol = chain_solution
     pi = AugmentedGreedyPolicy(sol.Q, grid, mdp.gamma, b=2.0)

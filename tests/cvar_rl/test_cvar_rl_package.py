@@ -61,7 +61,7 @@ def test_a_public_name_loads_its_module_on_first_use():
 
 def test_experiments_declare_the_extra_and_one_cpu():
     experiments = discover().of_system("cvar_rl")
-    assert len(experiments) == 3
+    assert len(experiments) == 4
     for experiment in experiments:
         assert experiment.requires == EXTRA
         assert experiment.resources == Resources(cpus=1)  # numpy/scipy loops only

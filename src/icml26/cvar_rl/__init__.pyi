@@ -13,6 +13,7 @@ from icml26.cvar_rl.evaluation import (
     rollout_returns,
 )
 from icml26.cvar_rl.exact import (
+    brute_force_cvar_then_mean,
     brute_force_static_cvar,
     brute_force_truncated_mean,
     exact_augmented_cvar,
@@ -20,11 +21,13 @@ from icml26.cvar_rl.exact import (
 )
 from icml26.cvar_rl.mdp import TabularMDP, random_layered_mdp, risky_chain
 from icml26.cvar_rl.policies import AbstractPolicy, AugmentedGreedyPolicy, MarkovPolicy
-from icml26.cvar_rl.q_learning import QLearningResult, cvar_q_learning
+from icml26.cvar_rl.q_learning import QLearningResult, cvar_q_learning, step_size
 from icml26.cvar_rl.value_iteration import (
     AugmentedSolution,
+    CVaREstimate,
     augmented_bellman,
     augmented_value_iteration,
+    cvar_error_bound,
     cvar_from_values,
 )
 
@@ -33,6 +36,7 @@ __all__ = [
     "AugmentedGreedyPolicy",
     "AugmentedSolution",
     "BudgetGrid",
+    "CVaREstimate",
     "ChowPolicy",
     "ChowSolution",
     "MarkovPolicy",
@@ -41,9 +45,11 @@ __all__ = [
     "augmented_bellman",
     "augmented_value_iteration",
     "bauerle_ott_vi",
+    "brute_force_cvar_then_mean",
     "brute_force_static_cvar",
     "brute_force_truncated_mean",
     "chow_cvar_vi",
+    "cvar_error_bound",
     "cvar_from_values",
     "cvar_q_learning",
     "empirical_cvar",
@@ -56,4 +62,5 @@ __all__ = [
     "risk_neutral_vi",
     "risky_chain",
     "rollout_returns",
+    "step_size",
 ]

@@ -1,8 +1,12 @@
-"""Registered reproductions (spec §5): RiskyChain (Q1, Q2), slippery CliffWalking (Q3–Q6) and
-the performance–safety frontier (F1–F4).
+"""Registered reproductions (spec §5): RiskyChain (Q1, Q2), slippery CliffWalking (Q3–Q6),
+FrozenLake (L1–L3: exhausted budgets, the error bound, Q-learning through gymnasium) and the
+performance–safety frontier (F1–F4).
 
-The paper's own numbers could not be retrieved; the "paper" column shows the spec's stated
-claims and the figures the spec's authors measured with their prototype.
+The paper's own numbers could not be retrieved: every reference figure is the spec's own target
+or its prototype's measurement (``source="spec"``), except F1 (the abstract's qualitative
+performance–safety trade-off, ``source="paper"``) and L1–L3 (targets set in issue 17, no paper or
+spec figure: ``source="none"``). Q3, Q6a and Q6b hold by construction of the operators
+(``kind="sanity"``).
 
 Importing this module stays light (``icml26 list``): the method (scipy, gymnasium) is imported
 inside the run functions and the helpers they call.
@@ -19,7 +23,13 @@ import numpy as np
 from icml26.core import Claim, Resources, RunContext, Table, register
 
 if TYPE_CHECKING:
-    from icml26.cvar_rl import AugmentedSolution, BudgetGrid, TabularMDP
+    from icml26.cvar_rl import (
+        AugmentedGreedyPolicy,
+        AugmentedSolution,
+        BudgetGrid,
+        CVaREstimate,
+        TabularMDP,
+    )
 
 REQUIRES = ("gymnasium",)
 # NumPy/SciPy only, single-threaded loops and small sparse products: one core per task.
@@ -65,6 +75,7 @@ RISKY_CLAIMS = (
         1e-9,
         "exact (spec: 1e-13)",
         "spec §5 Q1",
+        source="spec",
     ),
     Claim(
         "Q1b",
@@ -74,6 +85,7 @@ RISKY_CLAIMS = (
         0.02,
         "discretisation bound",
         "spec §5 Q1",
+        source="spec",
     ),
     Claim(
         "Q1c",
@@ -83,6 +95,7 @@ RISKY_CLAIMS = (
         1e-9,
         "equal",
         "spec §5 Q1",
+        source="spec",
     ),
     Claim(
         "Q1d",
@@ -92,6 +105,7 @@ RISKY_CLAIMS = (
         0.1,
         "0.972 vs 0.81 (spec)",
         "spec §5 Q1",
+        source="spec",
     ),
     Claim(
         "Q2a",
@@ -101,6 +115,7 @@ RISKY_CLAIMS = (
         0.1,
         "0.03 (spec)",
         "spec §5 Q2",
+        source="spec",
     ),
     Claim(
         "Q2b",
@@ -110,31 +125,37 @@ RISKY_CLAIMS = (
         0.0,
         "0",
         "spec §5 Q2",
+        source="spec",
     ),
 )
 
 
-def _s1_actions(Q: np.ndarray, grid: BudgetGrid, gamma: float, b: float) -> list[int]:
-    """Greedy s1 action after each branch when starting from budget b."""
-    from icml26.cvar_rl import AugmentedGreedyPolicy
-
-    policy = AugmentedGreedyPolicy(Q, grid, gamma, b)
-    budgets = np.array([((b - r) / gamma) / gamma for _, r in _RISKY_BRANCHES])
+def _s1_actions(policy: AugmentedGreedyPolicy) -> list[int]:
+    """Greedy s1 action after each branch when starting from the policy's budget b."""
+    gamma = policy.gamma
+    budgets = np.array([((policy.b - r) / gamma) / gamma for _, r in _RISKY_BRANCHES])
     return policy.act_batch(np.full(2, _RISKY_S1), budgets).tolist()
 
 
 def risky_tables(metrics: list[dict[str, Any]], config: RiskyChainConfig) -> list[Table]:
     m = metrics[0]
     rows = [
-        [a, f"{bf:.6f}", f"{ex:.6f}", f"{gv:.4f}", f"{ql:.4f}", f"{mk:.4f}"]
-        for a, bf, ex, gv, ql, mk in zip(
-            config.alphas, m["brute"], m["exact"], m["grid"], m["qlearn"], m["markov"], strict=True
+        [a, f"{bf:.6f}", f"{ex:.6f}", f"{gv:.4f} ± {gb:.3f}", f"{ql:.4f}", f"{mk:.4f}"]
+        for a, bf, ex, gv, gb, ql, mk in zip(
+            config.alphas,
+            m["brute"],
+            m["exact"],
+            m["grid"],
+            m["grid_bound"],
+            m["qlearn"],
+            m["markov"],
+            strict=True,
         )
     ]
     return [
         Table(
-            "RiskyChain: optimal static CVaR by method",
-            ["alpha", "brute force", "off-grid DP", "grid VI", "Q-learning", "best Markov"],
+            "RiskyChain: optimal static CVaR by method (grid VI ± its discretisation bound)",
+            ["alpha", "brute force", "off-grid DP", "grid VI ± bound", "Q-learning", "best Markov"],
             rows,
             note="spec (prototype): 0.81, 0.81, 0.972, 2.972; best Markov 0.81 at alpha=0.5",
         )
@@ -154,7 +175,6 @@ def risky_tables(metrics: list[dict[str, Any]], config: RiskyChainConfig) -> lis
 )
 def risky_chain_experiment(config: RiskyChainConfig, ctx: RunContext) -> dict[str, Any]:
     from icml26.cvar_rl import (
-        AugmentedGreedyPolicy,
         BudgetGrid,
         augmented_value_iteration,
         brute_force_static_cvar,
@@ -183,31 +203,30 @@ def risky_chain_experiment(config: RiskyChainConfig, ctx: RunContext) -> dict[st
         )
     q_values = q.Q[mdp.s0].max(axis=1)
     out: dict[str, list[float]] = {
-        k: [] for k in ("brute", "exact", "grid", "executed", "qlearn", "markov")
+        k: [] for k in ("brute", "exact", "grid", "grid_bound", "executed", "qlearn", "markov")
     }
     mismatches = 0
     for alpha in config.alphas:
         brute, _ = brute_force_static_cvar(mdp, alpha, horizon)
         markov, _ = brute_force_static_cvar(mdp, alpha, horizon, markov=True)
         exact, _ = exact_augmented_cvar(mdp, alpha, horizon)
-        grid_cvar, b = cvar_from_values(sol.V[mdp.s0], grid, alpha)
-        atoms, probs = exact_return_distribution(
-            mdp, AugmentedGreedyPolicy(sol.Q, grid, mdp.gamma, b), horizon
-        )
+        estimate = sol.cvar(alpha)
+        policy = sol.policy(estimate.b_star)
+        atoms, probs = exact_return_distribution(mdp, policy, horizon)
         q_cvar, q_b = cvar_from_values(q_values, grid, alpha)
         mismatches += sum(
-            x != y
-            for x, y in zip(
-                _s1_actions(sol.Q, grid, mdp.gamma, b),
-                _s1_actions(q.Q, grid, mdp.gamma, q_b),
-                strict=True,
-            )
+            x != y for x, y in zip(_s1_actions(policy), _s1_actions(q.policy(q_b)), strict=True)
         )
-        for key, value in zip(
-            out,
-            (brute, exact, grid_cvar, exact_cvar(atoms, probs, alpha), q_cvar, markov),
-            strict=True,
-        ):
+        values = (
+            brute,
+            exact,
+            estimate.value,
+            estimate.error_bound,
+            exact_cvar(atoms, probs, alpha),
+            q_cvar,
+            markov,
+        )
+        for key, value in zip(out, values, strict=True):
             out[key].append(value)
     brute, grid_cvar = np.array(out["brute"]), np.array(out["grid"])
     i05 = config.alphas.index(0.5) if 0.5 in config.alphas else 0
@@ -255,6 +274,8 @@ CLIFF_CLAIMS = (
         1e-6,
         "1e-6 (spec: -12.141081 both)",
         "spec §5 Q3",
+        source="spec",
+        kind="sanity",
     ),
     Claim(
         "Q4a",
@@ -264,6 +285,7 @@ CLIFF_CLAIMS = (
         3.0,
         "+6.5 (spec prototype)",
         "spec §5 Q4",
+        source="spec",
     ),
     Claim(
         "Q4b",
@@ -273,6 +295,7 @@ CLIFF_CLAIMS = (
         2.0,
         "0.6 (spec prototype)",
         "spec §5 Q4",
+        source="spec",
     ),
     Claim(
         "Q5",
@@ -282,6 +305,7 @@ CLIFF_CLAIMS = (
         1.0,
         "<= 0.5 (spec prototype)",
         "spec §5 Q5",
+        source="spec",
     ),
     Claim(
         "Q6a",
@@ -291,6 +315,8 @@ CLIFF_CLAIMS = (
         0.0,
         "degenerate fixed point",
         "spec §2.2",
+        source="spec",
+        kind="sanity",
     ),
     Claim(
         "Q6b",
@@ -300,6 +326,8 @@ CLIFF_CLAIMS = (
         0.0,
         "dense rewards",
         "spec §2.2",
+        source="spec",
+        kind="sanity",
     ),
 )
 
@@ -307,14 +335,21 @@ CLIFF_CLAIMS = (
 def cliff_tables(metrics: list[dict[str, Any]], config: CliffConfig) -> list[Table]:
     rows = []
     for i, alpha in enumerate(config.alphas):
-        cells = [
-            [m[key][i] for m in metrics] for key in ("predicted", "mc_cvar", "mc_mean", "rn_cvar")
-        ]
-        rows.append([alpha, metrics[0]["b_star"][i], *(f"{np.mean(c):.2f}" for c in cells)])
+        cells = [[m[key][i] for m in metrics] for key in ("mc_cvar", "mc_mean", "rn_cvar")]
+        m = metrics[0]
+        rows.append(
+            [
+                alpha,
+                m["b_star"][i],
+                f"{m['predicted'][i]:.2f} ± {m['predicted_bound'][i]:.2f}",
+                *(f"{np.mean(c):.2f}" for c in cells),
+            ]
+        )
     return [
         Table(
-            f"Slippery CliffWalking (slip={config.slip}, K={config.K}), mean over seeds",
-            ["alpha", "b*", "predicted CVaR", "MC CVaR", "MC mean", "risk-neutral MC CVaR"],
+            f"Slippery CliffWalking (slip={config.slip}, K={config.K}), mean over seeds; "
+            "the bound assumes exact clamping, which [c_lo, c_hi] does not give here",
+            ["alpha", "b*", "predicted CVaR ± bound", "MC CVaR", "MC mean", "risk-neutral MC CVaR"],
             rows,
             note=(
                 "spec prototype (alpha 0.05/0.1/0.25): predicted -16.56/-15.15/-13.96, MC "
@@ -343,17 +378,16 @@ def cliff_plot(metrics: list[dict[str, Any]], config: CliffConfig) -> dict[str, 
 def _optimal_cvar_returns(
     mdp: TabularMDP,
     sol: AugmentedSolution,
-    grid: BudgetGrid,
     alpha: float,
-    config: CliffConfig | FrontierConfig,
+    config: CliffConfig | FrontierConfig | LakeConfig,
     rng: np.random.Generator,
-) -> tuple[float, float, np.ndarray]:
-    """CVaR*_alpha predicted by VI, its budget b*, and MC returns of the augmented greedy policy."""
-    from icml26.cvar_rl import AugmentedGreedyPolicy, cvar_from_values, rollout_returns
+) -> tuple[CVaREstimate, np.ndarray]:
+    """CVaR*_alpha predicted by VI (value, b*, bound) and MC returns of its greedy policy."""
+    from icml26.cvar_rl import rollout_returns
 
-    predicted, b = cvar_from_values(sol.V[mdp.s0], grid, alpha)
-    policy = AugmentedGreedyPolicy(sol.Q, grid, mdp.gamma, b)
-    return predicted, b, rollout_returns(mdp, policy, config.n_episodes, config.horizon, rng)
+    estimate = sol.cvar(alpha)
+    policy = sol.policy(estimate.b_star)
+    return estimate, rollout_returns(mdp, policy, config.n_episodes, config.horizon, rng)
 
 
 @register(
@@ -375,7 +409,6 @@ def cliff_experiment(config: CliffConfig, ctx: RunContext) -> dict[str, Any]:
         TabularMDP,
         augmented_value_iteration,
         bauerle_ott_vi,
-        cvar_from_values,
         empirical_cvar,
         risk_neutral_vi,
         rollout_returns,
@@ -389,17 +422,17 @@ def cliff_experiment(config: CliffConfig, ctx: RunContext) -> dict[str, Any]:
     z_rn = rollout_returns(
         mdp, MarkovPolicy(Q_rn.argmax(axis=1)), config.n_episodes, config.horizon, rng
     )
-    out: dict[str, list[float]] = {
-        k: [] for k in ("predicted", "b_star", "mc_cvar", "mc_mean", "mc_se", "rn_cvar")
-    }
+    keys = ("predicted", "predicted_bound", "b_star", "mc_cvar", "mc_mean", "mc_se", "rn_cvar")
+    out: dict[str, list[float]] = {k: [] for k in keys}
     with ctx.progress(len(config.alphas), "CVaR policies: Monte-Carlo rollouts") as bar:
         for alpha in config.alphas:
-            predicted, b, z = _optimal_cvar_returns(mdp, sol, grid, alpha, config, rng)
+            estimate, z = _optimal_cvar_returns(mdp, sol, alpha, config, rng)
             for key, value in zip(
                 out,
                 (
-                    predicted,
-                    b,
+                    estimate.value,
+                    estimate.error_bound,
+                    estimate.b_star,
                     empirical_cvar(z, alpha),
                     z.mean(),
                     _cvar_se(z, alpha),
@@ -409,7 +442,7 @@ def cliff_experiment(config: CliffConfig, ctx: RunContext) -> dict[str, Any]:
             ):
                 out[key].append(float(value))
             bar.advance()
-    cvar_1, _ = cvar_from_values(sol.V[mdp.s0], grid, 1.0)
+    cvar_1 = sol.cvar(1.0).value
     i = config.alphas.index(min(config.alphas))
     W_zero = bauerle_ott_vi(mdp, grid, init="zero")
     return {
@@ -421,6 +454,174 @@ def cliff_experiment(config: CliffConfig, ctx: RunContext) -> dict[str, Any]:
         "redistributed_max_abs": float(np.max(np.abs(sol.V))),
         "rn_value": float(V_rn[mdp.s0]),
         "rn_mean": float(z_rn.mean()),
+        "vi_iterations": float(sol.iterations),
+        **out,
+    }
+
+
+# --- FrozenLake: exhausted budgets, the error bound, Q-learning through gymnasium -------------
+
+
+@dataclass(frozen=True)
+class LakeConfig:
+    gamma: float = 0.95
+    K: int = 801  # on [0, 1 / (1 - gamma)] = [0, 20]: clamping is exact, delta = 0.025
+    # 0.2: P(Z = 0) > 0.2 for every policy, so b* = 0 and the budget is exhausted from the start;
+    # 0.3: CVaR* is positive but far below delta (the grid reads 0); 1: the mean.
+    alphas: tuple[float, ...] = (0.2, 0.3, 1.0)
+    n_episodes: int = 20_000
+    horizon: int = 200
+    q_steps: int = 50_000
+    q_grid_size: int = 11  # alpha = 1 only reads the top node; a coarse grid keeps steps cheap
+
+
+LAKE_DEFAULT = LakeConfig()
+LAKE_PRESETS = {
+    "smoke": replace(LAKE_DEFAULT, K=41, n_episodes=500, horizon=50, q_steps=1_000),  # seconds
+    "quick": LAKE_DEFAULT,
+    "full": replace(LAKE_DEFAULT, K=3201, n_episodes=200_000, q_steps=200_000),  # finer, longer
+}
+LAKE_CLAIMS = (
+    Claim(
+        "L1",
+        "alpha=0.2 (b* = 0, budget exhausted): the CVaR policy keeps the risk-neutral mean "
+        "(risk-neutral MC mean - CVaR policy's, same draws)",
+        "exhausted_mean_drop",
+        "<=",
+        0.01,
+        "0.181 vs 0.000 before ties were broken by the mean (issue 17)",
+        "issue 17",
+        source="none",
+    ),
+    Claim(
+        "L2",
+        "|predicted CVaR - MC CVaR of the policies run| <= the §2.4 bound (max excess, all alphas)",
+        "bound_excess",
+        "<=",
+        0.0,
+        "gamma delta / (2 alpha (1 - gamma)) + (1 + 2 / alpha) delta / 2",
+        "spec §2.4",
+        source="spec",
+    ),
+    Claim(
+        "L3",
+        "Q-learning on gymnasium FrozenLake-v1 (default schedule): |alpha=1 value - VI's| <= 0.02",
+        "q_alpha1_gap",
+        "<=",
+        0.02,
+        "VI 0.1805",
+        "issue 17",
+        source="none",
+    ),
+)
+
+
+def lake_tables(metrics: list[dict[str, Any]], config: LakeConfig) -> list[Table]:
+    m = metrics[0]
+    rows = [
+        [a, f"{b:g}", f"{p:.4f} ± {e:.3f}", f"{c:.4f}", f"{x:.4f}", f"{rc:.4f}", f"{rx:.4f}"]
+        for a, b, p, e, c, x, rc, rx in zip(
+            config.alphas,
+            m["b_star"],
+            m["predicted"],
+            m["predicted_bound"],
+            m["mc_cvar"],
+            m["mc_mean"],
+            m["rn_cvar"],
+            m["rn_mean"],
+            strict=True,
+        )
+    ]
+    return [
+        Table(
+            f"FrozenLake-v1 (slippery, gamma={config.gamma}, K={config.K} on [0, 20])",
+            ["alpha", "b*", "predicted ± bound", "MC CVaR", "MC mean", "rn MC CVaR", "rn MC mean"],
+            rows,
+            note=f"Q-learning alpha=1 value {m['q_alpha1']:.4f} vs VI {m['vi_alpha1']:.4f}",
+        )
+    ]
+
+
+@register(
+    name="cvar_rl.frozen_lake",
+    title="FrozenLake: exhausted budgets (ties), discretisation bound, Q-learning via gymnasium",
+    paper=PAPER,
+    claims=LAKE_CLAIMS,
+    presets=LAKE_PRESETS,
+    tables=lake_tables,
+    seeds=3,  # the VI is deterministic; seeds vary the rollouts and the Q-learning run
+    requires=REQUIRES,
+    resources=RESOURCES,
+)
+def frozen_lake_experiment(config: LakeConfig, ctx: RunContext) -> dict[str, Any]:
+    import gymnasium as gym
+
+    from icml26.cvar_rl import (
+        BudgetGrid,
+        MarkovPolicy,
+        TabularMDP,
+        augmented_value_iteration,
+        cvar_from_values,
+        cvar_q_learning,
+        empirical_cvar,
+        risk_neutral_vi,
+        rollout_returns,
+    )
+
+    mdp = TabularMDP.from_gymnasium("FrozenLake-v1", gamma=config.gamma)
+    grid = BudgetGrid.from_reward_bounds(*mdp.reward_bounds(), mdp.gamma, config.K)
+    sol = augmented_value_iteration(mdp, grid)
+    _, Q_rn = risk_neutral_vi(mdp)
+    rn_policy = MarkovPolicy(Q_rn.argmax(axis=1))
+    keys = ("predicted", "predicted_bound", "b_star", "mc_cvar", "mc_mean", "rn_cvar", "rn_mean")
+    out: dict[str, list[float]] = {k: [] for k in keys}
+    excess = -math.inf
+    with ctx.progress(len(config.alphas), "CVaR policies: Monte-Carlo rollouts") as bar:
+        for alpha in config.alphas:
+            # The same stream for both policies: identical actions give identical returns.
+            estimate, z = _optimal_cvar_returns(
+                mdp, sol, alpha, config, ctx.numpy_generator(f"rollouts {alpha}")
+            )
+            z_rn = rollout_returns(
+                mdp,
+                rn_policy,
+                config.n_episodes,
+                config.horizon,
+                ctx.numpy_generator(f"rollouts {alpha}"),
+            )
+            values = (
+                estimate.value,
+                estimate.error_bound,
+                estimate.b_star,
+                empirical_cvar(z, alpha),
+                z.mean(),
+                empirical_cvar(z_rn, alpha),
+                z_rn.mean(),
+            )
+            for key, value in zip(out, values, strict=True):
+                out[key].append(float(value))
+            best_run = max(out["mc_cvar"][-1], out["rn_cvar"][-1])
+            excess = max(excess, abs(best_run - estimate.value) - estimate.error_bound)
+            bar.advance()
+    q_grid = replace(grid, K=config.q_grid_size)
+    with ctx.progress(config.q_steps, "Q-learning steps (gymnasium env)") as bar:
+        q = cvar_q_learning(
+            gym.make("FrozenLake-v1"),
+            q_grid,
+            mdp.gamma,
+            config.q_steps,
+            seed=ctx.numpy_generator("q-learning"),
+            on_progress=bar.advance,
+        )
+    q_alpha1, _ = cvar_from_values(q.Q[int(mdp.obs_index[mdp.s0])].max(axis=1), q_grid, 1.0)
+    vi_alpha1 = sol.cvar(1.0).value
+    i = config.alphas.index(min(config.alphas))
+    return {
+        "exhausted_mean_drop": out["rn_mean"][i] - out["mc_mean"][i],
+        "bound_excess": float(excess),
+        "q_alpha1_gap": abs(q_alpha1 - vi_alpha1),
+        "q_alpha1": float(q_alpha1),
+        "vi_alpha1": float(vi_alpha1),
         "vi_iterations": float(sol.iterations),
         **out,
     }
@@ -471,6 +672,7 @@ FRONTIER_CLAIMS = (
         0.0,
         "performance–safety trade-off",
         "abstract",
+        source="paper",
     ),
     Claim(
         "F2",
@@ -480,6 +682,7 @@ FRONTIER_CLAIMS = (
         3.0,
         "-16.24 vs -23 (spec prototype, 1M steps)",
         "spec §5 F2",
+        source="spec",
     ),
     Claim(
         "F3",
@@ -489,6 +692,7 @@ FRONTIER_CLAIMS = (
         0.0,
         "discretisation bounds exist",
         "abstract",
+        source="spec",
     ),
     Claim(
         "F4",
@@ -498,13 +702,9 @@ FRONTIER_CLAIMS = (
         0.0,
         "Chow VI is approximate",
         "spec §5 F4",
+        source="spec",
     ),
 )
-
-
-def _cvar_error_bound(delta: float, gamma: float, alpha: float) -> float:
-    """The inferred §2.4 bound on |CVaR_delta - CVaR*|."""
-    return gamma * delta / (2 * alpha * (1 - gamma)) + (1 + 2 / alpha) * delta / 2
 
 
 def _frontier_model(name: str, slip: float, gamma: float) -> tuple[TabularMDP, BudgetGrid | None]:
@@ -530,9 +730,9 @@ def _frontier_curve(
         k: [] for k in ("pred", "mean", "mean_se", "tail", "tail_se", "own")
     }
     for alpha in config.alphas:
-        p, _, z = _optimal_cvar_returns(mdp, sol, grid, alpha, config, rng)
+        estimate, z = _optimal_cvar_returns(mdp, sol, alpha, config, rng)
         values = (
-            p,
+            estimate.value,
             z.mean(),
             z.std() / math.sqrt(z.size),
             empirical_cvar(z, a_min),
@@ -617,13 +817,13 @@ def frontier_tables(metrics: list[dict[str, Any]], config: FrontierConfig) -> li
 )
 def frontier_experiment(config: FrontierConfig, ctx: RunContext) -> dict[str, Any]:
     from icml26.cvar_rl import (
-        AugmentedGreedyPolicy,
         BudgetGrid,
         ChowPolicy,
         MarkovPolicy,
         TabularMDP,
         augmented_value_iteration,
         chow_cvar_vi,
+        cvar_error_bound,
         cvar_from_values,
         cvar_q_learning,
         empirical_cvar,
@@ -654,15 +854,13 @@ def frontier_experiment(config: FrontierConfig, ctx: RunContext) -> dict[str, An
         for K in config.Ks:
             grid = BudgetGrid(-300.0, 0.0, K)
             sol = augmented_value_iteration(mdp, grid)
-            cvar_by_K.append([cvar_from_values(sol.V[mdp.s0], grid, a)[0] for a in config.alphas])
+            cvar_by_K.append([sol.cvar(a).value for a in config.alphas])
             bar.advance()
-    for (K, coarse), fine in zip(
-        zip(config.Ks, cvar_by_K, strict=False), cvar_by_K[1:], strict=False
-    ):
-        delta = 300.0 / (K - 1)
-        for a, x, y in zip(config.alphas, coarse, fine, strict=True):
-            bound = _cvar_error_bound(delta, config.gamma, a) + _cvar_error_bound(
-                delta / 2, config.gamma, a
+    for i in range(len(config.Ks) - 1):
+        grid, finer = (BudgetGrid(-300.0, 0.0, K) for K in config.Ks[i : i + 2])
+        for a, x, y in zip(config.alphas, cvar_by_K[i], cvar_by_K[i + 1], strict=True):
+            bound = cvar_error_bound(grid, config.gamma, a) + cvar_error_bound(
+                finer, config.gamma, a
             )
             excess = max(excess, abs(x - y) - bound)
     # F4: Chow et al.'s VI policy vs ours, by Monte Carlo.
@@ -672,14 +870,8 @@ def frontier_experiment(config: FrontierConfig, ctx: RunContext) -> dict[str, An
     ours_mc, chow_mc, shortfall = [], [], -math.inf
     with ctx.progress(len(config.alphas), "F4: ours vs Chow-VI rollouts") as bar:
         for alpha in config.alphas:
-            _, b = cvar_from_values(sol.V[mdp.s0], grid, alpha)
-            z = rollout_returns(
-                mdp,
-                AugmentedGreedyPolicy(sol.Q, grid, mdp.gamma, b),
-                config.n_episodes,
-                config.horizon,
-                rng,
-            )
+            policy = sol.policy(sol.cvar(alpha).b_star)
+            z = rollout_returns(mdp, policy, config.n_episodes, config.horizon, rng)
             z_chow = rollout_returns(
                 mdp, ChowPolicy(chow, alpha), config.n_episodes, config.horizon, rng
             )
@@ -705,13 +897,7 @@ def frontier_experiment(config: FrontierConfig, ctx: RunContext) -> dict[str, An
                 mdp, q_grid, mdp.gamma, config.q_steps, seed=rng, on_progress=bar.advance
             )
             _, b = cvar_from_values(q.Q[mdp.s0].max(axis=1), q_grid, a_min)
-            z = rollout_returns(
-                mdp,
-                AugmentedGreedyPolicy(q.Q, q_grid, mdp.gamma, b),
-                config.n_episodes,
-                config.horizon,
-                rng,
-            )
+            z = rollout_returns(mdp, q.policy(b), config.n_episodes, config.horizon, rng)
             q_gains.append(empirical_cvar(z, a_min) - rn_tail)
     return {
         "frontier_violations": float(violations),

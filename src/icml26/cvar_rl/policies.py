@@ -110,7 +110,11 @@ class MarkovPolicy(AbstractPolicy):
 class AugmentedGreedyPolicy(AbstractPolicy):
     """Greedy in Q(s, c, a) with the budget c_0 = b, c_{t+1} = (c_t - r_t) / gamma (spec §2.2).
 
-    Q is interpolated linearly at the exact (continuous) budget, clamped to the grid.
+    Q (and Q_mean) are interpolated linearly at the exact (continuous) budget, clamped to the
+    grid. Ties: among the actions within ``tie_tol`` of max_a Q, the one with the largest
+    ``Q_mean`` (the expected return of the remaining episode, see
+    :func:`augmented_value_iteration`); without ``Q_mean``, the lowest action index.
+    :meth:`AugmentedSolution.policy` and :meth:`QLearningResult.policy` pass both.
 
     Parameters
     ----------
@@ -121,43 +125,70 @@ class AugmentedGreedyPolicy(AbstractPolicy):
     gamma
         Discount factor of the MDP.
     b
-        Initial budget, e.g. ``b_star`` from :func:`cvar_from_values`.
+        Initial budget, e.g. ``b_star`` from :meth:`AugmentedSolution.cvar`.
+    Q_mean
+        Tie-break values, shape (S, K, A); default none.
+    tie_tol
+        Actions within ``tie_tol`` of the best Q are tied (>= 0).
+
+    Raises
+    ------
+    ValueError
+        If Q or Q_mean is not a finite (S, K, A) array or a scalar is out of range.
 
     Example
     -------
     >>> from icml26.cvar_rl import risky_chain, BudgetGrid, augmented_value_iteration
     >>> mdp = risky_chain(); grid = BudgetGrid(-60.0, 40.0, 2001)
-    >>> sol = augmented_value_iteration(mdp, grid)
-    >>> pi = AugmentedGreedyPolicy(sol.Q, grid, mdp.gamma, b=2.45)
+    >>> pi = augmented_value_iteration(mdp, grid).policy(b=2.45)
     >>> pi.reset(); _ = pi.act(0); pi.observe(0.0); _ = pi.act(2); pi.observe(0.0); pi.act(3)
     1
     """
 
-    def __init__(self, Q: Any, grid: BudgetGrid, gamma: float, b: float) -> None:
-        self.Q = check_array("Q", Q, owner="AugmentedGreedyPolicy", ndim=3)
+    def __init__(
+        self,
+        Q: Any,
+        grid: BudgetGrid,
+        gamma: float,
+        b: float,
+        *,
+        Q_mean: Any = None,
+        tie_tol: float = 0.0,
+    ) -> None:
+        owner = "AugmentedGreedyPolicy"
+        self.Q = check_array("Q", Q, owner=owner, ndim=3)
         if self.Q.shape[1] != grid.K:
+            raise ValueError(f"{owner}: Q must have shape (S, {grid.K}, A); got {self.Q.shape}.")
+        self.Q_mean = None if Q_mean is None else check_array("Q_mean", Q_mean, owner=owner)
+        if self.Q_mean is not None and self.Q_mean.shape != self.Q.shape:
             raise ValueError(
-                f"AugmentedGreedyPolicy: Q must have shape (S, {grid.K}, A); got {self.Q.shape}."
+                f"{owner}: Q_mean must have the shape of Q {self.Q.shape}; got {self.Q_mean.shape}."
             )
         self.grid = grid
         self.gamma = check_in_interval(
-            "gamma", gamma, low=0.0, high=1.0, closed="neither", owner="AugmentedGreedyPolicy"
+            "gamma", gamma, low=0.0, high=1.0, closed="neither", owner=owner
         )
-        self.b = check_in_interval("b", b, owner="AugmentedGreedyPolicy")
+        self.b = check_in_interval("b", b, owner=owner)
+        self.tie_tol = check_in_interval("tie_tol", tie_tol, low=0.0, owner=owner)
 
     def initial_memory(self, n: int) -> np.ndarray:
         """Every episode starts with budget b."""
         return np.full(n, self.b)
 
-    def q_at(self, states: np.ndarray, budgets: np.ndarray) -> np.ndarray:
-        """Q interpolated at (state, budget) pairs, shape (n, A)."""
+    def q_at(self, states: np.ndarray, budgets: np.ndarray, table: Any = None) -> np.ndarray:
+        """Q (or another (S, K, A) ``table``) interpolated at (state, budget) pairs: (n, A)."""
+        table = self.Q if table is None else table
         i0, w = self.grid.weights(budgets)
         w = w[:, None]
-        return self.Q[states, i0] * (1 - w) + self.Q[states, i0 + 1] * w
+        return table[states, i0] * (1 - w) + table[states, i0 + 1] * w
 
     def act_batch(self, states: np.ndarray, memory: np.ndarray) -> np.ndarray:
-        """argmax_a Q(s, c, a)."""
-        return np.argmax(self.q_at(states, memory), axis=1)
+        """argmax_a Q(s, c, a), ties broken by Q_mean(s, c, a)."""
+        q = self.q_at(states, memory)
+        if self.Q_mean is None:
+            return np.argmax(q, axis=1)
+        tied = q >= q.max(axis=1, keepdims=True) - self.tie_tol
+        return np.argmax(np.where(tied, self.q_at(states, memory, self.Q_mean), -np.inf), axis=1)
 
     def update_memory(self, memory, states, actions, rewards, next_states) -> np.ndarray:
         """c <- (c - r) / gamma."""

@@ -3,10 +3,27 @@
 The transition does not depend on the budget, so one observed (s, a, r, s') updates every budget
 node at once: y_k = rho(c_k, r) + gamma (1 - terminated) max_a' Q(s', (c_k - r) / gamma, a'), with
 Q interpolated linearly in c. Episodes start from a fresh budget c_0 ~ Uniform(nodes) to explore.
+
+Step sizes. The default ``"rescaled_linear"`` schedule lr_n = 1 / (1 + (1 - gamma) n), n = N(s, a),
+satisfies the Robbins–Monro conditions (sum lr_n = inf, sum lr_n^2 < inf), so the asynchronous
+stochastic-approximation theorem (Tsitsiklis 1994) gives Q -> the projected fixed point of grid
+value iteration almost surely when every (s, a) is visited infinitely often (the projected
+operator is a gamma-contraction and the sampled targets are bounded). Unlike 1 / n, whose error
+decays like n^-(1 - gamma), it forgets its first ~1 / (1 - gamma) targets geometrically and has
+near-optimal sample complexity (Wainwright 2019; Li et al. 2021, "Is Q-learning minimax
+optimal?"). Deviation from the spec: its default ``poly`` schedule had a floor lr >= 0.05, which
+violates sum lr^2 < inf; ``poly`` is kept with the floor off by default.
+
+Ties. Where several actions attain max_a Q (e.g. once the budget is exhausted, when every action
+has Q = 0), the greedy policy needs a second criterion. A second table Q_mean(s, c, a) learns the
+expected discounted return of the remaining episode when the tied actions are broken by Q_mean
+itself (target r + gamma (1 - terminated) Q_mean(s', c', a*), a* the tie-broken greedy action at
+(s', c')), the model-free counterpart of :func:`augmented_value_iteration`'s lexicographic DP.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,10 +33,86 @@ import numpy as np
 from icml26.core import Seed, check_in_interval, check_one_of, check_positive_int, numpy_generator
 from icml26.cvar_rl.budget import BudgetGrid, redistributed_reward
 from icml26.cvar_rl.mdp import TabularMDP
+from icml26.cvar_rl.policies import AugmentedGreedyPolicy
 
-__all__ = ["QLearningResult", "cvar_q_learning"]
+__all__ = ["QLearningResult", "cvar_q_learning", "step_size"]
 
+_LR_SCHEDULES = ("rescaled_linear", "poly", "harmonic")
 _PROGRESS_EVERY = 1000  # steps between two on_progress calls: cheap next to ~50 us per step
+_BLOCK = 4096  # uniforms drawn per block: one generator call instead of three per step
+
+
+def step_size(
+    n: Any,
+    schedule: str = "rescaled_linear",
+    *,
+    gamma: float = 0.95,
+    omega: float = 0.6,
+    lr_min: float = 0.0,
+) -> np.ndarray:
+    """The learning rate after ``n`` visits of a pair, for each schedule of :func:`cvar_q_learning`.
+
+    * ``"rescaled_linear"``: 1 / (1 + (1 - gamma) n);
+    * ``"poly"``: max(lr_min, n^-omega);
+    * ``"harmonic"``: 1 / n (sample averages).
+
+    All three satisfy the Robbins–Monro conditions sum lr = inf, sum lr^2 < inf, except ``poly``
+    with ``lr_min > 0`` (a floor keeps sum lr^2 infinite: Q then hovers in a noise ball).
+
+    Parameters
+    ----------
+    n
+        Visit counts, >= 1 (any shape).
+    schedule
+        ``"rescaled_linear"``, ``"poly"`` or ``"harmonic"``.
+    gamma, omega, lr_min
+        Discount factor (``rescaled_linear``), exponent in [0.5, 1] and floor (``poly``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The step sizes, shape of ``n``.
+
+    Raises
+    ------
+    ValueError
+        On an unknown schedule or out-of-range parameters.
+
+    Example
+    -------
+    >>> step_size([1, 21, 201], gamma=0.95).round(4).tolist()
+    [0.9524, 0.4878, 0.0905]
+    """
+    owner = "step_size"
+    check_one_of("schedule", schedule, _LR_SCHEDULES, owner=owner)
+    gamma = check_in_interval("gamma", gamma, low=0.0, high=1.0, closed="left", owner=owner)
+    omega = check_in_interval("omega", omega, low=0.5, high=1.0, owner=owner)
+    lr_min = check_in_interval("lr_min", lr_min, low=0.0, high=1.0, owner=owner)
+    n = np.asarray(n, dtype=float)
+    if np.any(n < 1):
+        raise ValueError(f"step_size: n must be >= 1; got min {n.min()!r}.")
+    return np.asarray(_schedule(schedule, gamma, omega, lr_min)(n))
+
+
+def _rescaled_linear(n: Any, gamma: float) -> Any:
+    return 1.0 / (1.0 + (1.0 - gamma) * n)
+
+
+def _harmonic(n: Any) -> Any:
+    return 1.0 / n
+
+
+def _poly(n: Any, omega: float, lr_min: float) -> Any:
+    return np.maximum(lr_min, n**-omega)
+
+
+def _schedule(schedule: str, gamma: float, omega: float, lr_min: float) -> Callable[[Any], Any]:
+    """The validated schedule as a function of n (scalar or array), for the inner loop."""
+    if schedule == "rescaled_linear":
+        return functools.partial(_rescaled_linear, gamma=gamma)
+    if schedule == "harmonic":
+        return _harmonic
+    return functools.partial(_poly, omega=omega, lr_min=lr_min)
 
 
 @dataclass(frozen=True)
@@ -30,35 +123,53 @@ class QLearningResult:
     ----------
     Q
         Learned action values Q[s, k, a], shape (S, K, A) (S = observations for an environment).
+    Q_mean
+        Learned tie-break values: the expected discounted return of the remaining episode, shape
+        (S, K, A).
     visits
         Visit counts N(s, a), shape (S, A).
     episodes
         Number of episodes started.
+    grid
+        The budget grid.
+    gamma
+        The discount factor.
+    tie_tol
+        Actions within ``tie_tol`` of max_a Q count as tied.
     """
 
     Q: np.ndarray
+    Q_mean: np.ndarray
     visits: np.ndarray
     episodes: int
+    grid: BudgetGrid
+    gamma: float
+    tie_tol: float
+
+    def policy(self, b: float) -> AugmentedGreedyPolicy:
+        """The augmented greedy policy from budget ``b`` in the learned Q, ties by ``Q_mean``."""
+        return AugmentedGreedyPolicy(
+            self.Q, self.grid, self.gamma, b, Q_mean=self.Q_mean, tie_tol=self.tie_tol
+        )
 
 
 class _ModelEnv:
-    """reset/step on a TabularMDP, drawing from the caller's generator."""
+    """reset/step on a TabularMDP; ``u`` is the uniform that draws the next state."""
 
-    def __init__(self, mdp: TabularMDP, rng: np.random.Generator) -> None:
-        self.mdp, self.rng, self.cdf = mdp, rng, np.cumsum(mdp.P, axis=2)
+    def __init__(self, mdp: TabularMDP) -> None:
+        self.mdp, self.cdf = mdp, np.cumsum(mdp.P, axis=2)
 
     def reset(self) -> int:
         self.state = self.mdp.s0
         return self.state
 
-    def step(self, action: int) -> tuple[int, float, bool]:
+    def step(self, action: int, u: float) -> tuple[int, float, bool, bool]:
         s = self.state
         s_next = min(
-            int(np.searchsorted(self.cdf[s, action], self.rng.random(), side="right")),
-            self.mdp.n_states - 1,
+            int(np.searchsorted(self.cdf[s, action], u, side="right")), self.mdp.n_states - 1
         )
         self.state = s_next
-        return s_next, float(self.mdp.R[s, action, s_next]), bool(self.mdp.terminal[s_next])
+        return s_next, float(self.mdp.R[s, action, s_next]), bool(self.mdp.terminal[s_next]), False
 
 
 class _GymEnv:
@@ -81,9 +192,39 @@ class _GymEnv:
         self.seed = None  # seed only the first reset: the env's generator carries on from there
         return int(state)
 
-    def step(self, action: int) -> tuple[int, float, bool]:
-        state, reward, terminated, _, _ = self.env.step(action)
-        return int(state), float(reward), bool(terminated)
+    def step(self, action: int, u: float) -> tuple[int, float, bool, bool]:
+        state, reward, terminated, truncated, _ = self.env.step(action)
+        return int(state), float(reward), bool(terminated), bool(truncated)
+
+
+class _Targets:
+    """rho(c_k, r) and the interpolation of the next budgets (c_k - r) / gamma, cached per r.
+
+    Tabular environments have few distinct rewards, so this removes all per-step grid arithmetic.
+    """
+
+    def __init__(self, grid: BudgetGrid, gamma: float) -> None:
+        self.grid, self.gamma = grid, gamma
+        self.cache: dict[float, tuple[np.ndarray, ...]] = {}
+
+    def __call__(self, r: float) -> tuple[np.ndarray, ...]:
+        if r not in self.cache:
+            nodes = self.grid.nodes
+            i0, w = self.grid.weights((nodes - r) / self.gamma)
+            w = w[:, None, None]  # broadcast over (table, action)
+            self.cache[r] = (redistributed_reward(nodes, r), i0, i0 + 1, 1 - w, w)
+        return self.cache[r]
+
+
+def _behaviour_greedy(q: np.ndarray, q_mean: np.ndarray, tie_tol: float, u: float) -> int:
+    """The greedy action in q (A,), ties broken by q_mean (A,), remaining ties by the uniform u.
+
+    Random remaining ties matter early on, when the whole table is 0: the lowest index would
+    repeat one action everywhere and leave exploration to epsilon alone.
+    """
+    mean_of_tied = np.where(q >= q.max() - tie_tol, q_mean, -np.inf)
+    candidates = np.flatnonzero(mean_of_tied >= mean_of_tied.max() - tie_tol)
+    return int(candidates[min(int(u * candidates.size), candidates.size - 1)])
 
 
 def cvar_q_learning(
@@ -92,12 +233,13 @@ def cvar_q_learning(
     gamma: float,
     n_steps: int,
     *,
-    lr_schedule: str = "poly",
+    lr_schedule: str = "rescaled_linear",
     omega: float = 0.6,
-    lr_min: float = 0.05,
+    lr_min: float = 0.0,
     eps: float = 0.2,
     update_all_budgets: bool = True,
     max_episode_steps: int = 200,
+    tie_tol: float = 1e-9,
     seed: Seed = None,
     on_progress: Callable[[int], None] | None = None,
 ) -> QLearningResult:
@@ -107,7 +249,8 @@ def cvar_q_learning(
     ----------
     env_or_mdp
         A :class:`TabularMDP` (sampled directly) or a gymnasium environment with ``Discrete``
-        spaces (only ``reset``/``step`` are used; its own time limit may also truncate).
+        spaces (only ``reset``/``step`` are used; its own time limit also truncates: a
+        ``truncated`` step bootstraps and starts a new episode).
     grid
         The budget grid.
     gamma
@@ -115,9 +258,11 @@ def cvar_q_learning(
     n_steps
         Number of environment steps.
     lr_schedule
-        ``"poly"``: lr = max(lr_min, N(s, a)^-omega); ``"harmonic"``: lr = 1 / N(s, a).
+        ``"rescaled_linear"`` (default): lr = 1 / (1 + (1 - gamma) n); ``"poly"``:
+        lr = max(lr_min, n^-omega); ``"harmonic"``: lr = 1 / n; see :func:`step_size`. With
+        ``update_all_budgets`` n = N(s, a), else n counts the visits of the updated (s, k, a).
     omega, lr_min
-        Parameters of the ``"poly"`` schedule.
+        Parameters of the ``"poly"`` schedule (``lr_min > 0`` breaks Robbins–Monro).
     eps
         Exploration rate of the epsilon-greedy behaviour policy, in [0, 1].
     update_all_budgets
@@ -125,6 +270,8 @@ def cvar_q_learning(
         current budget.
     max_episode_steps
         Episode cap; a truncated episode bootstraps (it is not terminal).
+    tie_tol
+        Actions within ``tie_tol`` of max_a Q count as tied; ties go to the largest Q_mean.
     seed
         Randomness (int, Generator or None).
     on_progress
@@ -146,54 +293,71 @@ def cvar_q_learning(
     -------
     >>> from icml26.cvar_rl import risky_chain, cvar_from_values
     >>> mdp = risky_chain(); grid = BudgetGrid(-60.0, 40.0, 201)
-    >>> res = cvar_q_learning(mdp, grid, mdp.gamma, 2000, lr_schedule="harmonic", seed=0)
-    >>> res.Q.shape
-    (6, 201, 2)
+    >>> res = cvar_q_learning(mdp, grid, mdp.gamma, 5000, seed=0)
+    >>> mean, _ = cvar_from_values(res.Q[0].max(axis=1), grid, alpha=1.0)
+    >>> res.Q.shape, abs(mean - 2.972) < 0.3  # alpha = 1: the risk-neutral value 2.972
+    ((6, 201, 2), True)
     """
     owner = "cvar_q_learning"
     gamma = check_in_interval("gamma", gamma, low=0.0, high=1.0, closed="neither", owner=owner)
     n_steps = check_positive_int("n_steps", n_steps, owner=owner)
-    check_one_of("lr_schedule", lr_schedule, ("poly", "harmonic"), owner=owner)
+    check_one_of("lr_schedule", lr_schedule, _LR_SCHEDULES, owner=owner)
     omega = check_in_interval("omega", omega, low=0.5, high=1.0, owner=owner)
     lr_min = check_in_interval("lr_min", lr_min, low=0.0, high=1.0, owner=owner)
     eps = check_in_interval("eps", eps, low=0.0, high=1.0, owner=owner)
     max_episode_steps = check_positive_int("max_episode_steps", max_episode_steps, owner=owner)
+    tie_tol = check_in_interval("tie_tol", tie_tol, low=0.0, owner=owner)
     rng = numpy_generator(seed)
     if isinstance(env_or_mdp, TabularMDP):
-        env = _ModelEnv(env_or_mdp, rng)
+        env = _ModelEnv(env_or_mdp)
         n_states, n_actions = env_or_mdp.n_states, env_or_mdp.n_actions
     else:
         env = _GymEnv(env_or_mdp, rng)
         n_states, n_actions = env.n_states, env.n_actions
-    nodes = grid.nodes
-    Q = np.zeros((n_states, grid.K, n_actions))
+    nodes, targets = grid.nodes, _Targets(grid, gamma)
+    rate = _schedule(lr_schedule, gamma, omega, lr_min)
+    # table[s, k, 0] = Q(s, c_k, .) and table[s, k, 1] = Q_mean(s, c_k, .): one gather for both.
+    table = np.zeros((n_states, grid.K, 2, n_actions))
     visits = np.zeros((n_states, n_actions), dtype=np.int64)
-    episodes, t_episode = 0, max_episode_steps
+    node_visits = None if update_all_budgets else np.zeros((n_states, grid.K, n_actions), np.int64)
+    episodes, t_episode, reset = 0, 0, True
     for step in range(n_steps):
         if on_progress is not None and step and step % _PROGRESS_EVERY == 0:
             on_progress(_PROGRESS_EVERY)
-        if t_episode >= max_episode_steps:
-            s, c = env.reset(), float(rng.choice(nodes))
-            episodes, t_episode = episodes + 1, 0
-        k = int(grid.nearest(c))
-        a = int(rng.integers(n_actions)) if rng.random() < eps else int(np.argmax(Q[s, k]))
-        s_next, r, terminated = env.step(a)
-        visits[s, a] += 1
-        n = visits[s, a]
-        lr = 1.0 / n if lr_schedule == "harmonic" else max(lr_min, n**-omega)
-        budgets = nodes if update_all_budgets else nodes[k : k + 1]
-        target = redistributed_reward(budgets, r)
-        if not terminated:
-            i0, w = grid.weights((budgets - r) / gamma)
-            q_next = Q[s_next, i0] * (1 - w[:, None]) + Q[s_next, i0 + 1] * w[:, None]  # (k, A)
-            target = target + gamma * q_next.max(axis=1)
-        if update_all_budgets:
-            Q[s, :, a] += lr * (target - Q[s, :, a])
+        if step % _BLOCK == 0:
+            # Per step: explore?, the random action, the episode's budget, the next state.
+            draws = rng.random((min(_BLOCK, n_steps - step), 4))
+        u_explore, u_action, u_budget, u_next = draws[step % _BLOCK]
+        if reset:
+            s, c = env.reset(), float(nodes[min(int(u_budget * grid.K), grid.K - 1)])
+            episodes, t_episode, reset = episodes + 1, 0, False
+        k = int((min(max(c, grid.c_lo), grid.c_hi) - grid.c_lo) / grid.delta + 0.5)  # nearest
+        if u_explore < eps:
+            a = min(int(u_action * n_actions), n_actions - 1)
         else:
-            Q[s, k, a] += lr * (target[0] - Q[s, k, a])
+            a = _behaviour_greedy(table[s, k, 0], table[s, k, 1], tie_tol, u_action)
+        s_next, r, terminated, truncated = env.step(a, u_next)
+        visits[s, a] += 1
+        rho, i0, i1, w0, w1 = targets(r)
+        rows = slice(None) if update_all_budgets else slice(k, k + 1)
+        target = np.empty((rho[rows].size, 2))  # (n, 2): the targets of Q and Q_mean
+        target[:, 0], target[:, 1] = rho[rows], r
+        if not terminated:
+            nxt = table[s_next, i0[rows]] * w0[rows] + table[s_next, i1[rows]] * w1[rows]
+            q_next, mean_next = nxt[:, 0], nxt[:, 1]  # (n, A) each
+            best = q_next.max(axis=1)
+            tied = q_next >= best[:, None] - tie_tol
+            target[:, 0] += gamma * best
+            target[:, 1] += gamma * np.where(tied, mean_next, -np.inf).max(axis=1)
+        if update_all_budgets:
+            lr = rate(int(visits[s, a]))
+        else:
+            node_visits[s, k, a] += 1
+            lr = rate(int(node_visits[s, k, a]))
+        table[s, rows, :, a] += lr * (target - table[s, rows, :, a])
         c, s, t_episode = (c - r) / gamma, s_next, t_episode + 1
-        if terminated:
-            t_episode = max_episode_steps
+        reset = terminated or truncated or t_episode >= max_episode_steps
     if on_progress is not None:
         on_progress(n_steps - (n_steps - 1) // _PROGRESS_EVERY * _PROGRESS_EVERY)
-    return QLearningResult(Q, visits, episodes)
+    Q, Q_mean = table[:, :, 0].copy(), table[:, :, 1].copy()
+    return QLearningResult(Q, Q_mean, visits, episodes, grid, gamma, tie_tol)

@@ -3,7 +3,22 @@
 (T V)(s, c) = max_a sum_s' P(s'|s,a) [rho(c, r) + gamma V(s', (c - r) / gamma)], on a budget grid
 with linear interpolation (non-expansive, so the projected operator is still a gamma-contraction).
 The static CVaR is read off the start state's values:
-CVaR*_alpha = max_b b - (b^+ - V(s0, b)) / alpha.
+CVaR*_alpha = max_b b - (b^+ - V(s0, b)) / alpha, within the discretisation bound of
+:func:`cvar_error_bound` when clamping to the grid is exact.
+
+Ties. Q*(s, c, .) often has several maximisers: once the budget is exhausted (c below every
+return still possible) every action has the same value, and ``argmax`` alone would repeat action 0
+forever. The solution therefore also carries a lexicographic secondary value: among the actions
+within ``tie_tol`` of max_a Q*(s, c, a) (the set A*(s, c)), prefer the largest expected discounted
+return of the remaining episode, itself played this way:
+
+    U(s, c) = max_{a in A*(s, c)} Q_mean(s, c, a),
+    Q_mean(s, c, a) = sum_s' P(s'|s,a) [r + gamma U(s', (c - r) / gamma)],
+
+a gamma-contraction once A* is fixed, solved by value iteration on the same grid. The executed
+policy is still optimal for the CVaR (it only chooses inside A*), and among such policies it has
+the highest mean return; when the budget is exhausted from the start (b* at or below every
+return) it is the risk-neutral optimal policy.
 """
 
 from __future__ import annotations
@@ -15,15 +30,90 @@ import numpy as np
 import scipy.sparse as sp
 
 from icml26.core import check_array, check_in_interval, check_one_of, check_positive_int
+from icml26.cvar_rl.baselines import risk_neutral_vi
 from icml26.cvar_rl.budget import BudgetGrid, redistributed_reward
 from icml26.cvar_rl.mdp import TabularMDP
+from icml26.cvar_rl.policies import AugmentedGreedyPolicy
 
 __all__ = [
     "AugmentedSolution",
+    "CVaREstimate",
     "augmented_bellman",
     "augmented_value_iteration",
+    "cvar_error_bound",
     "cvar_from_values",
 ]
+
+
+def cvar_error_bound(grid: BudgetGrid, gamma: float, alpha: float, residual: float = 0.0) -> float:
+    """Bound on |CVaR from the grid solution - CVaR*_alpha| when clamping to the grid is exact.
+
+    bound = gamma delta / (2 alpha (1 - gamma))       (interpolation error of V, spec §2.4)
+          + (1 + 2 / alpha) delta / 2                  (b maximised over nodes only)
+          + gamma residual / (alpha (1 - gamma))       (value iteration stopped early).
+
+    V*(s, .) is 1-Lipschitz, so linear interpolation errs by at most delta / 2 and the projected
+    fixed point is within gamma delta / (2 (1 - gamma)) of V* at the nodes; the objective
+    b - (b^+ - V(s0, b)) / alpha is (1 + 2 / alpha)-Lipschitz in b.
+
+    Parameters
+    ----------
+    grid
+        The budget grid (spacing delta).
+    gamma
+        Discount factor in [0, 1).
+    alpha
+        Tail level in (0, 1].
+    residual
+        Last sup-norm change of value iteration (0 for the exact grid fixed point).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If gamma, alpha or residual is out of range.
+
+    Example
+    -------
+    >>> round(cvar_error_bound(BudgetGrid(0.0, 20.0, 801), 0.95, 0.3), 4)
+    0.8875
+    """
+    owner = "cvar_error_bound"
+    gamma = check_in_interval("gamma", gamma, low=0.0, high=1.0, closed="left", owner=owner)
+    alpha = check_in_interval("alpha", alpha, low=0.0, high=1.0, closed="right", owner=owner)
+    residual = check_in_interval("residual", residual, low=0.0, owner=owner)
+    delta = grid.delta
+    interpolation = gamma * delta / (2 * alpha * (1 - gamma))
+    return interpolation + (1 + 2 / alpha) * delta / 2 + gamma * residual / (alpha * (1 - gamma))
+
+
+@dataclass(frozen=True)
+class CVaREstimate:
+    """The static CVaR read off a grid solution, with its discretisation error bound.
+
+    Attributes
+    ----------
+    value
+        max over nodes b of b - (b^+ - V(s, b)) / alpha (at ``b_star``).
+    b_star
+        The initial budget that attains it (ties: the largest expected return, see the module).
+    error_bound
+        :func:`cvar_error_bound`: |value - CVaR*| <= error_bound when ``clamping_exact``.
+    clamping_exact
+        Whether the grid covers [min(Z_min, 0), max(Z_max, 0)] (else the bound is not proven).
+    """
+
+    value: float
+    b_star: float
+    error_bound: float
+    clamping_exact: bool
+
+    def __str__(self) -> str:
+        proven = "" if self.clamping_exact else " (clamping not exact: bound not proven)"
+        return f"{self.value:.6g} ± {self.error_bound:.3g}{proven} at b* = {self.b_star:.6g}"
 
 
 @dataclass(frozen=True)
@@ -42,6 +132,18 @@ class AugmentedSolution:
         Number of operator applications.
     residual
         Last sup-norm change ||V_{n+1} - V_n||.
+    Q_mean
+        Tie-break values Q_mean[s, k, a]: the expected discounted return of the remaining
+        episode (see the module docstring), shape (S, K, A).
+    gamma
+        The discount factor.
+    s0
+        The model's start state.
+    tie_tol
+        Actions within ``tie_tol`` of max_a Q are tied: 2 gamma^2 residual / (1 - gamma) (two
+        Q-values of equal actions differ by at most that) plus round-off.
+    clamping_exact
+        Whether the grid covers [min(Z_min, 0), max(Z_max, 0)] of the model.
     """
 
     V: np.ndarray
@@ -49,6 +151,48 @@ class AugmentedSolution:
     grid: BudgetGrid
     iterations: int
     residual: float
+    Q_mean: np.ndarray
+    gamma: float
+    s0: int
+    tie_tol: float
+    clamping_exact: bool
+
+    def cvar(self, alpha: float, state: int | None = None) -> CVaREstimate:
+        """CVaR*_alpha of ``state`` (default s0) with its error bound and the budget b*.
+
+        Among nodes within tie_tol / alpha of the best objective, b* is the one whose
+        tie-broken policy has the largest expected return.
+
+        Example
+        -------
+        >>> from icml26.cvar_rl.mdp import risky_chain
+        >>> mdp = risky_chain()
+        >>> grid = BudgetGrid.from_reward_bounds(*mdp.reward_bounds(), mdp.gamma, K=2001)
+        >>> print(augmented_value_iteration(mdp, grid).cvar(0.5))
+        0.972 ± 0.575 at b* = 2.5
+        """
+        alpha = check_in_interval(
+            "alpha", alpha, low=0.0, high=1.0, closed="right", owner="AugmentedSolution.cvar"
+        )
+        s = self.s0 if state is None else state
+        b = self.grid.nodes
+        objective = b - (np.maximum(b, 0.0) - self.V[s]) / alpha
+        near_best = objective >= objective.max() - self.tie_tol / alpha
+        k = int(np.argmax(np.where(near_best, _tie_broken_mean(self)[s], -np.inf)))
+        bound = cvar_error_bound(self.grid, self.gamma, alpha, self.residual)
+        return CVaREstimate(float(objective[k]), float(b[k]), bound, self.clamping_exact)
+
+    def policy(self, b: float) -> AugmentedGreedyPolicy:
+        """The augmented greedy policy from budget ``b``, ties broken by ``Q_mean``."""
+        return AugmentedGreedyPolicy(
+            self.Q, self.grid, self.gamma, b, Q_mean=self.Q_mean, tie_tol=self.tie_tol
+        )
+
+
+def _tie_broken_mean(solution: AugmentedSolution) -> np.ndarray:
+    """U[s, k] = max of Q_mean over the actions tied for max_a Q, shape (S, K)."""
+    tied = solution.Q.max(axis=2, keepdims=True) - solution.tie_tol <= solution.Q
+    return np.where(tied, solution.Q_mean, -np.inf).max(axis=2)
 
 
 class _ProjectedOperator:
@@ -60,6 +204,7 @@ class _ProjectedOperator:
         c = grid.nodes[None, :]  # (1, K)
         r = reward[:, None]  # (M, 1)
         self.rho = redistributed_reward(c, r)  # (M, K)
+        self.reward = r
         self.i0, self.w = grid.weights((c - r) / mdp.gamma)  # (M, K) each
         if interp == "nearest":
             self.w = (self.w >= 0.5).astype(float)
@@ -69,11 +214,20 @@ class _ProjectedOperator:
         self.shape = (mdp.n_states, mdp.n_actions, grid.K)
         self.gamma = mdp.gamma
 
-    def q_values(self, V: np.ndarray) -> np.ndarray:
+    def backup(self, V: np.ndarray, immediate: np.ndarray) -> np.ndarray:
+        """sum_s' P [immediate + gamma V(s', c')] for every (s, c_k, a), shape (S, K, A)."""
         rows = self.s_next[:, None]
         V_next = V[rows, self.i0] * (1 - self.w) + V[rows, self.i0 + 1] * self.w  # (M, K)
-        Q = self.aggregate @ (self.rho + self.gamma * V_next)  # (S*A, K)
+        Q = self.aggregate @ (immediate + self.gamma * V_next)  # (S*A, K)
         return Q.reshape(self.shape).transpose(0, 2, 1)  # (S, K, A)
+
+    def q_values(self, V: np.ndarray) -> np.ndarray:
+        """The redistributed action values: immediate reward rho(c, r)."""
+        return self.backup(V, self.rho)
+
+    def mean_values(self, U: np.ndarray) -> np.ndarray:
+        """The tie-break action values: immediate reward r (the plain return)."""
+        return self.backup(U, self.reward)
 
 
 def _check_values(V: Any, shape: tuple[int, int], owner: str) -> np.ndarray:
@@ -145,7 +299,8 @@ def augmented_value_iteration(
     Returns
     -------
     AugmentedSolution
-        V[S, K], Q[S, K, A], the iteration count and the last residual.
+        V[S, K], Q[S, K, A], the iteration count and the last residual, and the tie-break
+        values Q_mean[S, K, A] (a second value iteration, see the module docstring).
 
     Raises
     ------
@@ -158,9 +313,9 @@ def augmented_value_iteration(
     >>> mdp = risky_chain()
     >>> grid = BudgetGrid.from_reward_bounds(*mdp.reward_bounds(), mdp.gamma, K=2001)
     >>> sol = augmented_value_iteration(mdp, grid)
-    >>> cvar, b = cvar_from_values(sol.V[mdp.s0], grid, alpha=0.5)
-    >>> round(cvar, 2)
-    0.97
+    >>> estimate = sol.cvar(alpha=0.5)
+    >>> round(estimate.value, 2), round(estimate.error_bound, 2)
+    (0.97, 0.58)
     """
     tol = check_in_interval(
         "tol", tol, low=0.0, closed="neither", owner="augmented_value_iteration"
@@ -174,7 +329,31 @@ def augmented_value_iteration(
         V_new = Q.max(axis=2)
         residual = float(np.max(np.abs(V_new - V)))
         V, iterations = V_new, iterations + 1
-    return AugmentedSolution(V, operator.q_values(V), grid, iterations, residual)
+    Q = operator.q_values(V)
+    g = mdp.gamma
+    # ||V - V_grid|| <= g residual / (1 - g), so equal actions' Q differ by <= twice g times it.
+    tie_tol = 2 * g * g * residual / (1 - g) + 1e-12 * (1.0 + float(np.abs(Q).max()))
+    tied = Q.max(axis=2, keepdims=True) - tie_tol <= Q  # A*(s, c_k), fixed from here on
+    # Warm start at the risk-neutral values: exact where every action ties (exhausted budgets)
+    # and where c >= Z_max, so only the budgets in between have to converge.
+    V_rn, _ = risk_neutral_vi(mdp, tol=tol, max_iter=100 * max_iter)
+    U, secondary_iterations = np.repeat(V_rn[:, None], grid.K, axis=1), 0
+    for _ in range(max_iter):
+        Q_mean = operator.mean_values(U)
+        U_new = np.where(tied, Q_mean, -np.inf).max(axis=2)
+        change = float(np.max(np.abs(U_new - U)))
+        U, secondary_iterations = U_new, secondary_iterations + 1
+        # Relative: U only ranks tied actions, and plain returns can be far larger than V.
+        if change < tol * max(1.0, float(np.abs(U).max())):
+            break
+    Q_mean = operator.mean_values(U)
+    r_min, r_max = mdp.reward_bounds()
+    lo, hi = min(r_min / (1 - g), 0.0), max(r_max / (1 - g), 0.0)
+    slack = 1e-12 * max(1.0, abs(lo), abs(hi))  # from_reward_bounds's own rounding
+    exact = grid.c_lo <= lo + slack and grid.c_hi >= hi - slack
+    return AugmentedSolution(
+        V, Q, grid, iterations, residual, Q_mean, g, mdp.s0, tie_tol, bool(exact)
+    )
 
 
 def cvar_from_values(V_s0: Any, grid: BudgetGrid, alpha: float) -> tuple[float, float]:
@@ -192,7 +371,9 @@ def cvar_from_values(V_s0: Any, grid: BudgetGrid, alpha: float) -> tuple[float, 
     Returns
     -------
     cvar, b_star
-        The optimal static CVaR and the initial budget (the alpha-quantile) that attains it.
+        The optimal static CVaR and the initial budget (the alpha-quantile) that attains it
+        (the lowest such node; :meth:`AugmentedSolution.cvar` also breaks ties by the mean and
+        reports the error bound).
 
     Raises
     ------
