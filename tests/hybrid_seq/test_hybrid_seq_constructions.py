@@ -37,7 +37,7 @@ def test_sc_hybrid_is_exact_with_the_soft_margin(T_max):
     k, V = 8, 16
     task = SelectiveCopying(L=T_max - 1 - k, k=k, n_symbols=V)
     model = build_sc_hybrid(V, max_len=T_max)
-    batch = task.sample(40 if T_max == 1024 else 100, generator=T_max)
+    batch = task.sample(10 if T_max == 1024 else 50, generator=T_max)
     pred = model(batch.inputs).argmax(-1)
     assert torch.equal(pred[batch.mask], batch.targets[batch.mask])
     # §2.4: right position weight >= 1 / (1 + e^-2) ≈ 0.881 for every T <= T_max
@@ -62,7 +62,7 @@ def test_sc_counter_equals_the_true_rank_at_every_data_position():
 def test_ar_hybrid_is_exact_with_the_soft_margin(T_max):
     task = MQAR(L=T_max, n_kv=16, n_keys=64, n_values=64, n_fillers=32)
     model = build_ar_hybrid(64, 64, max_len=T_max, vocab_size=task.vocab_size)
-    b = task.sample(40 if T_max == 1024 else 100, generator=T_max + 1)
+    b = task.sample(10 if T_max == 1024 else 50, generator=T_max + 1)
     ch = model.channels(b.inputs)
     assert torch.equal(ch["logits"].argmax(-1)[b.mask], b.targets[b.mask])
     # the value right after the queried key in the kv prefix carries >= 0.881 of the weight

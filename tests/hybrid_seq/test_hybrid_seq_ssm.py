@@ -126,7 +126,7 @@ def test_block_init_follows_the_spec():
     dt = torch.nn.functional.softplus(block.dt_proj.bias.detach())
     assert float(dt.min()) >= 1e-4 - 1e-9 and float(dt.max()) <= 0.1 + 1e-6  # dt range
     r = cfg.rank(32)
-    assert r == 2 and float(block.dt_proj.weight.abs().max()) <= r**-0.5
+    assert r == 2 and float(block.dt_proj.weight.detach().abs().max()) <= r**-0.5
     assert torch.equal(MambaBlock(32, cfg, seed=0).in_proj.weight, block.in_proj.weight)
 
 
@@ -156,7 +156,7 @@ def test_ssm_config_and_block_reject_bad_input():
 
 
 @pytest.mark.parametrize("scan", ["sequential", "parallel"])
-@pytest.mark.parametrize("T", [1, 2, 5, 16])
+@pytest.mark.parametrize("T", [1, 2, 5, 9])
 def test_scan_gradients_match_finite_differences(scan, T):
     """The adjoint-scan backward pass is the true gradient (float64 gradcheck, default tol)."""
     a, b, c, h0 = _random_recurrence(2, T, seed=T)
