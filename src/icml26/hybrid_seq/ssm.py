@@ -351,8 +351,8 @@ class MambaBlock(nn.Module):
         history = torch.cat([cache.conv, x_raw.transpose(1, 2)], dim=2)
         new_conv = history[:, :, history.shape[2] - (self.config.d_conv - 1) :]
         delta, A, B, C = self._ssm_inputs(x)
-        if self.backend == "mamba_ssm" and u.is_cuda:
-            y, h_T = self._mamba_ssm_scan(x, delta, A, B, C, z, cache.h)
+        if self.backend == "mamba_ssm" and u.is_cuda and h0 is None:
+            y, h_T = self._mamba_ssm_scan(x, delta, A, B, C, z)
             return self.out_proj(y), SSMCache(h=h_T, conv=new_conv)
         a = torch.exp(delta[..., None] * A)  # Ā: (B, T, ED, N)
         b = (delta * x)[..., None] * B[:, :, None, :]  # B̄x = (Δ ⊗ B) ⊙ x: (B, T, ED, N)
@@ -368,12 +368,10 @@ class MambaBlock(nn.Module):
         B: torch.Tensor,
         C: torch.Tensor,
         z: torch.Tensor,
-        h0: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """The CUDA selective scan of ``mamba_ssm`` on this block's Δ, A, B, C, D (GPU only)."""
+        """The CUDA selective scan of ``mamba_ssm`` on this block's Δ, A, B, C, D from h = 0
+        (GPU tensors only; a prefill that continues a cache takes the PyTorch scan)."""
         interface = require("mamba_ssm.ops.selective_scan_interface", "hybrid_seq")
-        if bool(h0.abs().max() > 0):
-            raise ValueError("MambaBlock(backend='mamba_ssm'): prefill after a cache needs h0 = 0.")
         out, last = interface.selective_scan_fn(
             x.transpose(1, 2).contiguous(),
             delta.transpose(1, 2).contiguous(),
