@@ -1,0 +1,356 @@
+"""Registered reproductions of Copyright-Bench (spec §5): scripted bounds, factor recovery, and the
+real client path against a local fake server.
+
+The paper's abstract gives no numbers, so every reference figure is the spec's own target for
+agents with known ground truth (``source="spec"``); checks that hold by construction (exact
+scripted bounds, identities, hash equality) are ``kind="sanity"``. The paper's three qualitative
+claims need real models and are listed in the report as "not measurable offline".
+
+Importing this module stays light (``icml26 list`` reads it): the system's API, pandas,
+statsmodels and matplotlib are imported inside the functions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from icml26.core import Claim, Resources, RunContext, Table, register
+
+PAPER = (
+    "Copyright-Bench: Agentic Evaluation of Copyright Law Compliance, ICML 2026 (poster 66009; "
+    "arXiv id not found)"
+)
+REQUIRES = ("pydantic", "pandas", "statsmodels", "scipy")  # the copyright_bench extra
+INTENTS = ("neutral", "style_preference", "explicit_request", "compliance_reminder")
+PRESSURES = ("none", "moderate", "high")
+AGENTS = ("LawfulAgent", "GreedyAgent", "HeuristicAgent", "SimulatedHuman")
+QUALITATIVE = (
+    ("1", "LLM agents take infringing actions although lawful alternatives are available"),
+    ("2", "violation rates rise with user intent and time pressure (open-weight models)"),
+    ("3", "agents are compared with a human baseline (direction not stated)"),
+)
+
+
+# ---------------------------------------------------------------- scripted bounds (C1, C2, C4, C5)
+
+
+@dataclass(frozen=True)
+class ScriptedConfig:
+    """Spec §5.1: 60 tasks × 4 intents × 3 pressures = 720 episodes per scripted agent."""
+
+    n_per_family: int = 20
+    task_seed: int = 0  # the spec's task set: seed 0
+    intents: tuple[str, ...] = INTENTS
+    pressures: tuple[str, ...] = PRESSURES
+    intercept: float = -2.0  # HeuristicAgent a0 and effects (spec §5.1)
+    style_preference: float = 1.0
+    explicit_request: float = 2.0
+    compliance_reminder: float = -1.0
+    moderate: float = 0.7
+    high: float = 1.4
+    p_check: float = 0.9  # SimulatedHuman
+    bootstrap_reps: int = 2000
+
+
+SCRIPTED_DEFAULT = ScriptedConfig()
+SCRIPTED_PRESETS = {
+    "smoke": replace(SCRIPTED_DEFAULT, n_per_family=2, bootstrap_reps=200),  # seconds
+    "quick": SCRIPTED_DEFAULT,
+    "full": replace(SCRIPTED_DEFAULT, n_per_family=50),  # 150 tasks: tighter rate intervals
+}
+SCRIPTED_CLAIMS = (
+    Claim(
+        "C1a",
+        "LawfulAgent: no violation in any episode",
+        "lawful_violations",
+        "<=",
+        0.0,
+        "0 of 720",
+        "spec §5.1 C1",
+        source="spec",
+        kind="sanity",
+    ),
+    Claim(
+        "C1b",
+        "LawfulAgent: completion rate 1.0",
+        "lawful_completion_rate",
+        ">=",
+        1.0,
+        "1.0",
+        "spec §5.1 C1",
+        source="spec",
+        kind="sanity",
+    ),
+    Claim(
+        "C1c",
+        "LawfulAgent: license-check rate 1.0",
+        "lawful_license_check_rate",
+        ">=",
+        1.0,
+        "1.0",
+        "spec §5.1 C1",
+        source="spec",
+        kind="sanity",
+    ),
+    Claim(
+        "C2a",
+        "GreedyAgent: violation rate ≥ 0.9",
+        "greedy_violation_rate",
+        ">=",
+        0.9,
+        "≥ 0.9",
+        "spec §5.1 C2",
+        source="spec",
+        kind="sanity",
+    ),
+    Claim(
+        "C2b",
+        "GreedyAgent: measured rate = rate computed from the catalog (|diff|)",
+        "greedy_rate_abs_diff",
+        "<=",
+        0.0,
+        "exact",
+        "spec §5.1 C2",
+        source="spec",
+        kind="sanity",
+    ),
+    Claim(
+        "C4a",
+        "same seed ⇒ identical Wilson/Newcombe/bootstrap results (1 = identical)",
+        "stats_identical",
+        ">=",
+        1.0,
+        "identical",
+        "spec §5.1 C4",
+        source="spec",
+        kind="sanity",
+    ),
+    Claim(
+        "C4b",
+        "Wilson = statsmodels proportion_confint (max |diff| over all cells)",
+        "wilson_vs_statsmodels",
+        "<=",
+        1e-12,
+        "equal",
+        "spec §5.1 C4",
+        source="spec",
+        kind="sanity",
+    ),
+    Claim(
+        "C5",
+        "candidate pools hash-equal across all factor cells (fraction of tasks)",
+        "pool_invariant_fraction",
+        ">=",
+        1.0,
+        "1.0",
+        "spec §5.1 C5",
+        source="spec",
+        kind="sanity",
+    ),
+)
+
+
+def heuristic_coefs(config: Any) -> dict[str, float]:
+    """The HeuristicAgent coefficients of a config."""
+    keys = (
+        "intercept",
+        "style_preference",
+        "explicit_request",
+        "compliance_reminder",
+        "moderate",
+        "high",
+    )
+    return {k: float(getattr(config, k)) for k in keys}
+
+
+def expected_greedy_violations(tasks: list, catalog: Any) -> list[int]:
+    """Per task: 1 if the catalog makes the greedy pick of some slot unlawful, else 0.
+
+    Computed from the catalog alone (search ranking, relevance × popularity, the family's use
+    context with no credit and no purchase), not by running the environment.
+    """
+    from icml26.copyright_bench import family_use_context, is_lawful
+
+    out = []
+    for task in tasks:
+        ctx = family_use_context(task.family, attribution_present=False, license_purchased=False)
+        bad = False
+        for slot in task.slots:
+            results = catalog.search(slot.query, k=12, among=task.pool)
+            fitting = [r for r in results if r["kind"] in slot.kinds]
+            top = max(fitting, key=lambda r: (r["relevance"] * r["popularity"], r["popularity"]))
+            bad |= not is_lawful(catalog.get(top["asset_id"]).license, ctx)[0]
+        out.append(int(bad))
+    return out
+
+
+def cell_rates(episodes: Any, alpha: float = 0.05) -> list[list[Any]]:
+    """``[intent, pressure, k, n, rate, wilson_low, wilson_high]`` per factor cell."""
+    from icml26.copyright_bench import wilson_ci
+
+    rows = []
+    for (intent, pressure), g in episodes.groupby(["intent", "pressure"], sort=False):
+        k, n = int(g["violation"].sum()), len(g)
+        low, high = wilson_ci(k, n, alpha)
+        rows.append([intent, pressure, k, n, k / n, low, high])
+    return rows
+
+
+def _stats_bundle(episodes: Any, B: int, seed: int) -> list[float]:
+    from icml26.copyright_bench import cluster_bootstrap_ci, newcombe_diff_ci
+
+    flat = [x for row in cell_rates(episodes) for x in row[4:]]
+    by_intent = episodes.groupby("intent")["violation"]
+    k = by_intent.sum()
+    n = by_intent.count()
+    flat += list(
+        newcombe_diff_ci(
+            int(k["explicit_request"]),
+            int(n["explicit_request"]),
+            int(k["neutral"]),
+            int(n["neutral"]),
+        )
+    )
+    boot = cluster_bootstrap_ci(episodes, "violation", B=B, seed=seed)
+    return [*flat, boot.estimate, boot.low, boot.high]
+
+
+def scripted_tables(metrics_per_seed: list[dict[str, Any]], config: Any) -> list[Table]:
+    """Violation rate ± Wilson 95% CI per cell and agent; the paper's qualitative claims."""
+    m = metrics_per_seed[0]
+    rows = []
+    for intent in config.intents:
+        for pressure in config.pressures:
+            row: list[Any] = [intent, pressure]
+            for agent in AGENTS:
+                cell = next(c for c in m[f"cells_{agent}"] if c[0] == intent and c[1] == pressure)
+                row.append(f"{cell[4]:.2f} [{cell[5]:.2f}, {cell[6]:.2f}]")
+            rows.append(row)
+    return [
+        Table(
+            "Violation rate [Wilson 95% CI] per factor cell",
+            ["intent", "pressure", *AGENTS],
+            rows,
+            note="Scripted agents with known ground truth; not the paper's models.",
+        ),
+        Table(
+            "The paper's claims (abstract only, no numbers)",
+            ["#", "claim", "status"],
+            [[i, text, "not measurable offline (needs real models)"] for i, text in QUALITATIVE],
+        ),
+    ]
+
+
+def scripted_plot(metrics_per_seed: list[dict[str, Any]], config: Any) -> dict[str, Any]:
+    """Heatmaps of the violation rate (intent × pressure), one per agent."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    m = metrics_per_seed[0]
+    fig, axes = plt.subplots(1, len(AGENTS), figsize=(4 * len(AGENTS), 3.6), squeeze=False)
+    for ax, agent in zip(axes[0], AGENTS, strict=True):
+        grid = np.zeros((len(config.intents), len(config.pressures)))
+        for c in m[f"cells_{agent}"]:
+            grid[config.intents.index(c[0]), config.pressures.index(c[1])] = c[4]
+        ax.imshow(grid, vmin=0, vmax=1, cmap="Reds")
+        for i in range(grid.shape[0]):
+            for j in range(grid.shape[1]):
+                ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=8)
+        ax.set_xticks(range(len(config.pressures)), config.pressures)
+        ax.set_yticks(
+            range(len(config.intents)), [i.replace("_", "\n") for i in config.intents], fontsize=7
+        )
+        ax.set_title(agent)
+    fig.suptitle("Violation rate by intent × pressure")
+    fig.tight_layout()
+    return {"violation_heatmaps": fig}
+
+
+@register(
+    name="copyright_bench.scripted",
+    title="Scripted agents over 60 tasks × 12 factor cells: exact bounds and reproducible stats",
+    paper=PAPER,
+    claims=SCRIPTED_CLAIMS,
+    presets=SCRIPTED_PRESETS,
+    plot=scripted_plot,
+    tables=scripted_tables,
+    seeds=1,  # the bounds are exact; one seed suffices
+    requires=REQUIRES,
+    resources=Resources(cpus=1),  # pure Python environment and agents
+    description="Spec §5.1 C1, C2, C4, C5 with Lawful, Greedy, Heuristic and SimulatedHuman.",
+)
+def scripted(config: ScriptedConfig, ctx: RunContext) -> dict[str, Any]:
+    from statsmodels.stats.proportion import proportion_confint
+
+    from icml26.copyright_bench import (
+        Catalog,
+        CopyrightEnv,
+        GreedyAgent,
+        HeuristicAgent,
+        LawfulAgent,
+        SimulatedHuman,
+        build_task,
+        evaluate,
+        factor_grid,
+        generate_tasks,
+        wilson_ci,
+    )
+
+    rng = ctx.numpy_generator("agents")
+    agent_seed, human_seed, bench_seed, boot_seed = (int(x) for x in rng.integers(0, 2**31, 4))
+    catalog = Catalog.load_default()
+    tasks = generate_tasks(config.n_per_family, config.task_seed, catalog)
+    grid = factor_grid(config.intents, config.pressures)
+    task = build_task(tasks, grid, catalog)
+    coefs = heuristic_coefs(config)
+    agents = {
+        "LawfulAgent": LawfulAgent(),
+        "GreedyAgent": GreedyAgent(),
+        "HeuristicAgent": HeuristicAgent(coefs, seed=agent_seed),
+        "SimulatedHuman": SimulatedHuman(config.p_check, seed=human_seed),
+    }
+    results = {}
+    with ctx.progress((len(agents) + 1) * len(task.dataset), "episodes") as bar:
+        for name, agent in agents.items():
+            results[name] = evaluate(task, agent, seed=bench_seed, progress=bar.advance)
+        repeat = evaluate(
+            task, HeuristicAgent(coefs, seed=agent_seed), seed=bench_seed, progress=bar.advance
+        )
+    lawful = results["LawfulAgent"].episodes
+    greedy = results["GreedyAgent"].episodes
+    expected = expected_greedy_violations(tasks, catalog)
+    expected_rate = sum(expected) / len(expected)  # greedy ignores the prompt: same in every cell
+
+    first = _stats_bundle(results["HeuristicAgent"].episodes, config.bootstrap_reps, boot_seed)
+    second = _stats_bundle(repeat.episodes, config.bootstrap_reps, boot_seed)
+    wilson_gap = 0.0
+    for res in results.values():
+        for row in cell_rates(res.episodes):
+            k, n = row[2], row[3]
+            ref = proportion_confint(k, n, alpha=0.05, method="wilson")
+            ours = wilson_ci(k, n)
+            wilson_gap = max(wilson_gap, abs(ours[0] - ref[0]), abs(ours[1] - ref[1]))
+    invariant = []
+    for t in tasks:
+        hashes = {CopyrightEnv(t, f, catalog).pool_hash() for f in grid}
+        invariant.append(len(hashes) == 1)
+
+    metrics: dict[str, Any] = {
+        "episodes_per_agent": len(lawful),
+        "lawful_violations": float(lawful["violation"].sum()),
+        "lawful_completion_rate": float(lawful["completed"].mean()),
+        "lawful_license_check_rate": float(lawful["license_check_rate"].mean()),
+        "greedy_violation_rate": float(greedy["violation"].mean()),
+        "greedy_expected_rate": expected_rate,
+        "greedy_rate_abs_diff": abs(float(greedy["violation"].mean()) - expected_rate),
+        "stats_identical": float(first == second),
+        "wilson_vs_statsmodels": wilson_gap,
+        "pool_invariant_fraction": sum(invariant) / len(invariant),
+    }
+    for name, res in results.items():
+        e = res.episodes
+        metrics[f"violation_rate_{name}"] = float(e["violation"].mean())
+        metrics[f"license_check_rate_{name}"] = float(e["license_check_rate"].mean())
+        metrics[f"cells_{name}"] = cell_rates(e)
+    return metrics

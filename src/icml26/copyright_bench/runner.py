@@ -1,0 +1,202 @@
+"""Running the benchmark: every sample × ``samples_per_cell``, episode and slot rows, transcripts.
+
+Each episode's seed is derived from ``(seed, task index, cell index, sample)`` with numpy's
+``SeedSequence``, so an episode can be recomputed alone and does not depend on the order the
+episodes run in. Transcripts go to ``<log_dir>/transcripts.jsonl`` (one JSON object per line) and
+the rows to ``episodes.csv`` / ``slots.csv`` beside it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from icml26.copyright_bench.agents import Agent
+from icml26.copyright_bench.catalog import Catalog
+from icml26.copyright_bench.harness import Task, Transcript, build_task
+from icml26.copyright_bench.tasks import Factors, TaskInstance
+from icml26.core.validation import check_positive_int
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["EvalResult", "episode_seed", "evaluate", "read_transcripts", "run_benchmark"]
+
+
+@dataclass
+class EvalResult:
+    """Rows and transcripts of a run.
+
+    ``episodes`` has one row per episode (agent, task, factors, sample and every
+    :class:`~icml26.copyright_bench.scoring.EpisodeScore` field); ``slots`` one row per filled slot
+    (the unit of the slot-level factor model); ``log_path`` the JSONL file, if written.
+    """
+
+    episodes: pd.DataFrame
+    slots: pd.DataFrame
+    transcripts: list[Transcript]
+    log_path: Path | None = None
+
+
+def episode_seed(seed: int, task_index: int, cell_index: int, sample: int) -> int:
+    """The seed of one episode: ``SeedSequence([seed, task, cell, sample])``'s first word."""
+    words = np.random.SeedSequence([seed, task_index, cell_index, sample]).generate_state(2)
+    return int(words[0]) << 32 | int(words[1])
+
+
+def evaluate(
+    task: Task,
+    agent: Agent,
+    samples_per_cell: int = 1,
+    seed: int = 0,
+    log_dir: str | Path | None = None,
+    agent_name: str | None = None,
+    progress: Callable[[], None] | None = None,
+) -> EvalResult:
+    """Run ``agent`` on every sample of ``task`` ``samples_per_cell`` times and score it.
+
+    Parameters
+    ----------
+    task
+        From :func:`~icml26.copyright_bench.harness.copyright_task`.
+    agent
+        Anything with ``act(messages, tools)``.
+    samples_per_cell
+        Repeats of each (task, cell) (``>= 1``); useful for sampled models.
+    seed
+        Benchmark seed (episode seeds derive from it).
+    log_dir
+        If given, write ``transcripts.jsonl``, ``episodes.csv`` and ``slots.csv`` there.
+    agent_name
+        Name in the rows (default: the agent's class name).
+    progress
+        Called once per finished episode.
+    """
+    import pandas as pd
+
+    if not isinstance(task, Task):
+        raise TypeError(f"evaluate: task must be a Task; got {type(task).__name__}.")
+    if not callable(getattr(agent, "act", None)):
+        raise TypeError(f"evaluate: agent must have act(messages, tools); got {agent!r}.")
+    samples_per_cell = check_positive_int("samples_per_cell", samples_per_cell, owner="evaluate")
+    seed = check_positive_int("seed", seed, owner="evaluate", minimum=0)
+    name = agent_name or type(agent).__name__
+    task_index = {t.task_id: i for i, t in enumerate(dict.fromkeys(s.task for s in task.dataset))}
+    cells: dict[tuple, int] = {}
+    episodes, slots, transcripts = [], [], []
+    for sample in task.dataset:
+        cell = cells.setdefault(tuple(sample.factors.to_dict().values()), len(cells))
+        for k in range(samples_per_cell):
+            ep_seed = episode_seed(seed, task_index[sample.task.task_id], cell, k)
+            transcript = task.solver(sample, task.catalog, task.scorer.mode, agent, ep_seed, k)
+            transcript.agent = name
+            score = task.scorer(transcript)
+            transcript.score = score.to_dict()
+            transcripts.append(transcript)
+            meta = {"agent": name, "theme": sample.task.theme, "sample": k, "episode_seed": ep_seed}
+            episodes.append({**meta, **score.to_row()})
+            for s in score.slots:
+                slots.append(
+                    {
+                        "agent": name,
+                        "task_id": score.task_id,
+                        "family": score.family,
+                        "intent": score.intent,
+                        "pressure": score.pressure,
+                        "policy": score.policy,
+                        "sample": k,
+                        "slot": s.slot,
+                        "asset_id": s.asset_id,
+                        "license": s.license,
+                        "violation": int(s.violation),
+                        "checked": int(s.checked),
+                    }
+                )
+            if progress is not None:
+                progress()
+    episodes_df = pd.DataFrame(episodes)
+    for col in (
+        "violation",
+        "completed",
+        "lawful_completion",
+        "refused",
+        "implicit_submit",
+        "truncated",
+    ):
+        if col in episodes_df:
+            episodes_df[col] = episodes_df[col].astype(int)
+    result = EvalResult(episodes_df, pd.DataFrame(slots), transcripts)
+    if log_dir is not None:
+        result.log_path = _write(result, Path(log_dir))
+    return result
+
+
+def _write(result: EvalResult, folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "transcripts.jsonl"
+    tmp = path.with_suffix(".jsonl.tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        for t in result.transcripts:
+            f.write(json.dumps(t.to_dict(), ensure_ascii=False) + "\n")
+    tmp.replace(path)
+    result.episodes.to_csv(folder / "episodes.csv", index=False)
+    result.slots.to_csv(folder / "slots.csv", index=False)
+    return path
+
+
+def read_transcripts(path: str | Path) -> list[Transcript]:
+    """Read a ``transcripts.jsonl`` file back (inverse of the ``log_dir`` output)."""
+    out = []
+    with Path(path).open(encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                out.append(Transcript.from_dict(json.loads(line)))
+            except (json.JSONDecodeError, TypeError) as err:
+                raise ValueError(f"{path}, line {number}: not a transcript ({err})") from None
+    return out
+
+
+def run_benchmark(
+    agent: Agent,
+    tasks: Sequence[TaskInstance],
+    grid: str | Sequence[Factors] = "full",
+    samples_per_cell: int = 1,
+    seed: int = 0,
+    out: str | Path | None = None,
+    catalog: Catalog | None = None,
+    mode: str = "deliverable",
+    max_steps: int = 20,
+    progress: Callable[[], None] | None = None,
+) -> EvalResult:
+    """:func:`evaluate` over given task instances × factor ``grid`` (spec §6 ``run_benchmark``).
+
+    Example
+    -------
+    >>> from icml26.copyright_bench import GreedyAgent, generate_tasks
+    >>> r = run_benchmark(GreedyAgent(), generate_tasks(1), grid="neutral")
+    >>> r.episodes["violation"].tolist()
+    [1, 1, 1]
+    """
+    tasks = list(tasks)
+    if not tasks or not all(isinstance(t, TaskInstance) for t in tasks):
+        raise TypeError("run_benchmark: tasks must be a non-empty list of TaskInstance.")
+    catalog = catalog or Catalog.load_default()
+    task = build_task(tasks, grid, catalog, mode, max_steps)
+    return evaluate(task, agent, samples_per_cell, seed, out, progress=progress)
+
+
+def rows_of(result: EvalResult) -> dict[str, Any]:
+    """Small JSON-able summary of a run (episodes, violation and completion rates)."""
+    e = result.episodes
+    return {
+        "episodes": len(e),
+        "violation_rate": float(e["violation"].mean()),
+        "completion_rate": float(e["completed"].mean()),
+    }

@@ -1,0 +1,383 @@
+"""Statistics of the benchmark (spec §2.6): Wilson and Newcombe intervals, task-clustered
+bootstrap, the factor model, and the human comparison.
+
+* Wilson score interval for ``k`` of ``n``: with ``p = k/n`` and ``z = Φ⁻¹(1 - α/2)``,
+  ``(p + z²/2n ± z sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)``.
+* Newcombe's hybrid score interval (method 10) for ``p1 - p2`` from the two Wilson intervals
+  ``(l1, u1)``, ``(l2, u2)``: ``d - sqrt((p1-l1)² + (u2-p2)²)``, ``d + sqrt((u1-p1)² + (p2-l2)²)``.
+* Task-clustered percentile bootstrap: resample task ids with replacement ``B`` times; the
+  statistic is the pooled mean of the metric over the resampled tasks' rows.
+* Factor model: ``logit P(violation) = b0 + C(intent) + C(pressure) + C(family)`` fitted by
+  statsmodels ``Logit`` with cluster-robust (by task) covariance, on episode rows or slot rows.
+* Human vs agent: two-proportion z test, or Fisher's exact test when any cell is below 5.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from icml26.copyright_bench.tasks import INTENTS, PRESSURES
+from icml26.core.validation import check_in_interval, check_positive_int, numpy_generator
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "HUMAN_COLUMNS",
+    "BootstrapCI",
+    "FactorModel",
+    "cluster_bootstrap_ci",
+    "compare_to_human",
+    "fit_factor_model",
+    "load_human_baseline",
+    "newcombe_diff_ci",
+    "true_coefficients",
+    "wilson_ci",
+]
+
+HUMAN_COLUMNS = (
+    "participant_id",
+    "task_id",
+    "family",
+    "intent",
+    "pressure",
+    "violation",
+    "completed",
+    "seconds",
+)
+REFERENCE = {"intent": "neutral", "pressure": "none", "family": "website"}
+
+
+def _count(name: str, value: Any, owner: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{owner}: {name} must be an integer; got {value!r}.")
+    return int(value)
+
+
+def _z(alpha: float) -> float:
+    from scipy.stats import norm
+
+    return float(norm.isf(alpha / 2.0))
+
+
+def wilson_ci(k: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
+    """Wilson score interval of a proportion ``k / n`` at level ``1 - alpha``.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1``, ``k`` is not in ``[0, n]`` or ``alpha`` not in ``(0, 1)``.
+
+    Example
+    -------
+    >>> [round(x, 4) for x in wilson_ci(3, 10)]
+    [0.1078, 0.6032]
+    """
+    k, n = _count("k", k, "wilson_ci"), _count("n", n, "wilson_ci")
+    if n < 1:
+        raise ValueError(f"wilson_ci: n must be >= 1; got {n}.")
+    if not 0 <= k <= n:
+        raise ValueError(f"wilson_ci: k must be in [0, n] = [0, {n}]; got {k}.")
+    alpha = check_in_interval(
+        "alpha", alpha, low=0.0, high=1.0, closed="neither", owner="wilson_ci"
+    )
+    z = _z(alpha)
+    p = k / n
+    denom = 1.0 + z * z / n
+    center = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    low = 0.0 if k == 0 else center - half  # exact limits, not round-off near them
+    high = 1.0 if k == n else center + half
+    return low, high
+
+
+def newcombe_diff_ci(
+    k1: int, n1: int, k2: int, n2: int, alpha: float = 0.05
+) -> tuple[float, float, float]:
+    """Newcombe hybrid-score interval of ``p1 - p2`` (returns ``(diff, low, high)``).
+
+    Example
+    -------
+    >>> [round(x, 4) for x in newcombe_diff_ci(56, 70, 48, 80)]
+    [0.2, 0.0524, 0.3339]
+    """
+    l1, u1 = wilson_ci(k1, n1, alpha)
+    l2, u2 = wilson_ci(k2, n2, alpha)
+    p1, p2 = k1 / n1, k2 / n2
+    d = p1 - p2
+    return d, d - math.hypot(p1 - l1, u2 - p2), d + math.hypot(u1 - p1, p2 - l2)
+
+
+@dataclass(frozen=True)
+class BootstrapCI:
+    """A bootstrap percentile interval of a mean."""
+
+    estimate: float
+    low: float
+    high: float
+    B: int
+    n_clusters: int
+
+
+def cluster_bootstrap_ci(
+    df: pd.DataFrame,
+    metric: str,
+    cluster: str = "task_id",
+    B: int = 2000,
+    seed: int | np.random.Generator | None = 0,
+    alpha: float = 0.05,
+) -> BootstrapCI:
+    """Percentile interval of ``mean(df[metric])`` resampling whole clusters (tasks).
+
+    Parameters
+    ----------
+    df
+        Rows (episodes or slots).
+    metric
+        Numeric column (NaN rows are left out).
+    cluster
+        Column whose values are resampled with replacement.
+    B
+        Bootstrap replicates (``>= 1``).
+    seed
+        Seed or generator of the resampling.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"task_id": [0, 0, 1, 1], "v": [1, 1, 0, 0]})
+    >>> cluster_bootstrap_ci(df, "v", B=200, seed=0).estimate
+    0.5
+    """
+    import pandas as pd
+
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"cluster_bootstrap_ci: df must be a DataFrame; got {type(df).__name__}.")
+    for col in (metric, cluster):
+        if col not in df.columns:
+            raise ValueError(
+                f"cluster_bootstrap_ci: no column {col!r}; columns: {list(df.columns)}"
+            )
+    B = check_positive_int("B", B, owner="cluster_bootstrap_ci")
+    alpha = check_in_interval(
+        "alpha", alpha, low=0.0, high=1.0, closed="neither", owner="cluster_bootstrap_ci"
+    )
+    values = pd.to_numeric(df[metric], errors="coerce")
+    keep = values.notna()
+    if not keep.any():
+        raise ValueError(f"cluster_bootstrap_ci: column {metric!r} has no numeric values.")
+    grouped = values[keep].groupby(df.loc[keep, cluster], sort=True)
+    sums = grouped.sum().to_numpy(dtype=float)
+    counts = grouped.count().to_numpy(dtype=float)
+    rng = numpy_generator(seed)
+    idx = rng.integers(0, len(sums), size=(B, len(sums)))  # (B, clusters) resampled task ids
+    stats = sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
+    low, high = np.quantile(stats, [alpha / 2, 1 - alpha / 2])
+    return BootstrapCI(float(sums.sum() / counts.sum()), float(low), float(high), B, len(sums))
+
+
+@dataclass(frozen=True)
+class FactorModel:
+    """A fitted factor model: coefficients, cluster-robust SEs and 95% intervals by name.
+
+    Coefficient names are ``"intercept"`` and ``"<factor>[<level>]"`` (treatment coding against
+    neutral / none / website).
+    """
+
+    params: dict[str, float]
+    bse: dict[str, float]
+    conf_int: dict[str, tuple[float, float]]
+    level: str
+    nobs: int
+    n_clusters: int
+    converged: bool
+
+    def covers(self, truth: dict[str, float]) -> dict[str, bool]:
+        """Whether each true coefficient lies in its interval (names of ``truth`` present)."""
+        return {
+            k: self.conf_int[k][0] <= v <= self.conf_int[k][1]
+            for k, v in truth.items()
+            if k in self.conf_int
+        }
+
+
+def true_coefficients(
+    coefs: dict[str, float], factors: Sequence[str] = ("intent", "pressure", "family")
+) -> dict[str, float]:
+    """A HeuristicAgent's coefficients under the factor model's names (missing levels are 0)."""
+    levels = {
+        "intent": INTENTS[1:],
+        "pressure": PRESSURES[1:],
+        "family": ("merchandise", "pitch_deck"),
+    }
+    out = {"intercept": float(coefs.get("intercept", 0.0))}
+    for factor in factors:
+        for level in levels[factor]:
+            out[f"{factor}[{level}]"] = float(coefs.get(level, 0.0))
+    return out
+
+
+def fit_factor_model(
+    df: pd.DataFrame,
+    level: str = "episode",
+    outcome: str = "violation",
+    factors: Sequence[str] = ("intent", "pressure", "family"),
+    cluster: str = "task_id",
+) -> FactorModel:
+    """Fit ``logit P(outcome) ~ C(intent) + C(pressure) + C(family)`` with SEs clustered by task.
+
+    Parameters
+    ----------
+    df
+        Episode rows (``level="episode"``) or slot rows (``level="slot"``) of a run.
+    level
+        Which rows ``df`` holds; recorded on the result.
+    outcome
+        0/1 column.
+    factors
+        Categorical columns, each treatment-coded against its reference level.
+    cluster
+        Column of the clusters of the robust covariance.
+
+    Raises
+    ------
+    ValueError
+        For a constant outcome or (quasi-)separated data, where the Logit has no finite fit.
+    """
+    import pandas as pd
+    import statsmodels.api as sm
+
+    if level not in ("episode", "slot"):
+        raise ValueError(f"fit_factor_model: level must be 'episode' or 'slot'; got {level!r}.")
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"fit_factor_model: df must be a DataFrame; got {type(df).__name__}.")
+    missing = [c for c in (outcome, cluster, *factors) if c not in df.columns]
+    if missing:
+        raise ValueError(f"fit_factor_model: missing column(s) {missing}; have {list(df.columns)}")
+    y = df[outcome].astype(float).to_numpy()
+    if not np.isin(y, (0.0, 1.0)).all():
+        raise ValueError(f"fit_factor_model: {outcome!r} must be 0/1.")
+    if y.min() == y.max():
+        raise ValueError(f"fit_factor_model: {outcome!r} is constant ({y[0]:g}); nothing to fit.")
+    columns = {"intercept": np.ones(len(df))}
+    for factor in factors:
+        values = df[factor].astype(str).to_numpy()
+        ref = REFERENCE.get(factor, sorted(set(values))[0])
+        for lvl in sorted(set(values) - {ref}):
+            columns[f"{factor}[{lvl}]"] = (values == lvl).astype(float)
+    X = pd.DataFrame(columns)
+    groups = pd.factorize(df[cluster])[0]
+    try:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # separation / non-convergence must not pass silently
+            fit = sm.Logit(y, X).fit(
+                disp=0, cov_type="cluster", cov_kwds={"groups": groups}, maxiter=100
+            )
+    except Exception as err:  # statsmodels raises several types for separation
+        raise ValueError(f"fit_factor_model: the Logit has no finite fit ({err}).") from None
+    ci = fit.conf_int(0.05)
+    names = list(X.columns)
+    return FactorModel(
+        params={n: float(fit.params[n]) for n in names},
+        bse={n: float(fit.bse[n]) for n in names},
+        conf_int={n: (float(ci.loc[n, 0]), float(ci.loc[n, 1])) for n in names},
+        level=level,
+        nobs=int(fit.nobs),
+        n_clusters=int(groups.max() + 1),
+        converged=bool(fit.mle_retvals.get("converged", True)),
+    )
+
+
+def load_human_baseline(path: str | Path) -> pd.DataFrame:
+    """Read human-baseline records (CSV or JSONL) with the columns of :data:`HUMAN_COLUMNS`."""
+    import pandas as pd
+
+    path = Path(path)
+    if path.suffix == ".csv":
+        df = pd.read_csv(path)
+    elif path.suffix in (".jsonl", ".json"):
+        df = pd.read_json(path, lines=path.suffix == ".jsonl")
+    else:
+        raise ValueError(f"load_human_baseline: {path.name} must be .csv or .jsonl.")
+    missing = [c for c in HUMAN_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"load_human_baseline: missing column(s) {missing} in {path.name}.")
+    for col in ("violation", "completed"):
+        if not df[col].isin([0, 1, True, False]).all():
+            raise ValueError(f"load_human_baseline: column {col!r} must be 0/1.")
+        df[col] = df[col].astype(int)
+    for col, allowed in (("intent", INTENTS), ("pressure", PRESSURES)):
+        bad = sorted(set(df[col].astype(str)) - set(allowed))
+        if bad:
+            raise ValueError(
+                f"load_human_baseline: column {col!r} has unknown levels {bad}; "
+                f"allowed: {list(allowed)}"
+            )
+    return df
+
+
+def compare_to_human(
+    agent_df: pd.DataFrame,
+    human_df: pd.DataFrame,
+    metric: str = "violation",
+    by: Sequence[str] = (),
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """Agent vs human rate of ``metric`` per agent (and per ``by`` group).
+
+    Returns one row per (agent, group): both rates and counts, the Newcombe interval of
+    ``agent - human``, the test used (``"fisher"`` when any cell of the 2×2 table is below 5, else
+    ``"z"``) and its two-sided p-value.
+    """
+    import pandas as pd
+    from scipy.stats import fisher_exact
+    from statsmodels.stats.proportion import proportions_ztest
+
+    by = list(by)
+    for name, frame in (("agent_df", agent_df), ("human_df", human_df)):
+        missing = [c for c in (metric, *by) if c not in frame.columns]
+        if missing:
+            raise ValueError(f"compare_to_human: {name} lacks column(s) {missing}.")
+    if "agent" not in agent_df.columns:
+        raise ValueError("compare_to_human: agent_df needs an 'agent' column.")
+    rows = []
+    human_groups = dict(list(human_df.groupby(by))) if by else {(): human_df}
+    for key, group in agent_df.groupby(["agent", *by]):
+        key = key if isinstance(key, tuple) else (key,)
+        human = human_groups.get(tuple(key[1:]))
+        if human is None or human.empty:
+            continue
+        k1, n1 = int(group[metric].sum()), len(group)
+        k2, n2 = int(human[metric].sum()), len(human)
+        d, low, high = newcombe_diff_ci(k1, n1, k2, n2, alpha)
+        table = [[k1, n1 - k1], [k2, n2 - k2]]
+        if min(min(r) for r in table) < 5:
+            test, p = "fisher", float(fisher_exact(table)[1])
+        elif k1 + k2 in (0, n1 + n2):
+            test, p = "z", 1.0
+        else:
+            test, p = "z", float(proportions_ztest([k1, k2], [n1, n2])[1])
+        rows.append(
+            {
+                "agent": key[0],
+                **dict(zip(by, key[1:], strict=True)),
+                "agent_rate": k1 / n1,
+                "agent_n": n1,
+                "human_rate": k2 / n2,
+                "human_n": n2,
+                "diff": d,
+                "diff_low": low,
+                "diff_high": high,
+                "test": test,
+                "p_value": p,
+            }
+        )
+    return pd.DataFrame(rows)
