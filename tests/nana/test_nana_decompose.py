@@ -115,3 +115,10 @@ def test_decompose_model_covers_every_layer_and_side():
     units = decompose_model(ad)
     assert sorted(units) == [(i, s) for i in range(3) for s in ("in", "out")]
     assert all(u.layer == k[0] and u.side == k[1] for k, u in units.items())
+
+
+def test_decompose_model_with_data_signs_matches_per_layer_calls(adapter, tokens):
+    units = decompose_model(adapter, ("out",), sign="data", ref_tokens=tokens)
+    for layer in range(adapter.n_layers):
+        one = decompose_mlp(adapter, layer, "out", sign="data", ref_tokens=tokens)
+        assert torch.equal(units[(layer, "out")].effectors, one.effectors)

@@ -29,7 +29,7 @@ import torch
 from icml26.core import check_one_of, check_positive_int
 
 if TYPE_CHECKING:
-    from icml26.nana.models import MLPModelAdapter
+    from icml26.nana.models import ActivationCache, MLPModelAdapter
 
 __all__ = ["SIDES", "DEUSet", "decompose_mlp", "decompose_model", "deu_set_from_matrix"]
 
@@ -173,6 +173,8 @@ def decompose_mlp(
     dtype: torch.dtype = torch.float64,
     sign: str = "vocab",
     ref_tokens: torch.Tensor | None = None,
+    *,
+    cache: ActivationCache | None = None,
 ) -> DEUSet:
     """The Detector-Effector Units of one MLP matrix.
 
@@ -190,6 +192,8 @@ def decompose_mlp(
         ``"vocab"`` (no data) or ``"data"`` (needs ``ref_tokens``), see the module doc.
     ref_tokens
         ``(T,)`` or ``(batch, T)`` ids whose mean coefficient sets the signs (``sign="data"``).
+    cache
+        A cache of ``ref_tokens`` (saves the forward pass when decomposing many layers).
 
     Returns
     -------
@@ -230,7 +234,7 @@ def decompose_mlp(
     signs = _vocab_signs(deus, adapter)
     if sign == "data":
         tokens = adapter.check_tokens(ref_tokens, owner)
-        cache = adapter.run_with_cache(tokens)
+        cache = cache or adapter.run_with_cache(tokens)
         inputs = cache.acts[layer] if side == "out" else cache.normed[layer]
         mean_alpha = deus.coefficients(inputs).reshape(-1, deus.rank).mean(0)  # (r,)
         signs = torch.where(mean_alpha > 0, 1.0, torch.where(mean_alpha < 0, -1.0, signs))
@@ -263,8 +267,11 @@ def decompose_model(
         )
     for side in sides:
         check_one_of("side", side, SIDES, owner="decompose_model")
+    cache = (
+        adapter.run_with_cache(ref_tokens) if sign == "data" and ref_tokens is not None else None
+    )
     return {
-        (layer, side): decompose_mlp(adapter, layer, side, dtype, sign, ref_tokens)
+        (layer, side): decompose_mlp(adapter, layer, side, dtype, sign, ref_tokens, cache=cache)
         for layer in range(adapter.n_layers)
         for side in sides
     }
