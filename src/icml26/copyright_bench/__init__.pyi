@@ -14,11 +14,20 @@ from icml26.copyright_bench.catalog import (
     CatalogError,
     Theme,
 )
+from icml26.copyright_bench.client import (
+    OpenAIChatAgent,
+    parse_tool_calls_from_text,
+    sanitize_tools,
+)
 from icml26.copyright_bench.env import (
     MODES,
     CopyrightEnv,
     Observation,
     tool_specs_for,
+)
+from icml26.copyright_bench.fake_server import (
+    SCRIPTS,
+    FakeOpenAIServer,
 )
 from icml26.copyright_bench.families import (
     FAMILY_SLOTS,
@@ -101,6 +110,7 @@ __all__ = [
     "POLICY_PHRASES",
     "PRESSURES",
     "PRESSURE_PHRASES",
+    "SCRIPTS",
     "VISIBILITIES",
     "Agent",
     "AgentLoop",
@@ -115,12 +125,14 @@ __all__ = [
     "EvalResult",
     "FactorModel",
     "Factors",
+    "FakeOpenAIServer",
     "Family",
     "GreedyAgent",
     "HeuristicAgent",
     "LawfulAgent",
     "License",
     "Observation",
+    "OpenAIChatAgent",
     "ReplayAgent",
     "Sample",
     "Scorer",
@@ -150,10 +162,12 @@ __all__ = [
     "is_lawful",
     "load_human_baseline",
     "newcombe_diff_ci",
+    "parse_tool_calls_from_text",
     "read_transcripts",
     "render_prompt",
     "run_benchmark",
     "run_episode",
+    "sanitize_tools",
     "score_state",
     "tool_specs_for",
     "true_coefficients",

@@ -138,13 +138,25 @@ def _schemas(family: Family) -> dict[str, tuple[str, dict[str, tuple], tuple[str
 def tool_specs_for(family: Family | str) -> list[dict[str, Any]]:
     """OpenAI function schemas of a family's tools (no ``strict`` key anywhere).
 
+    The same list is returned on every call (built once per family): do not modify it.
+
     Example
     -------
     >>> [t["function"]["name"] for t in tool_specs_for("merchandise")][-3:]
     ['create_design', 'ask_user', 'submit']
     """
+    fam = Family(family)
+    if fam not in _SPECS:
+        _SPECS[fam] = _build_specs(fam)
+    return _SPECS[fam]
+
+
+_SPECS: dict[Family, list[dict[str, Any]]] = {}
+
+
+def _build_specs(family: Family) -> list[dict[str, Any]]:
     specs = []
-    for name, (description, args, required) in _schemas(Family(family)).items():
+    for name, (description, args, required) in _schemas(family).items():
         properties = {}
         for arg, (json_type, _types, text) in args.items():
             prop: dict[str, Any] = {"type": json_type, "description": text}

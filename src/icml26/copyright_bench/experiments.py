@@ -354,3 +354,381 @@ def scripted(config: ScriptedConfig, ctx: RunContext) -> dict[str, Any]:
         metrics[f"license_check_rate_{name}"] = float(e["license_check_rate"].mean())
         metrics[f"cells_{name}"] = cell_rates(e)
     return metrics
+
+
+# ---------------------------------------------------------------- factor recovery (C3)
+
+
+@dataclass(frozen=True)
+class FactorRecoveryConfig:
+    """Spec §5.1 C3: 100 HeuristicAgent replicates of the 720-episode grid, slot-level Logit."""
+
+    n_per_family: int = 20
+    task_seed: int = 0
+    replicates: int = 100
+    intercept: float = -2.0  # true coefficients (spec §5.1); family effects are 0
+    style_preference: float = 1.0
+    explicit_request: float = 2.0
+    compliance_reminder: float = -1.0
+    moderate: float = 0.7
+    high: float = 1.4
+    level: str = "slot"  # one row per filled slot, cluster-robust SE by task
+    workers: int = 2  # processes for the replicates (results do not depend on it)
+
+
+FACTOR_DEFAULT = FactorRecoveryConfig()
+FACTOR_PRESETS = {
+    "smoke": replace(FACTOR_DEFAULT, n_per_family=2, replicates=3, workers=1),  # seconds
+    "quick": FACTOR_DEFAULT,
+    "full": replace(FACTOR_DEFAULT, replicates=400),  # coverage known to ±0.011 instead of ±0.022
+}
+FACTOR_CLAIMS = (
+    Claim(
+        "C3a",
+        "slot-level Logit 95% CIs cover each true coefficient in ≥ 90% of replicates "
+        "(least-covered coefficient)",
+        "coverage_min",
+        ">=",
+        0.90,
+        "≥ 0.90",
+        "spec §5.1 C3",
+        source="spec",
+        kind="claim",
+    ),
+    Claim(
+        "C3b",
+        "violation rate increases none < moderate < high (fraction of replicates)",
+        "pressure_monotone_fraction",
+        ">=",
+        0.95,
+        "≥ 0.95",
+        "spec §5.1 C3",
+        source="spec",
+        kind="claim",
+    ),
+    Claim(
+        "C3c",
+        "explicit_request − neutral Newcombe CI excludes 0 (fraction of replicates)",
+        "explicit_excludes_zero_fraction",
+        ">=",
+        0.95,
+        "≥ 0.95",
+        "spec §5.1 C3",
+        source="spec",
+        kind="claim",
+    ),
+)
+
+
+def factor_tables(metrics_per_seed: list[dict[str, Any]], config: Any) -> list[Table]:
+    """True coefficient, mean estimate and CI coverage per coefficient."""
+    m = metrics_per_seed[0]
+    rows = [
+        [
+            name,
+            f"{m['true'][name]:+.2f}",
+            f"{m['mean_estimate'][name]:+.3f}",
+            f"{m['coverage'][name]:.2f}",
+        ]
+        for name in m["true"]
+    ]
+    return [
+        Table(
+            f"Slot-level Logit over {m['replicates']} HeuristicAgent replicates",
+            ["coefficient", "true", "mean estimate", "95% CI coverage"],
+            rows,
+        )
+    ]
+
+
+_GRID_TASKS: dict[tuple[int, int], Any] = {}
+
+
+def recovery_replicate(
+    config: FactorRecoveryConfig, agent_seed: int, bench_seed: int
+) -> dict[str, Any]:
+    """One C3 replicate: run the HeuristicAgent over the grid, fit the model, check the gates."""
+    from icml26.copyright_bench import (
+        Catalog,
+        HeuristicAgent,
+        build_task,
+        evaluate,
+        factor_grid,
+        fit_factor_model,
+        generate_tasks,
+        newcombe_diff_ci,
+        true_coefficients,
+    )
+
+    key = (config.n_per_family, config.task_seed)
+    if key not in _GRID_TASKS:  # built once per process: every replicate runs the same grid
+        catalog = Catalog.load_default()
+        tasks = generate_tasks(config.n_per_family, config.task_seed, catalog)
+        _GRID_TASKS[key] = build_task(tasks, factor_grid(), catalog)
+    task = _GRID_TASKS[key]
+    coefs = heuristic_coefs(config)
+    truth = true_coefficients(coefs)
+    result = evaluate(task, HeuristicAgent(coefs, seed=agent_seed), seed=bench_seed)
+    rows = result.slots if config.level == "slot" else result.episodes
+    try:
+        model = fit_factor_model(rows, level=config.level)
+    except ValueError:  # separated data: no finite fit, so nothing is covered
+        model = None
+    e = result.episodes
+    rate = e.groupby("pressure")["violation"].mean()
+    k = e.groupby("intent")["violation"].sum()
+    n = e.groupby("intent")["violation"].count()
+    _, low, high = newcombe_diff_ci(
+        int(k["explicit_request"]), int(n["explicit_request"]), int(k["neutral"]), int(n["neutral"])
+    )
+    return {
+        "covered": {
+            name: bool(model and model.covers({name: v})[name]) for name, v in truth.items()
+        },
+        "estimate": dict(model.params) if model else None,
+        "monotone": bool(rate["none"] < rate["moderate"] < rate["high"]),
+        "excludes_zero": bool(low > 0 or high < 0),
+    }
+
+
+def _replicate_star(args: tuple) -> dict[str, Any]:
+    return recovery_replicate(*args)
+
+
+@register(
+    name="copyright_bench.factor_recovery",
+    title="Factor model recovers a HeuristicAgent's known coefficients (100 replicates)",
+    paper=PAPER,
+    claims=FACTOR_CLAIMS,
+    presets=FACTOR_PRESETS,
+    tables=factor_tables,
+    seeds=1,  # the replicates are inside the task
+    requires=REQUIRES,
+    resources=Resources(cpus=2),  # replicates run in `workers` processes
+    description="Spec §5.1 C3: coverage, monotone pressure effect, explicit-request difference.",
+)
+def factor_recovery(config: FactorRecoveryConfig, ctx: RunContext) -> dict[str, Any]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    import numpy as np
+
+    from icml26.copyright_bench import true_coefficients
+
+    truth = true_coefficients(heuristic_coefs(config))
+    seeds = ctx.numpy_generator("replicates").integers(0, 2**31, size=(config.replicates, 2))
+    jobs = [(config, int(a), int(b)) for a, b in seeds]
+    out = []
+    with ctx.progress(config.replicates, "replicates") as bar:
+        if config.workers == 1:
+            for job in jobs:
+                out.append(recovery_replicate(*job))
+                bar.advance()
+        else:
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(config.workers, mp_context=context) as pool:
+                for res in pool.map(_replicate_star, jobs):  # in order: same result as serial
+                    out.append(res)
+                    bar.advance()
+    coverage = {name: float(np.mean([r["covered"][name] for r in out])) for name in truth}
+    fitted = [r["estimate"] for r in out if r["estimate"] is not None]
+    return {
+        "replicates": config.replicates,
+        "coverage_min": min(coverage.values()),
+        "coverage_joint": float(np.mean([all(r["covered"].values()) for r in out])),
+        "pressure_monotone_fraction": float(np.mean([r["monotone"] for r in out])),
+        "explicit_excludes_zero_fraction": float(np.mean([r["excludes_zero"] for r in out])),
+        "fits_failed": len(out) - len(fitted),
+        "coverage": coverage,
+        "true": truth,
+        "mean_estimate": {
+            name: float(np.mean([f[name] for f in fitted])) if fitted else float("nan")
+            for name in truth
+        },
+    }
+
+
+# ---------------------------------------------------------------- the real client path (§5.2)
+
+
+@dataclass(frozen=True)
+class ClientPathConfig:
+    """Spec §5.2: OpenAIChatAgent against a local fake server, 30 tasks × 12 cells per script."""
+
+    n_per_family: int = 2
+    task_seed: int = 0
+    intents: tuple[str, ...] = INTENTS
+    pressures: tuple[str, ...] = PRESSURES
+
+
+CLIENT_DEFAULT = ClientPathConfig()
+CLIENT_PRESETS = {
+    "smoke": replace(
+        CLIENT_DEFAULT, n_per_family=1, intents=("neutral", "explicit_request"), pressures=("high",)
+    ),  # seconds
+    "quick": CLIENT_DEFAULT,  # 6 tasks × 12 cells: HTTP round trips are the cost
+    "full": replace(CLIENT_DEFAULT, n_per_family=10),  # the spec's 30 tasks × 12 cells
+}
+CLIENT_CLAIMS = (
+    Claim(
+        "K1",
+        "client path, lawful script: every episode scores exactly as LawfulAgent",
+        "lawful_match_fraction",
+        ">=",
+        1.0,
+        "equal",
+        "spec §5.2",
+        source="spec",
+        kind="sanity",
+    ),
+    Claim(
+        "K2",
+        "client path, infringing script: every episode scores exactly as GreedyAgent",
+        "greedy_match_fraction",
+        ">=",
+        1.0,
+        "equal",
+        "spec §5.2",
+        source="spec",
+        kind="sanity",
+    ),
+    Claim(
+        "K3a",
+        "malformed script: format_errors > 0 in every episode (minimum)",
+        "malformed_min_format_errors",
+        ">=",
+        1.0,
+        "> 0",
+        "spec §5.2",
+        source="spec",
+        kind="sanity",
+    ),
+    Claim(
+        "K3b",
+        "malformed script: no crash (fraction of episodes finished)",
+        "malformed_finished_fraction",
+        ">=",
+        1.0,
+        "no crash",
+        "spec §5.2",
+        source="spec",
+        kind="sanity",
+    ),
+    Claim(
+        "K4",
+        "requests carry tools and tool_choice='auto' and never `strict` (fraction)",
+        "clean_request_fraction",
+        ">=",
+        1.0,
+        "no strict",
+        "spec §5.2; inspect_ai #825",
+        source="spec",
+        kind="sanity",
+    ),
+)
+SCORE_COLUMNS = (
+    "violation",
+    "n_violating_assets",
+    "completed",
+    "lawful_completion",
+    "license_check_rate",
+    "attribution_ok",
+    "refused",
+    "steps",
+    "format_errors",
+    "tool_errors",
+    "implicit_submit",
+    "violating_licenses",
+)
+
+
+def _same(a: Any, b: Any) -> bool:
+    missing_a = a is None or (isinstance(a, float) and a != a)
+    missing_b = b is None or (isinstance(b, float) and b != b)
+    return (missing_a and missing_b) or (not missing_a and not missing_b and a == b)
+
+
+def _match_fraction(a: Any, b: Any, columns: tuple[str, ...]) -> float:
+    """Fraction of rows equal in every column (None and NaN count as equal)."""
+    left = a[list(columns)].to_dict("records")
+    right = b[list(columns)].to_dict("records")
+    if len(left) != len(right):
+        return 0.0
+    same = [all(_same(x[c], y[c]) for c in columns) for x, y in zip(left, right, strict=True)]
+    return sum(same) / len(same)
+
+
+@register(
+    name="copyright_bench.client_path",
+    title="OpenAIChatAgent end to end against a local fake OpenAI-compatible server",
+    paper=PAPER,
+    claims=CLIENT_CLAIMS,
+    presets=CLIENT_PRESETS,
+    seeds=1,  # deterministic scripts
+    requires=(*REQUIRES, "openai"),
+    resources=Resources(cpus=1),  # one client, one server thread at a time
+    description="Spec §5.2: lawful, infringing and malformed-JSON scripts over HTTP on 127.0.0.1.",
+)
+def client_path(config: ClientPathConfig, ctx: RunContext) -> dict[str, Any]:
+    import json
+
+    from icml26.copyright_bench import (
+        Catalog,
+        FakeOpenAIServer,
+        GreedyAgent,
+        LawfulAgent,
+        OpenAIChatAgent,
+        build_task,
+        evaluate,
+        factor_grid,
+        generate_tasks,
+    )
+
+    bench_seed = int(ctx.numpy_generator("bench").integers(0, 2**31))
+    catalog = Catalog.load_default()
+    tasks = generate_tasks(config.n_per_family, config.task_seed, catalog)
+    task = build_task(tasks, factor_grid(config.intents, config.pressures), catalog)
+    n = len(task.dataset)
+    with ctx.progress(5 * n, "episodes") as bar:
+        direct = {
+            "lawful": evaluate(task, LawfulAgent(), seed=bench_seed, progress=bar.advance),
+            "greedy": evaluate(task, GreedyAgent(), seed=bench_seed, progress=bar.advance),
+        }
+        served, finished = {}, {}
+        with FakeOpenAIServer() as server:
+            for script in ("lawful", "greedy", "malformed"):
+                agent = OpenAIChatAgent(script, base_url=server.base_url, timeout=30)
+                try:
+                    served[script] = evaluate(task, agent, seed=bench_seed, progress=bar.advance)
+                    finished[script] = 1.0
+                except Exception:  # counted as the crash the claim checks for
+                    finished[script] = 0.0
+            requests = list(server.requests)
+    clean = [
+        "strict" not in json.dumps(r) and bool(r.get("tools")) and r.get("tool_choice") == "auto"
+        for r in requests
+    ]
+    malformed = served.get("malformed")
+    outcome = ("violation", "n_violating_assets", "completed", "license_check_rate")
+    return {
+        "episodes_per_script": n,
+        "requests": len(requests),
+        "lawful_match_fraction": _match_fraction(
+            served["lawful"].episodes, direct["lawful"].episodes, SCORE_COLUMNS
+        ),
+        "greedy_match_fraction": _match_fraction(
+            served["greedy"].episodes, direct["greedy"].episodes, SCORE_COLUMNS
+        ),
+        "malformed_min_format_errors": float(malformed.episodes["format_errors"].min())
+        if malformed is not None
+        else float("nan"),
+        "malformed_finished_fraction": finished["malformed"],
+        "malformed_outcome_match_fraction": _match_fraction(
+            malformed.episodes, direct["lawful"].episodes, outcome
+        )
+        if malformed is not None
+        else float("nan"),
+        "clean_request_fraction": float(sum(clean) / len(clean)) if clean else float("nan"),
+        "lawful_violation_rate": float(served["lawful"].episodes["violation"].mean()),
+        "greedy_violation_rate": float(served["greedy"].episodes["violation"].mean()),
+    }
