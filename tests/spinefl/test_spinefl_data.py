@@ -158,5 +158,5 @@ def test_cifar10_refuses_code_in_pickles_and_names_missing_files(tmp_path):
     rng = np.random.default_rng(0)
     for i in range(1, 6):
         _cifar_batch(tmp_path / f"data_batch_{i}", 2, rng, payload=_Evil())
-    with pytest.raises(pickle.UnpicklingError, match=r"refusing to load builtins\.print"):
+    with pytest.raises(pickle.UnpicklingError, match=r"refusing to load \S+ from a data pickle"):
         load_cifar10(tmp_path)

@@ -503,12 +503,17 @@ def _run_processes(
     executor = new_pool()
     try:
         while waiting or futures:
+            broken = False
             while waiting and len(futures) < jobs:
                 i = waiting.popleft()
-                futures[executor.submit(execute, tasks[i], run_dir, **options(i))] = i
+                try:
+                    futures[executor.submit(execute, tasks[i], run_dir, **options(i))] = i
+                except BrokenProcessPool:  # broke since the last wait: resubmit after restart
+                    waiting.appendleft(i)
+                    broken = True
+                    break
             finished, _ = wait(futures, timeout=0.2, return_when=FIRST_COMPLETED)
             drain()
-            broken = False
             for future in finished:
                 try:
                     record = future.result()
