@@ -17,6 +17,7 @@ from icml26.cvar_rl import (
     exact_cvar,
     risk_neutral_vi,
     risky_chain,
+    step_size,
 )
 
 
@@ -154,6 +155,17 @@ def test_value_and_policy_arrays_are_checked():
         AugmentedGreedyPolicy(np.zeros((6, 11)), grid, 0.9, 0.0)
     with pytest.raises(ValueError, match=r"Q must have shape \(S, 11, A\)"):
         AugmentedGreedyPolicy(np.zeros((6, 10, 2)), grid, 0.9, 0.0)
+    with pytest.raises(ValueError, match=r"Q_mean must have the shape of Q \(6, 11, 2\)"):
+        AugmentedGreedyPolicy(np.zeros((6, 11, 2)), grid, 0.9, 0.0, Q_mean=np.zeros((6, 11, 3)))
+    with pytest.raises(ValueError, match="AugmentedGreedyPolicy: tie_tol must be"):
+        AugmentedGreedyPolicy(np.zeros((6, 11, 2)), grid, 0.9, 0.0, tie_tol=-1.0)
+    sol = augmented_value_iteration(mdp, grid)
+    with pytest.raises(ValueError, match=r"AugmentedSolution.cvar: state must be in \[0, 6\)"):
+        sol.cvar(0.5, state=6)
+    with pytest.raises(ValueError, match="cvar_q_learning: tie_tol must be"):
+        cvar_q_learning(mdp, grid, 0.9, 10, tie_tol=-1.0)
+    with pytest.raises(ValueError, match="step_size: schedule must be one of"):
+        step_size(3, "adam")
     with pytest.raises(ValueError, match="MarkovPolicy: actions must be 1-D"):
         MarkovPolicy([[0, 1]])
     with pytest.raises(ValueError, match="y_grid must be increasing"):

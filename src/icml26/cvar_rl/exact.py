@@ -171,6 +171,13 @@ def _enumerate(mdp: TabularMDP, horizon: int, markov: bool) -> tuple[np.ndarray,
     return np.array([path[3] for path in paths]), probs
 
 
+def _policy_cvars(returns: np.ndarray, probs: np.ndarray, alpha: float) -> np.ndarray:
+    """CVaR_alpha of each policy's return law (one row of ``probs`` per policy), (n_policies,)."""
+    order = np.argsort(returns, kind="stable")
+    F = np.minimum(np.cumsum(probs[:, order], axis=1), alpha)  # (n_policies, n_paths)
+    return np.diff(F, axis=1, prepend=0.0) @ returns[order] / alpha
+
+
 def brute_force_static_cvar(
     mdp: TabularMDP, alpha: float, horizon: int, *, markov: bool = False
 ) -> tuple[float, int]:
@@ -209,11 +216,7 @@ def brute_force_static_cvar(
     )
     horizon = check_positive_int("horizon", horizon, owner="brute_force_static_cvar")
     returns, probs = _enumerate(mdp, horizon, markov)
-    order = np.argsort(returns, kind="stable")
-    F = np.minimum(np.cumsum(probs[:, order], axis=1), alpha)  # (n_policies, n_paths)
-    mass = np.diff(F, axis=1, prepend=0.0)
-    cvars = mass @ returns[order] / alpha
-    return float(cvars.max()), probs.shape[0]
+    return float(_policy_cvars(returns, probs, alpha).max()), probs.shape[0]
 
 
 def brute_force_cvar_then_mean(
@@ -256,10 +259,7 @@ def brute_force_cvar_then_mean(
     horizon = check_positive_int("horizon", horizon, owner=owner)
     tol = check_in_interval("tol", tol, low=0.0, owner=owner)
     returns, probs = _enumerate(mdp, horizon, False)
-    order = np.argsort(returns, kind="stable")
-    F = np.minimum(np.cumsum(probs[:, order], axis=1), alpha)  # (n_policies, n_paths)
-    cvars = np.diff(F, axis=1, prepend=0.0) @ returns[order] / alpha
-    means = probs @ returns
+    cvars, means = _policy_cvars(returns, probs, alpha), probs @ returns
     best = float(cvars.max())
     return best, float(means[cvars >= best - tol].max())
 

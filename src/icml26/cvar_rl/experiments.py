@@ -169,7 +169,9 @@ def risky_tables(metrics: list[dict[str, Any]], config: RiskyChainConfig) -> lis
     claims=RISKY_CLAIMS,
     presets=RISKY_PRESETS,
     tables=risky_tables,
-    seeds=1,  # exact computations; one Q-learning run as in the spec
+    # Q-learning is the only random part: its gap to VI at 20k steps spans 0.03-0.21 over seeds
+    # (Monte-Carlo noise of the risky action, SD 3.6 per draw), so one seed's verdict is luck.
+    seeds=3,
     requires=REQUIRES,
     resources=RESOURCES,
 )

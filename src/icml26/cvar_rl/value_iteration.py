@@ -171,10 +171,12 @@ class AugmentedSolution:
         >>> print(augmented_value_iteration(mdp, grid).cvar(0.5))
         0.972 ± 0.575 at b* = 2.5
         """
-        alpha = check_in_interval(
-            "alpha", alpha, low=0.0, high=1.0, closed="right", owner="AugmentedSolution.cvar"
-        )
-        s = self.s0 if state is None else state
+        owner = "AugmentedSolution.cvar"
+        alpha = check_in_interval("alpha", alpha, low=0.0, high=1.0, closed="right", owner=owner)
+        n_states = self.V.shape[0]
+        s = self.s0 if state is None else check_positive_int("state", state, minimum=0, owner=owner)
+        if s >= n_states:
+            raise ValueError(f"{owner}: state must be in [0, {n_states}); got {s!r}.")
         b = self.grid.nodes
         objective = b - (np.maximum(b, 0.0) - self.V[s]) / alpha
         near_best = objective >= objective.max() - self.tie_tol / alpha
