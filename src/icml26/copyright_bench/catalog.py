@@ -293,7 +293,14 @@ class Catalog:
             raise ValueError(f"kind must be one of {', '.join(KINDS)} or None; got {kind!r}.")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ValueError(f"k must be an integer >= 1; got {k!r}.")
-        pool = self.assets if among is None else [self._by_id[i] for i in among]
+        if among is None:
+            pool = self.assets
+        else:
+            among = list(among)
+            unknown = [i for i in among if i not in self._by_id]
+            if unknown:
+                raise ValueError(f"among names asset ids not in the catalog: {unknown[:3]}")
+            pool = [self._by_id[i] for i in among]
         q = tokens(query)
         scored = []
         for index, asset in enumerate(pool):
