@@ -235,6 +235,22 @@ def scripted_tables(metrics_per_seed: list[dict[str, Any]], config: Any) -> list
             note="Scripted agents with known ground truth; not the paper's models.",
         ),
         Table(
+            "Agents vs the simulated human (p_check = 0.9): violation rate",
+            ["agent", "agent rate", "human rate", "difference [Newcombe 95% CI]", "test", "p"],
+            [
+                [
+                    r[0],
+                    f"{r[1]:.3f}",
+                    f"{r[2]:.3f}",
+                    f"{r[3]:+.3f} [{r[4]:+.3f}, {r[5]:+.3f}]",
+                    r[6],
+                    f"{r[7]:.2g}",
+                ]
+                for r in m["vs_simulated_human"]
+            ],
+            note="A scripted stand-in for the paper's human baseline, not human data.",
+        ),
+        Table(
             "The paper's claims (abstract only, no numbers)",
             ["#", "claim", "status"],
             [[i, text, "not measurable offline (needs real models)"] for i, text in QUALITATIVE],
@@ -281,6 +297,7 @@ def scripted_plot(metrics_per_seed: list[dict[str, Any]], config: Any) -> dict[s
     description="Spec §5.1 C1, C2, C4, C5 with Lawful, Greedy, Heuristic and SimulatedHuman.",
 )
 def scripted(config: ScriptedConfig, ctx: RunContext) -> dict[str, Any]:
+    import pandas as pd
     from statsmodels.stats.proportion import proportion_confint
 
     from icml26.copyright_bench import (
@@ -291,6 +308,7 @@ def scripted(config: ScriptedConfig, ctx: RunContext) -> dict[str, Any]:
         LawfulAgent,
         SimulatedHuman,
         build_task,
+        compare_to_human,
         evaluate,
         factor_grid,
         generate_tasks,
@@ -348,6 +366,21 @@ def scripted(config: ScriptedConfig, ctx: RunContext) -> dict[str, Any]:
         "wilson_vs_statsmodels": wilson_gap,
         "pool_invariant_fraction": sum(invariant) / len(invariant),
     }
+    agents_df = pd.concat([results[a].episodes for a in AGENTS if a != "SimulatedHuman"])
+    human = compare_to_human(agents_df, results["SimulatedHuman"].episodes)
+    metrics["vs_simulated_human"] = [
+        [
+            r["agent"],
+            r["agent_rate"],
+            r["human_rate"],
+            r["diff"],
+            r["diff_low"],
+            r["diff_high"],
+            r["test"],
+            r["p_value"],
+        ]
+        for r in human.to_dict("records")
+    ]
     for name, res in results.items():
         e = res.episodes
         metrics[f"violation_rate_{name}"] = float(e["violation"].mean())
