@@ -57,7 +57,7 @@ def parameter_efficiency(steps: int, widths: list[int], hybrid_d: int) -> None:
             acc = evaluate(model, task, n=1000, seed=2)[task.L][0]
             rows.append((pattern, d, count_params(model), acc, seconds / steps))
     hybrid = rows[0]
-    print(f"\n1. MQAR(L=32, n_kv=4), {steps} steps, lr 3e-3, batch 64")
+    print(f"\n1. MQAR(L=32, n_kv=4), {steps} steps, lr 3e-3, batch 64", flush=True)
     print(f"{'pattern':8} {'d':>4} {'params':>8} {'× hybrid':>9} {'token acc':>10} {'s/step':>8}")
     for pattern, d, params, acc, per_step in rows:
         ratio = params / hybrid[2]
@@ -119,7 +119,7 @@ def scans(lengths: list[int]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--steps", type=int, default=600)  # the smoke budget: SA reaches 0.99
     parser.add_argument("--widths", default="16,32,64")
     parser.add_argument("--hybrid-d", type=int, default=32)
     parser.add_argument("--lengths", default="256,1024,4096")
