@@ -9,7 +9,7 @@ satisfies the Robbins–Monro conditions (sum lr_n = inf, sum lr_n^2 < inf), so 
 stochastic-approximation theorem (Tsitsiklis 1994) gives Q -> the projected fixed point of grid
 value iteration almost surely when every (s, a) is visited infinitely often (the projected
 operator is a gamma-contraction and the sampled targets are bounded). Unlike 1 / n, whose error
-decays like n^-(1 - gamma), it forgets its first ~1 / (1 - gamma) targets geometrically and has
+decays like n^-(1 - gamma) (Szepesvari 1997), it forgets its first ~1 / (1 - gamma) targets and has
 near-optimal sample complexity (Wainwright 2019; Li et al. 2021, "Is Q-learning minimax
 optimal?"). Deviation from the spec: its default ``poly`` schedule had a floor lr >= 0.05, which
 violates sum lr^2 < inf; ``poly`` is kept with the floor off by default.
