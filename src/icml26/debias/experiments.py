@@ -95,7 +95,7 @@ def closed_forms(config: ClosedFormsConfig, ctx: RunContext) -> dict[str, Any]:
         antithetic = x[:, None] + torch.cat([delta, -delta], dim=1)  # (n, 2K, d_in)
         lin_rep = module_bias(lin, "0", x, antithetic)
         mu = torch.full((c.d_in,), 0.5, dtype=torch.float64)
-        shifted = module_bias(lin, "0", x, x[:, None] + delta + mu)
+        shifted = module_bias(lin, "0", x, antithetic + mu)  # bias W mu exactly
         decomp = (shifted.bias**2).sum(1) + shifted.fluct_var
         bar.advance()
 
