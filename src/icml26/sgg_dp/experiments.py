@@ -218,16 +218,16 @@ class CompositionConfig:
     std: float = 2.0
     eps: float = 1.0
     counts: tuple[int, ...] = (1, 4, 16)
-    M: int = 1000
-    n_panels: int = 200
+    M: int = 65536  # direction-table cells: the snapping cost is far below the loss grid step
+    n_panels: int = 40
     value_discretization_interval: float = 1e-3
 
 
 COMPOSITION = CompositionConfig()
 COMPOSITION_PRESETS = {
-    "smoke": replace(COMPOSITION, counts=(1, 4), M=200, n_panels=50),  # seconds
+    "smoke": replace(COMPOSITION, counts=(1, 4), M=4096, n_panels=10),  # seconds
     "quick": COMPOSITION,
-    "full": replace(COMPOSITION, counts=(1, 2, 4, 8, 16, 32, 64), M=4000),
+    "full": replace(COMPOSITION, counts=(1, 2, 4, 8, 16, 32, 64)),
 }
 
 
@@ -379,7 +379,7 @@ class TableConfig:
     target_delta: float = 1e-5
     mc_samples: int = 1_000_000
     mc_deltas: tuple[float, ...] = (0.1, 0.01)
-    M: int = 4000
+    M: int = 65536
     value_discretization_interval: float = 1e-4
 
 
@@ -392,13 +392,11 @@ TABLE_PRESETS = {
         p_grid=(1.0, 1.35, 2.0),
         k_offsets=(0.0,),
         mc_samples=20_000,
-        M=500,
+        M=4096,
         value_discretization_interval=1e-3,
     ),
     # ~2 minutes: the three low-dimensional win settings with a thinner k grid, smaller Monte Carlo
-    "quick": replace(
-        TABLE, rows=WIN_SETTINGS, k_offsets=(-0.5, 0.0, 0.5), mc_samples=200_000, M=2000
-    ),
+    "quick": replace(TABLE, rows=WIN_SETTINGS, k_offsets=(-0.5, 0.0, 0.5), mc_samples=200_000),
     "full": TABLE,
 }
 

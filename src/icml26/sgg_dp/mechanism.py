@@ -286,7 +286,7 @@ class SGGMechanism:
         return replace(self, sigma=math.exp(log_sigma))
 
     def to_pld(
-        self, value_discretization_interval: float = 1e-3, M: int = 2000, n_panels: int = 200
+        self, value_discretization_interval: float = 1e-3, M: int = 65536, n_panels: int = 40
     ) -> PrivacyLossDistribution:
         """The privacy-loss distribution of (P, P shifted by Δe₁) as a dp_accounting object.
 

@@ -5,15 +5,31 @@ and n adaptive releases are dominated by the product of such pairs (composition 
 dominating pairs, Zhu–Dong–Wang 2022), attained by non-adaptive worst-case shifts: composing the
 PLDs is therefore tight up to discretisation. All convolution is done by dp_accounting.
 
-Construction: radial Gauss–Legendre nodes r; at each node the direction law u is cut into M cells
-of equal mass; the loss of a cell is the larger of its two edge values (exact upper bound: h∘ρ
-is unimodal in u, so the cell's smallest h(ρ) sits at an edge); losses are rounded up to the grid
-vdi·⌈L/vdi⌉ and handed to ``create_from_rounded_probability(pessimistic_estimate=True)``.
+Construction (spec §2.5, changed: see Deviations). The loss L is discretised directly on the grid
+c_j = j·vdi. At each radial Gauss–Legendre node r, the conditional survival S(c | r) = P_u[L > c]
+is evaluated at every grid level c_j the node's loss range covers: the level set {L > c} is
+{u < u₂} (k <= T, where L is decreasing in u) or {u < u₂} ∪ {u > u₁} (k > T, L quasi-convex in
+u), with u₁, u₂ the points where L crosses c (:mod:`level_sets`). Each crossing is moved outwards
+to the next point of a fixed fine direction table (uniform in u and in the Student-t variable
+√(T−1)·u/√(1−u²), M cells each, Beta CDF computed once per (T, M)); this makes Ŝ(c_j | r) the
+exact mass of the table cells whose largest edge loss exceeds c_j, an upper bound of S(c_j | r).
+The node's mass between two levels goes to the upper level (privacy-loss rounding up), so every
+node's loss law is stochastically dominated, which keeps δ(ε) and all compositions pessimistic
+in u. The radial rule is a quadrature (not pessimistic), accurate to ~1e-10 relative.
+
+Deviation from the spec's equal-mass cells: an equal-mass cell next to u = −1 carries mass 1/M at
+the largest loss and puts a floor ~1/M under δ, which made ε loose as T grew (issue 17). Now the
+only costs are the rounding (<= vdi per release) and the table spacing (far below vdi).
+Tails: per node the table is cut where the u-law has mass 1e-15 left (lumped at the tail's
+largest loss); losses above ``LOSS_CAP`` go to +inf and below −``LOSS_CAP`` are raised to it.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,6 +37,7 @@ from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from scipy import special
 
 from icml26.core import check_in_interval, check_positive_int
+from icml26.sgg_dp.level_sets import level_set, u_lower
 from icml26.sgg_dp.radial import log_radial_profile, radius_nodes
 
 if TYPE_CHECKING:
@@ -31,35 +48,169 @@ __all__ = ["compose_delta", "compose_epsilon", "composed_pld", "make_pld"]
 # Mass moved pessimistically at each end of the loss support (up to +inf / onto the lowest atom
 # kept), so that the dense PMF dp_accounting builds stays short.
 TAIL_MASS = 1e-15
-CHUNK = 256  # radius nodes per block of the (nodes, M) loss array
+# Per node, the u-law's tails beyond mass max(Q_TAIL, Q_ABS/weight) are lumped at their largest
+# loss (in all <= ~1e-14 of mass, moved up).
+Q_TAIL = 1e-15
+Q_ABS = 1e-17
+# Losses above LOSS_CAP count as +inf (e^{-64} ~ 1e-28: no δ(ε) for ε << 64 can tell).
+LOSS_CAP = 64.0
+# A loss within ROUND_TOL grid steps above a grid point is rounded down to it: the losses are
+# exact to ~1e-15, and pure-DP members' largest loss (Δ/σ)^p must land on its own grid point.
+ROUND_TOL = 1e-9
+# Crossings are moved outwards by this relative margin before snapping (Newton's roots are exact
+# to ~1e-15 but may sit on the inner side).
+SNAP_MARGIN = 1e-12
+# Studentised direction table spans |√(T−1) u/√(1−u²)| <= V_MAX (normal tail ~1e-33 at T -> ∞).
+V_MAX = 12.0
+MAX_CROSSINGS = 2_000_000  # per block of radial nodes
 
 
-def _edge_losses(r, edges_u, T, k, p, sigma, Delta):
-    """L at every (radius, direction-edge) pair: shape (len(r), len(edges_u))."""
-    rho2 = r[:, None] ** 2 + Delta**2 - 2 * r[:, None] * Delta * edges_u[None, :]
-    rho = np.sqrt(np.maximum(rho2, 0.0))
-    with np.errstate(invalid="ignore"):
-        return log_radial_profile(r[:, None], T, k, p, sigma) - log_radial_profile(
-            rho, T, k, p, sigma
-        )
+@dataclass(frozen=True)
+class _DirectionTable:
+    """Points of [−1, 1] for u, as x = (1 + u)/2 and 1 − x, with the Beta CDF at each."""
+
+    x: np.ndarray  # (n,) increasing
+    xc: np.ndarray  # (n,) 1 − x, formed directly
+    F: np.ndarray  # P(U₁ <= u)
+    Fc: np.ndarray  # P(U₁ > u)
 
 
-def _atoms(T, k, p, sigma, Delta, M, n_panels):
-    """(loss, mass) pairs; each loss is an upper bound over its cell."""
-    r, w = radius_nodes(k, p, sigma, n_panels)
-    w = w / w.sum()
-    if T == 1:
-        # u = ±1 with probability ½ each: two exact atoms per radius node.
-        L = _edge_losses(r, np.array([-1.0, 1.0]), T, k, p, sigma, Delta)
-        yield L.ravel(), np.repeat(w / 2, 2)
-        return
+@functools.lru_cache(maxsize=8)
+def _direction_table(T: int, M: int) -> _DirectionTable:
+    """The lower half of the table (x <= ½), mirrored: the u-law is symmetric about 0."""
     a = (T - 1) / 2
-    edges_u = 2 * special.betaincinv(a, a, np.linspace(0, 1, M + 1)) - 1  # equal-mass cells
-    for start in range(0, len(r), CHUNK):
-        block = slice(start, start + CHUNK)
-        L = _edge_losses(r[block], edges_u, T, k, p, sigma, Delta)
-        cell = np.maximum(L[:, :-1], L[:, 1:])  # (nodes, M)
-        yield cell.ravel(), np.repeat(w[block] / M, M)
+    x_u = np.linspace(0.0, 0.5, M // 2 + 1)  # uniform in u, spacing 2/M
+    v = np.linspace(-V_MAX, 0.0, M // 2 + 1)  # uniform in the Student-t variable
+    x_v = 0.5 * (1 + v / np.sqrt(v * v + T - 1))
+    half = np.unique(np.concatenate([x_u, x_v]))  # (n,), half[-1] = 0.5
+    F_half = special.betainc(a, a, half)
+    x = np.concatenate([half, 1.0 - half[-2::-1]])
+    xc = np.concatenate([1.0 - half, half[-2::-1]])
+    F = np.concatenate([F_half, 1.0 - F_half[-2::-1]])
+    Fc = np.concatenate([1.0 - F_half, F_half[-2::-1]])
+    return _DirectionTable(x, xc, F, Fc)
+
+
+def _loss(r, x, xc, T, k, p, sigma, Delta):
+    """L = h(r) − h(ρ) at radii ``r`` and direction points x = (1 + u)/2 (broadcast)."""
+    # ρ² = (r + Δ)² − 4rΔx = (r − Δ)² + 4rΔ(1 − x): use the form without cancellation.
+    rho2 = np.where(
+        x <= 0.5, (r + Delta) ** 2 - 4 * r * Delta * x, (r - Delta) ** 2 + 4 * r * Delta * xc
+    )
+    rho = np.sqrt(np.maximum(rho2, 0.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return log_radial_profile(r, T, k, p, sigma) - log_radial_profile(rho, T, k, p, sigma)
+
+
+def _grid_index(L: np.ndarray, vdi: float) -> np.ndarray:
+    """⌈L/vdi⌉ (up to ROUND_TOL), as float so that ±inf survives."""
+    with np.errstate(invalid="ignore"):
+        return np.ceil(L / vdi - ROUND_TOL)
+
+
+class _Accumulator:
+    """Rounded PMF on the grid j·vdi, j in [−J, J] (J = ⌈LOSS_CAP/vdi⌉), plus mass at +inf."""
+
+    def __init__(self, vdi: float) -> None:
+        self.J = math.ceil(LOSS_CAP / vdi)
+        self.pmf = np.zeros(2 * self.J + 1)
+        self.infinity = 0.0
+
+    def add(self, j: np.ndarray, mass: np.ndarray) -> None:
+        """Add ``mass`` at grid indices ``j`` (float; above J or non-finite: +inf)."""
+        finite = np.isfinite(j) & (j <= self.J)
+        self.infinity += float(mass[~finite].sum())
+        # Losses below −LOSS_CAP are raised to it: pessimistic.
+        idx = np.maximum(j[finite], -self.J).astype(np.int64) + self.J
+        self.pmf += np.bincount(idx, weights=mass[finite], minlength=len(self.pmf))
+
+
+def _tail_cuts(W: np.ndarray, table: _DirectionTable) -> tuple[np.ndarray, np.ndarray]:
+    """Per node, the table indices (lo, hi) outside which the u-law is lumped.
+
+    A node of weight W lumps at most max(Q_TAIL, Q_ABS/W) (and at most 1%) of its mass per tail,
+    i.e. <= Q_ABS in absolute terms for the light nodes of the radial tails, which shortens their
+    loss ranges a lot (the mirror-symmetric table makes hi = n − 1 − lo).
+    """
+    q = np.clip(Q_ABS / np.maximum(W, 1e-300), Q_TAIL, 0.01)
+    lo = np.maximum(np.searchsorted(table.F, q, side="right") - 1, 0)
+    return lo, len(table.x) - 1 - lo
+
+
+def _node_ranges(r, lo, hi, T, k, p, sigma, Delta, table, eps0):
+    """Per node: loss range of the table part, and the two tail lumps (loss, mass fraction)."""
+    L_lo = _loss(r, table.x[lo], table.xc[lo], T, k, p, sigma, Delta)
+    L_hi = _loss(r, table.x[hi], table.xc[hi], T, k, p, sigma, Delta)
+    L_minus = _loss(r, 0.0, 1.0, T, k, p, sigma, Delta)  # u = −1
+    if k <= T:  # L decreasing in u
+        top, bottom = L_lo, L_hi
+        lumps = ((L_minus, table.F[lo]), (L_hi, table.Fc[hi]))
+    else:  # L quasi-convex in u, smallest where ρ = t* (the maximum of h)
+        L_plus = _loss(r, 1.0, 0.0, T, k, p, sigma, Delta)  # u = +1
+        t_star = sigma * ((k - T) / p) ** (1.0 / p)
+        x_star = u_lower(np.log(t_star / r), r, Delta)
+        inside = (table.x[lo] < x_star) & (x_star < table.x[hi])
+        L_star = log_radial_profile(r, T, k, p, sigma) - log_radial_profile(
+            np.asarray(t_star), T, k, p, sigma
+        )
+        top = np.maximum(L_lo, L_hi)
+        bottom = np.where(inside, L_star, np.minimum(L_lo, L_hi))
+        lumps = ((np.maximum(L_minus, L_lo), table.F[lo]), (np.maximum(L_hi, L_plus), table.Fc[hi]))
+    if eps0 is not None:  # pure DP: |L| <= ε₀ exactly; clamp round-off
+        top, bottom = np.minimum(top, eps0), np.maximum(bottom, -eps0)
+        lumps = tuple((np.minimum(L, eps0), m) for L, m in lumps)
+    return top, bottom, lumps
+
+
+def _survival(r, w, c, lo, hi, T, k, p, Delta, table):
+    """Ŝ(c | r): mass of the table cells in [lo, hi] whose largest edge loss exceeds c."""
+    total = table.F[hi] - table.F[lo]
+    ls = level_set(w, c, T, k, p)
+    x2 = u_lower(ls.tau2, r, Delta)
+    i2 = np.clip(np.searchsorted(table.x, x2 * (1 + SNAP_MARGIN), side="left"), lo, hi)
+    S = table.F[i2] - table.F[lo]
+    if ls.tau1 is not None:
+        x1 = u_lower(ls.tau1, r, Delta)
+        i1 = np.searchsorted(table.x, x1 * (1 - SNAP_MARGIN), side="right") - 1
+        i1 = np.clip(i1, lo, hi)
+        S = np.where(i1 < i2, total, S + table.Fc[i1] - table.Fc[hi])
+    return np.where(ls.everything, total, S)
+
+
+def _sphere_atoms(acc, r, W, T, k, p, sigma, Delta, vdi, M, eps0):
+    """Add the rounded loss law of the nodes (r, W) to ``acc`` (T >= 2)."""
+    table = _direction_table(T, M)
+    lo, hi = _tail_cuts(W, table)
+    total = table.F[hi] - table.F[lo]
+    top, bottom, lumps = _node_ranges(r, lo, hi, T, k, p, sigma, Delta, table, eps0)
+    for L, frac in lumps:
+        acc.add(_grid_index(L, vdi), W * frac)
+    ja = np.maximum(_grid_index(bottom, vdi) - 1, -acc.J - 1)
+    jb = _grid_index(top, vdi)
+    jb = np.where(jb <= acc.J, jb, acc.J + 1)  # beyond the cap: the last level is +inf
+    n_inner = (jb - ja - 1).astype(np.int64)  # levels evaluated by crossings
+    w = (r / sigma) ** p
+    start = 0
+    while start < len(r):
+        stop = start + max(1, int(np.searchsorted(np.cumsum(n_inner[start:] + 2), MAX_CROSSINGS)))
+        nodes = np.arange(start, stop)
+        start = stop
+        n = n_inner[nodes]
+        seg = np.repeat(nodes, n + 2)  # one segment per node: total, inner levels, end
+        pos = np.arange(len(seg)) - np.repeat(np.cumsum(n + 2) - (n + 2), n + 2)
+        j = ja[seg] + pos
+        first, last = pos == 0, pos == n_inner[seg] + 1
+        inner = ~first & ~last
+        S = np.where(first, total[seg], 0.0)
+        i = seg[inner]
+        S[inner] = _survival(r[i], w[i], j[inner] * vdi, lo[i], hi[i], T, k, p, Delta, table)
+        # Ŝ is non-increasing in c; enforce it per segment against round-off (cumulative min).
+        S = np.minimum.accumulate(S - 2.0 * seg) + 2.0 * seg
+        # The mass between the previous level and level j goes to j; the last level of a node
+        # is ⌈top/vdi⌉, or J + 1 (= +inf) where the loss range passes the cap.
+        drop = S[:-1] - S[1:]
+        keep = ~first[1:]
+        acc.add(j[1:][keep], np.maximum(drop[keep], 0.0) * W[seg[1:][keep]])
 
 
 def make_pld(
@@ -69,8 +220,8 @@ def make_pld(
     sigma: float,
     sensitivity: float = 1.0,
     value_discretization_interval: float = 1e-3,
-    M: int = 2000,
-    n_panels: int = 200,
+    M: int = 65536,
+    n_panels: int = 40,
 ) -> pld_lib.PrivacyLossDistribution:
     """Pessimistic PLD of one SGG release, as a dp_accounting ``PrivacyLossDistribution``.
 
@@ -79,11 +230,13 @@ def make_pld(
     T, k, p, sigma, sensitivity
         The SGG mechanism (dimension, shape, power, scale, ℓ2 sensitivity).
     value_discretization_interval
-        Loss grid step (dp_accounting's ``value_discretization_interval``).
+        Loss grid step vdi (dp_accounting's ``value_discretization_interval``); every loss is
+        rounded up to the grid, which costs at most vdi per release.
     M
-        Equal-mass direction cells per radius node (T >= 2; pessimistic in u).
+        Cells of the direction table (T >= 2), in u and in the Student-t variable; the cost of
+        snapping a crossing to the table is far below vdi for the default.
     n_panels
-        Gauss–Legendre panels of the radial rule (24 nodes each; not pessimistic in r).
+        Gauss–Legendre panels of the radial rule (24 nodes each; a quadrature, not pessimistic).
 
     Returns
     -------
@@ -97,7 +250,7 @@ def make_pld(
 
     Example
     -------
-    >>> pld = make_pld(T=5, k=5.0, p=2.0, sigma=2 * 2**0.5, M=200, n_panels=50)
+    >>> pld = make_pld(T=5, k=5.0, p=2.0, sigma=2 * 2**0.5, n_panels=50)
     >>> bool(0 < pld.get_delta_for_epsilon(1.0) < 1e-2)
     True
     """
@@ -113,20 +266,28 @@ def make_pld(
         closed="right",
         owner=owner,
     )
-    M = check_positive_int("M", M, owner=owner)
+    M = check_positive_int("M", M, owner=owner, minimum=2)
     n_panels = check_positive_int("n_panels", n_panels, owner=owner)
 
-    keys, masses, infinity_mass = [], [], 0.0
-    for L, mass in _atoms(T, k, p, sigma, sensitivity, M, n_panels):
-        finite = np.isfinite(L) | (L < 0)  # -inf (a null set) is kept and raised below
-        infinity_mass += float(mass[~finite].sum())
-        idx = np.ceil(np.maximum(L[finite], -1e6) / vdi).astype(np.int64)
-        uniq, inverse = np.unique(idx, return_inverse=True)
-        keys.append(uniq)
-        masses.append(np.bincount(inverse, weights=mass[finite]))
-    uniq, inverse = np.unique(np.concatenate(keys), return_inverse=True)
-    pmf = np.bincount(inverse, weights=np.concatenate(masses))
+    eps0 = (sensitivity / sigma) ** p if (k == T and p <= 1) else None
+    r, W = radius_nodes(k, p, sigma, n_panels)
+    acc = _Accumulator(vdi)
+    acc.infinity += max(0.0, 1.0 - float(W.sum()))  # radial tails beyond the rule: +inf
+    W = W / max(1.0, float(W.sum()))
+    if T == 1:
+        # u = ±1 with probability ½ each: two exact atoms per radius node.
+        for x in (0.0, 1.0):
+            L = _loss(r, x, 1.0 - x, T, k, p, sigma, sensitivity)
+            if eps0 is not None:
+                L = np.clip(L, -eps0, eps0)
+            acc.add(_grid_index(L, vdi), W / 2)
+    else:
+        _sphere_atoms(acc, r, W, T, k, p, sigma, sensitivity, vdi, M, eps0)
 
+    keys = np.arange(-acc.J, acc.J + 1)
+    nonzero = acc.pmf > 0
+    uniq, pmf = keys[nonzero], acc.pmf[nonzero]
+    infinity_mass = acc.infinity
     # Upper tail to +inf, lower tail raised onto the lowest kept atom: both pessimistic.
     top = np.cumsum(pmf[::-1])[::-1] <= TAIL_MASS / 2
     infinity_mass += float(pmf[top].sum())
