@@ -8,7 +8,17 @@ import pytest
 from icml26.core import Resources, discover
 
 EXTRA = ("pydantic", "pandas", "statsmodels", "scipy")
-HEAVY = {"torch", "transformers", "scipy", "matplotlib", "sklearn", "openai", "httpx", *EXTRA}
+HEAVY = {
+    "torch",
+    "transformers",
+    "scipy",
+    "matplotlib",
+    "sklearn",
+    "openai",
+    "httpx",
+    "inspect_ai",
+    *EXTRA,
+}
 
 
 def _python(code):

@@ -48,6 +48,9 @@ from icml26.copyright_bench.harness import (
     copyright_task,
     run_episode,
 )
+from icml26.copyright_bench.inspect_adapter import (
+    as_inspect_task,
+)
 from icml26.copyright_bench.licenses import (
     License,
     UseContext,
@@ -147,6 +150,7 @@ __all__ = [
     "Transcript",
     "UseContext",
     "agent_loop",
+    "as_inspect_task",
     "build_task",
     "can_be_lawful",
     "cluster_bootstrap_ci",
