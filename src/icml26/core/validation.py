@@ -55,18 +55,24 @@ def check_one_of(name: str, value: Any, allowed: Iterable[Any], *, owner: str | 
     return value
 
 
-def check_positive_int(name: str, value: Any, *, owner: str | None = None, minimum: int = 1) -> int:
-    """Return ``value`` as ``int`` if it is an integer ``>= minimum`` (bools are refused).
+def check_positive_int(
+    name: str, value: Any, *, owner: str | None = None, minimum: int = 1, maximum: int | None = None
+) -> int:
+    """Return ``value`` as ``int`` if it is an integer in ``[minimum, maximum]``; bools are refused.
+
+    ``maximum`` bounds a size before anything of that size is allocated; document it in the
+    caller's docstring.
 
     Example
     -------
-    >>> check_positive_int("n_steps", 10)
+    >>> check_positive_int("n_steps", 10, maximum=10**6)
     10
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{_prefix(owner)}{name} must be an integer; got {_shown(value)}.")
-    if value < minimum:
-        raise ValueError(f"{_prefix(owner)}{name} must be an integer >= {minimum}; got {value!r}.")
+    if value < minimum or (maximum is not None and value > maximum):
+        bounds = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
+        raise ValueError(f"{_prefix(owner)}{name} must be an integer {bounds}; got {value!r}.")
     return int(value)
 
 
