@@ -163,6 +163,11 @@ def check_figures_show_every_seed(experiment, config, metrics):
             plt.close(figure)
 
 
+def test_every_system_imports():
+    broken = {s: why for s, why in REGISTRY.unavailable.items() if why.startswith("broken")}
+    assert not broken, f"systems left out of the registry: {broken}"
+
+
 @pytest.mark.parametrize("name", EXPERIMENTS)
 def test_run_takes_the_context_and_declares_its_needs(name):
     experiment = REGISTRY.get(name)

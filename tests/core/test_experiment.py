@@ -150,3 +150,34 @@ def test_declared_requirements_say_how_to_install_them():
     assert TOY.get("toy.coin").unavailable_reason is None
     with pytest.raises(TypeError, match="requires must be import names"):
         make(requires=("",))
+
+
+def test_a_system_that_fails_to_import_is_listed_as_broken_and_the_others_survive(
+    tmp_path, monkeypatch
+):
+    from icml26.core import REGISTRY, discover
+
+    root = tmp_path / "fakepkg"
+    for slug, body in {
+        "good": "",
+        "halfway": (
+            "from toy_experiments import COIN_CLAIMS, COIN_PRESETS, coin\n"
+            "from icml26.core import register\n"
+            "register(name='halfway.coin', title='t', paper='p', claims=COIN_CLAIMS,\n"
+            "         presets=COIN_PRESETS)(coin)\n"
+            "1 / 0\n"
+        ),
+        "typo": "def broken(:\n",
+    }.items():
+        (root / slug).mkdir(parents=True)
+        (root / slug / "__init__.py").write_text("")
+        (root / slug / "experiments.py").write_text(body)
+    (root / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(REGISTRY, "unavailable", {})
+    with pytest.warns(UserWarning, match="fakepkg.halfway is broken"):
+        discover("fakepkg")
+    assert REGISTRY.unavailable["halfway"].startswith("broken — ZeroDivisionError on import")
+    assert REGISTRY.unavailable["typo"].startswith("broken — SyntaxError on import")
+    assert "good" not in REGISTRY.unavailable
+    assert "halfway" not in REGISTRY.systems()  # its half-registered experiment was taken out

@@ -36,6 +36,7 @@ import math
 import pkgutil
 import types
 import typing
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -359,7 +360,9 @@ def discover(package: str = "icml26") -> Registry:
     """Import ``<package>.<slug>.experiments`` for every subpackage and return ``REGISTRY``.
 
     A system whose package needs a module that is not installed is recorded in
-    ``REGISTRY.unavailable`` with its install line; the other systems are still registered.
+    ``REGISTRY.unavailable`` with its install line; one whose experiments fail to import (a bug)
+    is recorded there as ``broken`` with the error, and a warning is issued. The other systems
+    are still registered.
     """
     root = importlib.import_module(package)
     for module in pkgutil.iter_modules(root.__path__):
@@ -373,9 +376,20 @@ def discover(package: str = "icml26") -> Registry:
             REGISTRY.unavailable[module.name] = f"unavailable — {install_hint(err.extra)}"
         except ModuleNotFoundError as err:
             if (err.name or "").partition(".")[0] == package:
-                raise  # our own module is missing: a bug, not an uninstalled extra
+                _record_broken(package, module.name, err)  # our own module is missing: a bug
+                continue
             missing = err.name or "a dependency"
             REGISTRY.unavailable[module.name] = (
                 f"unavailable — {install_hint(module.name)} (missing {missing})"
             )
+        except Exception as err:  # one broken system must not take the others down with it
+            _record_broken(package, module.name, err)
     return REGISTRY
+
+
+def _record_broken(package: str, slug: str, err: BaseException) -> None:
+    """List a system whose experiments fail to import as broken, with none of its experiments."""
+    for name in [e.name for e in REGISTRY.of_system(slug)]:
+        del REGISTRY._experiments[name]
+    REGISTRY.unavailable[slug] = f"broken — {type(err).__name__} on import: {err}"
+    warnings.warn(f"{package}.{slug} is broken and was left out: {err!r}", stacklevel=3)
