@@ -86,3 +86,9 @@ def test_array_and_tensor_validators():
         check_tensor("t", torch.zeros(2, dtype=torch.long))
     with pytest.raises(ValueError, match="t must be finite"):
         check_tensor("t", torch.tensor([math.inf]), finite=True)
+
+
+def test_seeded_default_init_works_under_a_meta_device_block():
+    with torch.device("meta"), seeded_default_init(1):
+        layer = nn.Linear(3, 2)
+    assert layer.weight.is_meta

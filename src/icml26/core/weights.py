@@ -42,7 +42,8 @@ def seeded_default_init(seed: Seed) -> Iterator[None]:
     """
     import torch
 
-    draw = int(torch.randint(0, 2**62, (1,), generator=torch_generator(seed)))
+    # on the CPU explicitly: under a `with torch.device("meta")` block the draw would have no value
+    draw = int(torch.randint(0, 2**62, (1,), generator=torch_generator(seed), device="cpu"))
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(draw)
         yield
