@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -25,7 +26,8 @@ app = typer.Typer(
     add_completion=False,
 )
 console = Console()
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+# The docs pages: in a source checkout, or where a wheel installs its data files.
+DOCS_DIRS = (Path(__file__).resolve().parents[2] / "docs", Path(sys.prefix) / "share/icml26/docs")
 STATUS_STYLE = {
     Status.REPRODUCED: "green",
     Status.NOT_REPRODUCED: "red",
@@ -222,8 +224,8 @@ def show(slug: Annotated[str, typer.Argument(help="System slug, e.g. rex.")]) ->
     _check_systems(registry, [slug])
     experiments = registry.of_system(slug)
     console.print(f"[bold]{slug}[/bold]: {experiments[0].paper}")
-    docs = DOCS / f"{slug}.md"
-    console.print(f"docs: {docs if docs.exists() else f'docs/{slug}.md in the icml26 source tree'}")
+    docs = next((d / f"{slug}.md" for d in DOCS_DIRS if (d / f"{slug}.md").is_file()), None)
+    console.print(f"docs: {docs or f'docs/{slug}.md in the icml26 source tree'}")
     for experiment in experiments:
         console.rule(f"{experiment.name}: {experiment.title}")
         if experiment.description:

@@ -213,3 +213,18 @@ def test_cli_track_mlflow(invoke, tmp_path, monkeypatch):
     assert "mlflow: 3 record(s) under run" in result.output and (out / "mlflow.db").exists()
     bad = invoke("run", "toy.coin", "--preset", "smoke", "--out", str(out), "--track", "wandb")
     assert bad.exit_code == 2 and "unknown tracker 'wandb'; choose from: mlflow" in bad.output
+
+
+def test_show_finds_the_docs_page_where_a_wheel_installs_it(tmp_path, monkeypatch):
+    installed = tmp_path / "share" / "icml26" / "docs"
+    installed.mkdir(parents=True)
+    (installed / "toy.md").write_text("# toy\n")
+    monkeypatch.setattr(cli, "_registry", lambda: TOY)
+    monkeypatch.setattr(cli, "console", Console(width=250))
+    monkeypatch.setattr(cli, "DOCS_DIRS", (tmp_path / "checkout-docs", installed))
+    result = CliRunner().invoke(cli.app, ["show", "toy"])
+    assert result.exit_code == 0, result.output
+    assert f"docs: {installed / 'toy.md'}" in result.output
+    monkeypatch.setattr(cli, "DOCS_DIRS", (tmp_path / "nowhere",))
+    result = CliRunner().invoke(cli.app, ["show", "toy"])
+    assert "docs: docs/toy.md in the icml26 source tree" in result.output
