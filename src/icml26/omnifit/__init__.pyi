@@ -1,0 +1,74 @@
+from icml26.omnifit.accounting import cost_coefficients, flops_per_layer, kv_bytes, time_prefill
+from icml26.omnifit.adapter import CompressedForward, ModelAdapter, run_compressed
+from icml26.omnifit.arts import (
+    arts_scores,
+    dpc_knn_anchors,
+    fit_global_anchors,
+    merge_tokens,
+    modality_anchors,
+    plan_keep_indices,
+)
+from icml26.omnifit.avsync import AVSyncBatch, AVSyncData, make_dataset
+from icml26.omnifit.baselines import FastVLike, OmniZipLite, RandomDrop, UniformNorm
+from icml26.omnifit.compressor import AbstractCompressor, AliveSet, OmniFitCompressor
+from icml26.omnifit.lahp import (
+    LAHPProfile,
+    cumulative_profile,
+    effective_rank,
+    lahp_calibrate,
+    layer_cost,
+    modality_preference,
+    retention_profile,
+    split_budget,
+)
+from icml26.omnifit.model import (
+    TinyOmni,
+    TinyOmniConfig,
+    TrainResult,
+    evaluate_accuracy,
+    train_tinyomni,
+)
+from icml26.omnifit.tokens import AUDIO, TEXT, VIDEO, modality_counts
+
+__all__ = [
+    "AUDIO",
+    "TEXT",
+    "VIDEO",
+    "AVSyncBatch",
+    "AVSyncData",
+    "AbstractCompressor",
+    "AliveSet",
+    "CompressedForward",
+    "FastVLike",
+    "LAHPProfile",
+    "ModelAdapter",
+    "OmniFitCompressor",
+    "OmniZipLite",
+    "RandomDrop",
+    "TinyOmni",
+    "TinyOmniConfig",
+    "TrainResult",
+    "UniformNorm",
+    "arts_scores",
+    "cost_coefficients",
+    "cumulative_profile",
+    "dpc_knn_anchors",
+    "effective_rank",
+    "evaluate_accuracy",
+    "fit_global_anchors",
+    "flops_per_layer",
+    "kv_bytes",
+    "lahp_calibrate",
+    "layer_cost",
+    "make_dataset",
+    "merge_tokens",
+    "modality_anchors",
+    "modality_counts",
+    "modality_preference",
+    "plan_keep_indices",
+    "retention_profile",
+    "run_compressed",
+    "split_budget",
+    "time_prefill",
+    "train_tinyomni",
+]

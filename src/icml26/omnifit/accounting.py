@@ -1,0 +1,127 @@
+"""Cost accounting: analytic FLOPs per layer, KV-cache bytes, and a prefill timer.
+
+``flops_per_layer(n, d, d_ff, heads)`` counts the multiply-adds (x2) of one pre-norm decoder layer
+on ``n`` tokens: q/o projections ``2 * 2 n d^2``, k/v projections ``2 * 2 n d d_kv``, attention
+scores and weighted sum ``2 * 2 n^2 d`` (full, not halved for causality, as SDPA computes it),
+SwiGLU MLP ``3 * 2 n d d_ff``. With ``kv_heads = heads`` this is ``C(n) = c1 n + c2 n^2`` with
+the default coefficients of :func:`cost_coefficients`.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from icml26.core.validation import check_array, check_positive_int
+
+__all__ = ["cost_coefficients", "flops_per_layer", "kv_bytes", "time_prefill"]
+
+MAX_SIZE = 10**9
+
+
+def cost_coefficients(d: int, d_ff: int) -> tuple[float, float]:
+    """Default cost-model coefficients ``c1 = 8 d^2 + 6 d d_ff`` and ``c2 = 4 d``.
+
+    Example
+    -------
+    >>> cost_coefficients(96, 256)
+    (221184.0, 384.0)
+    """
+    d = check_positive_int("d", d, maximum=MAX_SIZE, owner="cost_coefficients")
+    d_ff = check_positive_int("d_ff", d_ff, maximum=MAX_SIZE, owner="cost_coefficients")
+    return float(8 * d * d + 6 * d * d_ff), float(4 * d)
+
+
+def flops_per_layer(n: int, d: int, d_ff: int, heads: int, kv_heads: int | None = None) -> int:
+    """FLOPs of one decoder layer on ``n`` tokens (see the module docstring).
+
+    Parameters
+    ----------
+    n
+        Tokens in the layer (``>= 0``).
+    d, d_ff
+        Hidden and SwiGLU sizes.
+    heads, kv_heads
+        Query heads and key/value heads (``None``: as many as query heads, i.e. MHA).
+
+    Example
+    -------
+    >>> flops_per_layer(10, 8, 16, 2) == 10 * (8 * 8 * 8 + 6 * 8 * 16) + 4 * 8 * 10**2
+    True
+    """
+    owner = "flops_per_layer"
+    n = check_positive_int("n", n, minimum=0, maximum=MAX_SIZE, owner=owner)
+    d = check_positive_int("d", d, maximum=MAX_SIZE, owner=owner)
+    d_ff = check_positive_int("d_ff", d_ff, maximum=MAX_SIZE, owner=owner)
+    heads = check_positive_int("heads", heads, maximum=d, owner=owner)
+    kv = (
+        heads
+        if kv_heads is None
+        else check_positive_int("kv_heads", kv_heads, maximum=heads, owner=owner)
+    )
+    if d % heads or heads % kv:
+        raise ValueError(
+            f"{owner}: heads must divide d and kv_heads must divide heads; "
+            f"got d={d}, heads={heads}, kv_heads={kv}."
+        )
+    d_kv = d // heads * kv
+    projections = 2 * n * d * d * 2 + 2 * n * d * d_kv * 2  # q, o and k, v
+    attention = 2 * n * n * d * 2  # scores Q K^T and the weighted sum A V
+    mlp = 3 * 2 * n * d * d_ff
+    return projections + attention + mlp
+
+
+def kv_bytes(
+    alive: Sequence[int],
+    d: int,
+    *,
+    batch: int = 1,
+    bytes_per_value: int = 4,
+    kv_dim: int | None = None,
+) -> int:
+    """Bytes of a KV cache whose layer ``l`` holds ``alive[l]`` tokens: ``sum_l n_l 2 d_kv b``.
+
+    Example
+    -------
+    >>> kv_bytes([10, 5], d=8, bytes_per_value=2)
+    480
+    """
+    owner = "kv_bytes"
+    if isinstance(alive, str | bytes):
+        raise TypeError(f"{owner}: alive must be a sequence of token counts; got a string.")
+    counts = check_array("alive", alive, ndim=1, owner=owner)
+    if counts.size and (
+        counts.min() < 0 or (counts != counts.round()).any() or counts.max() > MAX_SIZE
+    ):
+        raise ValueError(f"{owner}: alive must hold non-negative integer token counts.")
+    d = check_positive_int("d", d, maximum=MAX_SIZE, owner=owner)
+    batch = check_positive_int("batch", batch, maximum=MAX_SIZE, owner=owner)
+    b = check_positive_int("bytes_per_value", bytes_per_value, maximum=64, owner=owner)
+    width = (
+        d if kv_dim is None else check_positive_int("kv_dim", kv_dim, maximum=MAX_SIZE, owner=owner)
+    )
+    return int(counts.sum()) * 2 * width * b * batch
+
+
+def time_prefill(fn: Callable[[], Any], repeats: int = 20, warmup: int = 3) -> float:
+    """Median wall time (seconds) of ``fn()`` over ``repeats`` runs after ``warmup`` runs.
+
+    Example
+    -------
+    >>> time_prefill(lambda: sum(range(10)), repeats=3, warmup=1) >= 0
+    True
+    """
+    if not callable(fn):
+        raise TypeError(f"time_prefill: fn must be callable; got {type(fn).__name__}.")
+    repeats = check_positive_int("repeats", repeats, maximum=10**4, owner="time_prefill")
+    warmup = check_positive_int("warmup", warmup, minimum=0, maximum=10**4, owner="time_prefill")
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)

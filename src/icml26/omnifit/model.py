@@ -1,0 +1,368 @@
+"""TinyOmni: a small decoder-only "omni" model for AV-Sync QA, and its training loop.
+
+Patch, spectrum and text embeddings (plus a modality-type embedding and a time-window embedding
+shared by the video and audio tokens of a window) feed ``L`` pre-norm decoder layers (RMSNorm,
+RoPE on 1-D positions, causal ``scaled_dot_product_attention``, SwiGLU); a linear head reads the
+last position. Training minimises cross-entropy plus ``0.1 x`` an InfoNCE loss between the mean
+video token and the mean audio token of each window of a stream (negatives: the other windows of
+the same stream), a stand-in for the audio-visual alignment real omni models learn in
+pre-training. TinyOmni implements :class:`~icml26.omnifit.ModelAdapter`.
+
+Deviations (see docs/omnifit.md): the shared time-window embedding stands in for TMRoPE's
+time-aligned positions, so that co-occurrence is visible in ``H^(0)``; the InfoNCE uses in-stream
+negatives (content of different streams is independent, so only the window can be matched).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F  # noqa: N812 (the usual alias)
+from torch import nn
+
+from icml26.core.validation import check_in_interval, check_positive_int, torch_generator
+from icml26.core.weights import seeded_default_init
+from icml26.omnifit.avsync import (
+    AUDIO_BINS,
+    AUDIO_TOKENS,
+    MAX_WINDOWS,
+    N_CLASSES,
+    PATCH_DIM,
+    PATCHES,
+    VOCAB,
+    AVSyncBatch,
+    AVSyncData,
+)
+from icml26.omnifit.tokens import AUDIO, TEXT, VIDEO
+
+__all__ = ["TinyOmni", "TinyOmniConfig", "TrainResult", "evaluate_accuracy", "train_tinyomni"]
+
+
+@dataclass(frozen=True)
+class TinyOmniConfig:
+    """Sizes of :class:`TinyOmni` (spec §5 defaults: L = 8, d = 96, 4 heads, d_ff = 256)."""
+
+    n_layers: int = 8
+    d: int = 96
+    n_heads: int = 4
+    d_ff: int = 256
+    rope_base: float = 10_000.0
+
+    def __post_init__(self) -> None:
+        owner = "TinyOmniConfig"
+        check_positive_int("n_layers", self.n_layers, maximum=256, owner=owner)
+        check_positive_int("d", self.d, maximum=4096, owner=owner)
+        check_positive_int("n_heads", self.n_heads, maximum=self.d, owner=owner)
+        check_positive_int("d_ff", self.d_ff, maximum=16384, owner=owner)
+        if self.d % self.n_heads or (self.d // self.n_heads) % 2:
+            raise ValueError(
+                f"{owner}: d / n_heads must be an even integer; got d={self.d}, "
+                f"n_heads={self.n_heads}."
+            )
+
+
+class RMSNorm(nn.Module):
+    """``x / rms(x) * g``."""
+
+    def __init__(self, d: int, eps: float = 1e-6) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(d))
+        self.eps = eps
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def rope(x: torch.Tensor, pos: torch.Tensor, base: float) -> torch.Tensor:
+    """Rotate ``x`` (``(B, H, n, d_head)``) by the angles of positions ``pos`` (``(B, n)``)."""
+    half = x.shape[-1] // 2
+    freq = base ** (-torch.arange(half, dtype=torch.float64) / half)
+    angle = (pos[..., None].double() * freq).to(x.dtype)[:, None]  # (B, 1, n, half)
+    cos, sin = angle.cos(), angle.sin()
+    x1, x2 = x[..., :half], x[..., half:]
+    return torch.cat([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1)
+
+
+def _allowed(mask: torch.Tensor | None, n: int) -> torch.Tensor:
+    causal = torch.ones(n, n, dtype=torch.bool).tril()
+    return causal if mask is None else mask & causal
+
+
+class DecoderLayer(nn.Module):
+    """Pre-norm attention + SwiGLU block."""
+
+    def __init__(self, config: TinyOmniConfig) -> None:
+        super().__init__()
+        d = config.d
+        self.n_heads, self.base = config.n_heads, config.rope_base
+        self.norm1, self.norm2 = RMSNorm(d), RMSNorm(d)
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d, bias=False) for _ in range(4))
+        self.w1 = nn.Linear(d, config.d_ff, bias=False)
+        self.w3 = nn.Linear(d, config.d_ff, bias=False)
+        self.w2 = nn.Linear(config.d_ff, d, bias=False)
+
+    def _qkv(self, x: torch.Tensor, pos: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        B, n, _ = x.shape
+        h = self.norm1(x)
+        q, k, v = (
+            p(h).view(B, n, self.n_heads, -1).transpose(1, 2) for p in (self.q, self.k, self.v)
+        )
+        return rope(q, pos, self.base), rope(k, pos, self.base), v  # (B, H, n, d_head) each
+
+    @staticmethod
+    def _probs(q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (B, H, n, n)
+        allowed = _allowed(mask, q.shape[2])
+        allowed = allowed[:, None] if allowed.ndim == 3 else allowed
+        return torch.softmax(scores.masked_fill(~allowed, -torch.inf), dim=-1)
+
+    def attention_probs(
+        self, x: torch.Tensor, pos: torch.Tensor, mask: torch.Tensor | None
+    ) -> torch.Tensor:
+        """Eager attention probabilities, ``(B, H, n, n)``."""
+        q, k, _ = self._qkv(x, pos)
+        return self._probs(q, k, mask)
+
+    def forward(
+        self, x: torch.Tensor, pos: torch.Tensor, mask: torch.Tensor | None, eager: bool = False
+    ) -> torch.Tensor:
+        B, n, d = x.shape
+        q, k, v = self._qkv(x, pos)
+        if eager:
+            attended = self._probs(q, k, mask) @ v
+        elif mask is None:
+            attended = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:
+            allowed = _allowed(mask, n)[:, None]  # (B, 1, n, n)
+            attended = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+        x = x + self.o(attended.transpose(1, 2).reshape(B, n, d))
+        h = self.norm2(x)
+        return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
+
+
+class TinyOmni(nn.Module):
+    """The stand-in omni model (a :class:`~icml26.omnifit.ModelAdapter`).
+
+    Parameters
+    ----------
+    config
+        Sizes.
+    seed
+        Seed of the initial weights.
+
+    Example
+    -------
+    >>> from icml26.omnifit import make_dataset
+    >>> model = TinyOmni(TinyOmniConfig(n_layers=2, d=32, n_heads=2, d_ff=64), seed=0)
+    >>> batch = make_dataset(2, windows=2, seed=0).batch(slice(None))
+    >>> h, ids, pos = model.embed(batch)
+    >>> tuple(h.shape), model(batch).shape[-1]
+    ((2, 54, 32), 22)
+    """
+
+    def __init__(self, config: TinyOmniConfig | None = None, seed: int = 0) -> None:
+        super().__init__()
+        config = TinyOmniConfig() if config is None else config
+        if not isinstance(config, TinyOmniConfig):
+            raise TypeError(
+                f"TinyOmni: config must be a TinyOmniConfig; got {type(config).__name__}."
+            )
+        seed = check_positive_int("seed", seed, minimum=0, maximum=2**62, owner="TinyOmni")
+        self.config = config
+        d = config.d
+        with seeded_default_init(seed):
+            self.video_proj = nn.Linear(PATCH_DIM, d)
+            self.audio_proj = nn.Linear(AUDIO_BINS, d)
+            self.text_emb = nn.Embedding(VOCAB, d)
+            self.type_emb = nn.Embedding(3, d)
+            self.time_emb = nn.Embedding(MAX_WINDOWS, d)
+            self.layers = nn.ModuleList(DecoderLayer(config) for _ in range(config.n_layers))
+            self.norm = RMSNorm(d)
+            self.classifier = nn.Linear(d, N_CLASSES)
+
+    hidden_size = property(lambda self: self.config.d, doc="Hidden size d.")
+    ffn_size = property(lambda self: self.config.d_ff, doc="SwiGLU width d_ff.")
+    n_heads = property(lambda self: self.config.n_heads, doc="Attention heads.")
+
+    def embed(self, batch: AVSyncBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``H0`` ``(B, n, d)``, codes ``(n,)`` and 1-D positions ``(B, n)`` of a batch.
+
+        The layout is ``[V_1 A_1 ... V_W A_W][question]``.
+        """
+        if not isinstance(batch, AVSyncBatch):
+            raise TypeError(f"TinyOmni: batch must be an AVSyncBatch; got {type(batch).__name__}.")
+        B, W = batch.video.shape[:2]
+        dtype = self.video_proj.weight.dtype
+        window = self.time_emb(torch.arange(W))[None, :, None]  # (1, W, 1, d)
+        video = self.video_proj(batch.video.to(dtype)) + self.type_emb.weight[VIDEO] + window
+        audio = self.audio_proj(batch.audio.to(dtype)) + self.type_emb.weight[AUDIO] + window
+        text = self.text_emb(batch.text) + self.type_emb.weight[TEXT]
+        streams = torch.cat([video, audio], dim=2).reshape(B, W * (PATCHES + AUDIO_TOKENS), -1)
+        h = torch.cat([streams, text], dim=1)  # (B, n, d)
+        window_ids = torch.tensor([VIDEO] * PATCHES + [AUDIO] * AUDIO_TOKENS).repeat(W)
+        ids = torch.cat([window_ids, torch.full((text.shape[1],), TEXT)])
+        pos = torch.arange(h.shape[1]).expand(B, -1)
+        return h, ids, pos
+
+    def run_layer(
+        self, layer: int, h: torch.Tensor, pos_ids: torch.Tensor, mask: torch.Tensor | None
+    ) -> torch.Tensor:
+        """Layer ``l`` on the alive tokens (SDPA; ``mask`` combined with causality)."""
+        return self.layers[layer](h, pos_ids, mask)
+
+    def attention_map(
+        self, layer: int, h: torch.Tensor, pos_ids: torch.Tensor, mask: torch.Tensor | None
+    ) -> torch.Tensor:
+        """Eager attention probabilities of layer ``l``, ``(B, H, n, n)``."""
+        return self.layers[layer].attention_probs(h, pos_ids, mask)
+
+    def head(self, h: torch.Tensor) -> torch.Tensor:
+        """Class logits from the last position, ``(B, 22)``."""
+        return self.classifier(self.norm(h[:, -1]))
+
+    def forward(self, batch: AVSyncBatch) -> torch.Tensor:
+        """Uncompressed logits."""
+        h, _, pos = self.embed(batch)
+        for layer in range(len(self.layers)):
+            h = self.run_layer(layer, h, pos, None)
+        return self.head(h)
+
+
+def window_infonce(model: TinyOmni, batch: AVSyncBatch, temperature: float = 0.1) -> torch.Tensor:
+    """InfoNCE between the mean video and mean audio token of each window, in-stream negatives."""
+    h, _, _ = model.embed(batch)
+    B, W = batch.video.shape[:2]
+    per_window = h[:, : W * (PATCHES + AUDIO_TOKENS)].reshape(B, W, PATCHES + AUDIO_TOKENS, -1)
+    video = F.normalize(per_window[:, :, :PATCHES].mean(2), dim=-1)  # (B, W, d)
+    audio = F.normalize(per_window[:, :, PATCHES:].mean(2), dim=-1)
+    logits = video @ audio.transpose(1, 2) / temperature  # (B, W, W)
+    target = torch.arange(W).expand(B, -1)
+    return 0.5 * (
+        F.cross_entropy(logits.reshape(B * W, W), target.reshape(-1))
+        + F.cross_entropy(logits.transpose(1, 2).reshape(B * W, W), target.reshape(-1))
+    )
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """Losses of :func:`train_tinyomni` (one per step) and the final training accuracy."""
+
+    ce: list[float]
+    infonce: list[float]
+    train_accuracy: float
+
+
+def train_tinyomni(
+    model: TinyOmni,
+    data: AVSyncData,
+    epochs: int = 4,
+    batch_size: int = 64,
+    lr: float = 2e-3,
+    infonce_weight: float = 0.1,
+    seed: int = 0,
+    on_step: Callable[[int], Any] | None = None,
+) -> TrainResult:
+    """Train ``model`` on ``data`` with AdamW (cosine decay) and CE + weighted InfoNCE.
+
+    Parameters
+    ----------
+    model
+        The :class:`TinyOmni` to train (in place).
+    data
+        Training streams.
+    epochs, batch_size, lr
+        Schedule (``lr`` decays by a cosine to 0 over all steps after 5 % warm-up).
+    infonce_weight
+        Weight of :func:`window_infonce` (spec: 0.1).
+    seed
+        Shuffling seed.
+    on_step
+        Called with the step index after every step (progress bars).
+    """
+    from icml26.core.schedules import warmup_cosine_lr
+
+    owner = "train_tinyomni"
+    if not isinstance(model, TinyOmni):
+        raise TypeError(f"{owner}: model must be a TinyOmni; got {type(model).__name__}.")
+    if not isinstance(data, AVSyncData):
+        raise TypeError(f"{owner}: data must be an AVSyncData; got {type(data).__name__}.")
+    epochs = check_positive_int("epochs", epochs, maximum=10_000, owner=owner)
+    batch_size = check_positive_int("batch_size", batch_size, maximum=100_000, owner=owner)
+    lr = check_in_interval("lr", lr, low=0.0, high=1.0, closed="right", owner=owner)
+    infonce_weight = check_in_interval(
+        "infonce_weight", infonce_weight, low=0.0, high=1e3, owner=owner
+    )
+    generator = torch_generator(seed)
+    steps_per_epoch = max(1, len(data) // batch_size)
+    total = epochs * steps_per_epoch
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    ce_log, nce_log, correct, seen = [], [], 0, 0
+    model.train()
+    step = 0
+    for _ in range(epochs):
+        order = torch.randperm(len(data), generator=generator).numpy()
+        for start in range(0, steps_per_epoch * batch_size, batch_size):
+            batch = data.batch(np.sort(order[start : start + batch_size]))
+            for group in optimizer.param_groups:
+                group["lr"] = warmup_cosine_lr(
+                    step,
+                    total_steps=total,
+                    peak_lr=lr,
+                    warmup_steps=max(1, total // 20),
+                    final_lr=0.0,
+                )
+            logits = model(batch)
+            ce = F.cross_entropy(logits, batch.labels)
+            nce = window_infonce(model, batch) if infonce_weight > 0 else ce.new_zeros(())
+            loss = ce + infonce_weight * nce
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            ce_log.append(float(ce.detach()))
+            nce_log.append(float(nce.detach()))
+            if step >= total - steps_per_epoch:  # accuracy over the last epoch
+                correct += int((logits.argmax(-1) == batch.labels).sum())
+                seen += len(batch)
+            step += 1
+            if on_step is not None:
+                on_step(step)
+    model.eval()
+    return TrainResult(ce_log, nce_log, correct / max(seen, 1))
+
+
+def evaluate_accuracy(
+    model: Any,
+    data: AVSyncData,
+    compressor: Any = None,
+    batch_size: int = 256,
+) -> tuple[float, list[int]]:
+    """Accuracy of ``model`` on ``data`` under ``compressor`` (``None``: full), and alive counts.
+
+    ``compressor`` may be a compressor or a zero-argument factory returning a fresh one per
+    batch. Returns ``(accuracy, alive tokens per layer of the first batch)``.
+    """
+    from icml26.omnifit.adapter import run_compressed
+
+    owner = "evaluate_accuracy"
+    if not isinstance(data, AVSyncData):
+        raise TypeError(f"{owner}: data must be an AVSyncData; got {type(data).__name__}.")
+    batch_size = check_positive_int("batch_size", batch_size, maximum=100_000, owner=owner)
+    correct, alive = 0, None
+    with torch.no_grad():
+        for start in range(0, len(data), batch_size):
+            batch = data.batch(slice(start, start + batch_size))
+            c = (
+                compressor()
+                if callable(compressor) and not hasattr(compressor, "prepare")
+                else compressor
+            )
+            out = run_compressed(model, batch, c)
+            correct += int((out.logits.argmax(-1) == batch.labels).sum())
+            alive = out.alive if alive is None else alive
+    return correct / len(data), alive
