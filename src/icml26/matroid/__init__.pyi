@@ -18,6 +18,7 @@ from icml26.matroid.greedy import (
     weight_order,
 )
 from icml26.matroid.oracle import (
+    MAX_GROUND_SET,
     AbstractMatroid,
     BudgetExceededError,
     CostCounter,
@@ -33,6 +34,7 @@ from icml26.matroid.partition import (
 from icml26.matroid.scaling import ScalingRecord, fit_loglog_slope, run_scaling_experiment
 
 __all__ = [
+    "MAX_GROUND_SET",
     "AbstractMatroid",
     "BudgetExceededError",
     "CostCounter",

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from icml26.core import Seed, check_in_interval, check_positive_int, numpy_generator
-from icml26.matroid.greedy import check_weights, lightest_in_dependent, weight_order
+from icml26.matroid.greedy import _lightest_in_dependent, _weight_order, check_weights
 from icml26.matroid.oracle import IndependenceOracle, check_oracle
 
 __all__ = ["bounded_circuit_max_weight_basis"]
@@ -92,7 +92,7 @@ def bounded_circuit_max_weight_basis(
     growth = check_in_interval("growth", growth, low=1.0, closed="neither", owner=owner)
     rng = numpy_generator(seed)
 
-    order = weight_order(w)
+    order = _weight_order(w)
     rank_of = np.empty(oracle.n, dtype=np.int64)  # position in the decreasing-weight order
     rank_of[order] = np.arange(oracle.n)
     S = order.copy()  # S[:size] are the live candidates
@@ -111,7 +111,7 @@ def bounded_circuit_max_weight_basis(
                 q = min(math.ceil(growth * q), size)
                 continue
         # Red rule: the lightest element of a circuit is in no maximum-weight basis.
-        e = lightest_in_dependent(oracle, Q)
+        e = _lightest_in_dependent(oracle, Q)
         i, last = position[e], S[size - 1]
         S[i], position[last] = last, i
         size -= 1

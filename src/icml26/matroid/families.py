@@ -35,6 +35,21 @@ def _int_array(name: str, values: object, *, owner: str) -> np.ndarray:
     return array.astype(np.int64)
 
 
+def _id_set(members: object, i: int, *, owner: str) -> list[int]:
+    """``sets[i]`` of a transversal matroid as its sorted distinct integer ids."""
+    if isinstance(members, str | bytes) or not isinstance(members, Iterable):
+        raise TypeError(
+            f"{owner}: sets[{i}] must be an iterable of element ids; got {type(members).__name__}."
+        )
+    ids = np.asarray(list(members))
+    if ids.ndim != 1 or (ids.size and not np.issubdtype(ids.dtype, np.integer)):
+        raise TypeError(
+            f"{owner}: sets[{i}] must hold integer element ids; got dtype {ids.dtype}, "
+            f"shape {ids.shape}."
+        )
+    return sorted(set(ids.tolist()))
+
+
 @final
 class UniformMatroid(AbstractMatroid):
     """The uniform matroid ``U_{r,n}``: a set is independent iff it has at most ``r`` elements.
@@ -42,7 +57,7 @@ class UniformMatroid(AbstractMatroid):
     Parameters
     ----------
     n
-        Ground-set size.
+        Ground-set size, at most :data:`~icml26.matroid.oracle.MAX_GROUND_SET`.
     r
         Rank, ``0 <= r <= n``.
 
@@ -59,7 +74,7 @@ class UniformMatroid(AbstractMatroid):
     """
 
     def __init__(self, n: int, r: int) -> None:
-        self._init_ground_set(check_positive_int("n", n, owner="UniformMatroid", minimum=0))
+        self._init_ground_set(n)
         self.r = check_positive_int("r", r, owner="UniformMatroid", minimum=0)
         if self.r > self.n:
             raise ValueError(f"UniformMatroid: r must be <= n = {self.n}; got {r!r}.")
@@ -79,7 +94,8 @@ class UniformBlocks(AbstractMatroid):
     Parameters
     ----------
     nblocks
-        Number of blocks (``n = nblocks * m``).
+        Number of blocks (``n = nblocks * m``, at most
+        :data:`~icml26.matroid.oracle.MAX_GROUND_SET`).
     m
         Elements per block, ``m >= c``.
     c
@@ -102,7 +118,7 @@ class UniformBlocks(AbstractMatroid):
         self.nblocks = check_positive_int("nblocks", nblocks, owner=owner)
         self.c = check_positive_int("c", c, owner=owner, minimum=2)
         self.m = check_positive_int("m", m, owner=owner, minimum=self.c)
-        self._init_ground_set(self.nblocks * self.m)
+        self._init_ground_set(self.nblocks * self.m, name="nblocks * m")
 
     def _independent(self, Q: np.ndarray) -> bool:
         if Q.size < self.c:
@@ -147,7 +163,7 @@ class PartitionMatroid(AbstractMatroid):
             )
         if self.caps.size and self.caps.min() < 0:
             raise ValueError(f"{owner}: caps must be >= 0; got {self.caps.min()}.")
-        self._init_ground_set(self.blocks.size)
+        self._init_ground_set(self.blocks.size, name="blocks")
 
     def _independent(self, Q: np.ndarray) -> bool:
         if Q.size == 0:
@@ -183,13 +199,18 @@ class DirectSum(AbstractMatroid):
 
     def __init__(self, *parts: IndependenceOracle | Iterable[IndependenceOracle]) -> None:
         if len(parts) == 1 and not isinstance(parts[0], IndependenceOracle):
+            if not isinstance(parts[0], Iterable):
+                raise TypeError(
+                    f"DirectSum: parts must be oracles or one iterable of oracles; got "
+                    f"{parts[0]!r} ({type(parts[0]).__name__})."
+                )
             parts = tuple(parts[0])  # one iterable of summands
-        self.parts = [check_oracle(p, owner="DirectSum") for p in parts]
+        self.parts = [check_oracle(p, owner="DirectSum", name="parts") for p in parts]
         if not self.parts:
             raise ValueError("DirectSum: parts must hold at least one oracle; got none.")
         sizes = np.array([p.n for p in self.parts], dtype=np.int64)
         self.offsets = np.concatenate([[0], np.cumsum(sizes)])
-        self._init_ground_set(int(self.offsets[-1]))
+        self._init_ground_set(int(self.offsets[-1]), name="parts")
 
     def _independent(self, Q: np.ndarray) -> bool:
         if Q.size == 0:
@@ -238,7 +259,7 @@ class LinearMatroidGF2(AbstractMatroid):
             )
         packed = np.packbits(A.T.astype(np.uint8), axis=1)  # (n, ceil(rows / 8))
         self.columns = [int.from_bytes(row.tobytes(), "big") for row in packed]
-        self._init_ground_set(A.shape[1])
+        self._init_ground_set(A.shape[1], name="matrix")
 
     def _independent(self, Q: np.ndarray) -> bool:
         pivots: dict[int, int] = {}
@@ -265,14 +286,15 @@ class TransversalMatroid(AbstractMatroid):
     Parameters
     ----------
     n
-        Ground-set size.
+        Ground-set size, at most :data:`~icml26.matroid.oracle.MAX_GROUND_SET`.
     sets
         The family ``A_1, …, A_k`` of subsets of ``range(n)``.
 
     Raises
     ------
     TypeError, ValueError
-        If ``n`` is not a non-negative integer or a set holds an id outside ``range(n)``.
+        If ``n`` is not an integer in range, ``sets`` is not a family of integer sets or a set
+        holds an id outside ``range(n)``.
 
     Example
     -------
@@ -282,15 +304,19 @@ class TransversalMatroid(AbstractMatroid):
     """
 
     def __init__(self, n: int, sets: Sequence[Iterable[int]]) -> None:
-        self._init_ground_set(check_positive_int("n", n, owner="TransversalMatroid", minimum=0))
-        self.sets = [sorted({int(e) for e in s}) for s in sets]
+        owner = "TransversalMatroid"
+        self._init_ground_set(n)
+        if isinstance(sets, str | bytes) or not isinstance(sets, Iterable):
+            raise TypeError(
+                f"{owner}: sets must be a sequence of sets of element ids; "
+                f"got {type(sets).__name__}."
+            )
+        self.sets = [_id_set(members, i, owner=owner) for i, members in enumerate(sets)]
         self.adjacency: list[list[int]] = [[] for _ in range(self.n)]
         for i, members in enumerate(self.sets):
             for e in members:
                 if not 0 <= e < self.n:
-                    raise ValueError(
-                        f"TransversalMatroid: set {i} holds {e}, outside range(0, {self.n})."
-                    )
+                    raise ValueError(f"{owner}: sets[{i}] holds {e}, outside range(0, {self.n}).")
                 self.adjacency[e].append(i)
 
     def _independent(self, Q: np.ndarray) -> bool:

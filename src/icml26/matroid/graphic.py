@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any, final
 
 import numpy as np
@@ -39,6 +39,8 @@ class GraphicMatroid(AbstractMatroid):
 
     Raises
     ------
+    TypeError
+        If ``edges`` is not a sequence or a vertex label is not hashable.
     ValueError
         If an edge is not a pair.
 
@@ -50,15 +52,23 @@ class GraphicMatroid(AbstractMatroid):
     """
 
     def __init__(self, edges: Sequence[tuple[Hashable, Hashable]]) -> None:
+        owner = "GraphicMatroid"
+        if isinstance(edges, str | bytes) or not isinstance(edges, Iterable):
+            raise TypeError(
+                f"{owner}: edges must be a sequence of (u, v) pairs; got {type(edges).__name__}."
+            )
         index: dict[Hashable, int] = {}
         pairs = []
         for i, edge in enumerate(edges):
-            if len(edge) != 2:
-                raise ValueError(f"GraphicMatroid: edge {i} must be a pair (u, v); got {edge!r}.")
+            pair = isinstance(edge, Sequence | np.ndarray) and not isinstance(edge, str | bytes)
+            if not pair or len(edge) != 2:
+                raise ValueError(f"{owner}: edge {i} of edges must be a pair (u, v); got {edge!r}.")
+            if not all(isinstance(u, Hashable) for u in edge):
+                raise TypeError(f"{owner}: edge {i} of edges must hold hashable vertex labels.")
             pairs.append([index.setdefault(u, len(index)) for u in edge])
         self.vertices = list(index)
         self.endpoints = np.array(pairs, dtype=np.int64).reshape(-1, 2)
-        self._init_ground_set(len(pairs))
+        self._init_ground_set(len(pairs), name="edges")
         self._label = np.zeros(len(index), dtype=np.int64)
 
     @classmethod

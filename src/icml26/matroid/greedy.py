@@ -58,11 +58,27 @@ def check_weights(weights: object, n: int, *, owner: str) -> np.ndarray:
 def weight_order(weights: np.ndarray) -> np.ndarray:
     """Element ids sorted by decreasing weight, ties broken by increasing id.
 
+    Raises
+    ------
+    TypeError
+        If ``weights`` is not numeric.
+    ValueError
+        If ``weights`` is not 1-D or holds NaN/inf.
+
     Example
     -------
     >>> weight_order(np.array([1.0, 3.0, 1.0])).tolist()
     [1, 0, 2]
     """
+    w = np.asarray(weights) if isinstance(weights, np.ndarray | list | tuple) else weights
+    if not isinstance(w, np.ndarray) or w.dtype.kind not in "biuf":
+        raise TypeError(
+            f"weight_order: weights must be a numeric 1-D array; got {type(weights).__name__}."
+        )
+    return _weight_order(check_array("weights", w, owner="weight_order", ndim=1))
+
+
+def _weight_order(weights: np.ndarray) -> np.ndarray:
     return np.lexsort((np.arange(weights.size), -weights))
 
 
@@ -161,7 +177,7 @@ def max_weight_basis(oracle: IndependenceOracle, weights: object = None) -> list
     if weights is None:
         return greedy_basis(oracle)
     w = check_weights(weights, oracle.n, owner="max_weight_basis")
-    return greedy_basis(oracle, weight_order(w))
+    return greedy_basis(oracle, _weight_order(w))
 
 
 def rank(oracle: IndependenceOracle, subset: Sequence[int] | None = None) -> int:
@@ -219,11 +235,21 @@ def find_circuit_lightest(
     q = _check_elements(Q, oracle.n, owner="find_circuit_lightest", name="Q")
     if not known_dependent and oracle.is_independent(q):
         raise ValueError("find_circuit_lightest: Q must be dependent; got an independent set.")
-    return lightest_in_dependent(oracle, q)
+    return _lightest_in_dependent(oracle, q)
 
 
 def lightest_in_dependent(oracle: IndependenceOracle, Q: np.ndarray) -> int:
-    """The binary search of :func:`find_circuit_lightest` without validation (``Q`` dependent).
+    """The binary search of :func:`find_circuit_lightest` on a list ``Q`` known to be dependent.
+
+    Only the kinds of the arguments are checked (not the ids, nor that ``Q`` is dependent, which
+    would cost a query): for an independent ``Q`` the answer is ``Q[-1]``, meaningless.
+
+    Raises
+    ------
+    TypeError
+        If ``oracle`` is not an oracle or ``Q`` is not a 1-D array of integer ids.
+    ValueError
+        If ``Q`` is empty (the empty set is independent).
 
     Example
     -------
@@ -231,6 +257,23 @@ def lightest_in_dependent(oracle: IndependenceOracle, Q: np.ndarray) -> int:
     >>> lightest_in_dependent(UniformMatroid(6, 2), np.array([5, 1, 3, 0]))
     3
     """
+    owner = "lightest_in_dependent"
+    oracle = check_oracle(oracle, owner=owner)
+    q = np.asarray(Q) if isinstance(Q, np.ndarray | list | tuple) else None
+    if q is None or q.ndim != 1 or (q.size and not np.issubdtype(q.dtype, np.integer)):
+        raise TypeError(f"{owner}: Q must be a 1-D array of integer element ids; got {_kind(Q)}.")
+    if q.size == 0:
+        raise ValueError(f"{owner}: Q must be a non-empty dependent list; got an empty one.")
+    return _lightest_in_dependent(oracle, q)
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, np.ndarray):
+        return f"dtype {value.dtype}, shape {value.shape}"
+    return type(value).__name__
+
+
+def _lightest_in_dependent(oracle: IndependenceOracle, Q: np.ndarray) -> int:
     low, high = 0, len(Q)  # Q[:low] is independent, Q[:high] is dependent
     while high - low > 1:
         mid = (low + high) // 2

@@ -15,7 +15,10 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from icml26.core import check_positive_int
+
 __all__ = [
+    "MAX_GROUND_SET",
     "AbstractMatroid",
     "BudgetExceededError",
     "CostCounter",
@@ -23,6 +26,10 @@ __all__ = [
     "check_oracle",
     "default_cost",
 ]
+
+# The largest ground set the built-in families accept: a query's scratch array of this many int64
+# is 800 MB, far beyond the 10^5-element instances of the experiments.
+MAX_GROUND_SET = 10**8
 
 
 @runtime_checkable
@@ -40,8 +47,10 @@ class IndependenceOracle(Protocol):
         ...
 
 
-def check_oracle(oracle: object, *, owner: str) -> IndependenceOracle:
+def check_oracle(oracle: object, *, owner: str, name: str = "oracle") -> IndependenceOracle:
     """Return ``oracle`` if it satisfies :class:`IndependenceOracle`, else raise ``TypeError``.
+
+    ``name`` is the caller's parameter that holds the oracle, for the message.
 
     Example
     -------
@@ -52,12 +61,14 @@ def check_oracle(oracle: object, *, owner: str) -> IndependenceOracle:
     n = getattr(oracle, "n", None)
     if not isinstance(oracle, IndependenceOracle) or not callable(oracle.is_independent):
         raise TypeError(
-            f"{owner}: oracle must have an int attribute n and a method is_independent(Q); "
+            f"{owner}: {name} must be an independence oracle (an int attribute n and a method "
+            f"is_independent(Q)); "
             f"got {oracle!r} ({type(oracle).__name__})."
         )
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
         raise TypeError(
-            f"{owner}: oracle.n must be an integer >= 0; got {n!r} ({type(n).__name__})."
+            f"{owner}: {name}.n, the oracle's ground-set size, must be an integer >= 0; "
+            f"got {n!r} ({type(n).__name__})."
         )
     return oracle
 
@@ -127,7 +138,7 @@ class CostCounter:
         cache: bool = False,
         charge_cache_hits: bool = True,
     ) -> None:
-        self.base = check_oracle(base, owner="CostCounter")
+        self.base = check_oracle(base, owner="CostCounter", name="base")
         if not callable(cost_fn):
             raise TypeError(
                 f"CostCounter: cost_fn must be callable; "
@@ -193,8 +204,10 @@ class AbstractMatroid(abc.ABC):
 
     n: int
 
-    def _init_ground_set(self, n: int) -> None:
-        self.n = n
+    def _init_ground_set(self, n: int, *, name: str = "n") -> None:
+        # ``name`` is the constructor's parameter that sets the size, for the message.
+        owner = type(self).__name__
+        self.n = check_positive_int(name, n, owner=owner, minimum=0, maximum=MAX_GROUND_SET)
         self._slot = np.zeros(n, dtype=np.int64)
 
     @abc.abstractmethod
@@ -223,7 +236,7 @@ class AbstractMatroid(abc.ABC):
         low, high = int(q.min()), int(q.max())
         if low < 0 or high >= self.n:
             bad = low if low < 0 else high
-            raise ValueError(f"{owner}: element ids must be in range(0, {self.n}); got {bad}.")
+            raise ValueError(f"{owner}: Q must hold element ids in range(0, {self.n}); got {bad}.")
         # Write each position at its id; a repeated id keeps only its last position.
         positions = np.arange(q.size)
         self._slot[q] = positions

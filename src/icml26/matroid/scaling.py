@@ -8,12 +8,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icml26.core import Seed, check_positive_int, numpy_generator
-from icml26.matroid.oracle import CostCounter, IndependenceOracle, default_cost
+from icml26.core import Seed, check_array, check_positive_int, numpy_generator
+from icml26.matroid.oracle import MAX_GROUND_SET, CostCounter, IndependenceOracle, default_cost
 
 __all__ = ["ScalingRecord", "fit_loglog_slope", "run_scaling_experiment"]
 
 Instance = tuple[IndependenceOracle, np.ndarray]
+# Instances per size that run_scaling_experiment accepts: far more than any fit needs.
+MAX_REPEATS = 10**4
 Algorithm = Callable[[IndependenceOracle, np.ndarray, np.random.Generator], Sequence[int]]
 
 
@@ -36,23 +38,31 @@ def fit_loglog_slope(xs: Sequence[float], ys: Sequence[float]) -> float:
 
     Raises
     ------
+    TypeError
+        If ``xs`` or ``ys`` is not numeric.
     ValueError
-        If fewer than two points, lengths differ, or a value is not positive.
+        If fewer than two points, lengths differ, a value is not finite and positive, or all
+        ``xs`` are equal.
 
     Example
     -------
     >>> round(fit_loglog_slope([1, 2, 4], [3, 12, 48]), 6)
     2.0
     """
-    x, y = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
-    if x.shape != y.shape or x.ndim != 1 or x.size < 2:
+    owner = "fit_loglog_slope"
+    x = check_array("xs", xs, owner=owner, ndim=1, dtype=np.float64)
+    y = check_array("ys", ys, owner=owner, ndim=1, dtype=np.float64)
+    if x.shape != y.shape or x.size < 2:
         raise ValueError(
             f"fit_loglog_slope: xs and ys must be 1-D of the same length >= 2; "
             f"got shapes {x.shape} and {y.shape}."
         )
     if not (np.all(x > 0) and np.all(y > 0)):
         raise ValueError("fit_loglog_slope: xs and ys must be positive.")
-    slope, _ = np.polyfit(np.log(x), np.log(y), 1)
+    log_x = np.log(x)
+    if np.ptp(log_x) == 0:
+        raise ValueError(f"{owner}: xs must hold at least two distinct values; got only {x[0]}.")
+    slope, _ = np.polyfit(log_x, np.log(y), 1)
     return float(slope)
 
 
@@ -73,12 +83,12 @@ def run_scaling_experiment(
     make_instance
         ``make_instance(n, rng) -> (oracle, weights)``: a random instance of size about ``n``.
     ns
-        Sizes to run.
+        Sizes to run, each at most :data:`~icml26.matroid.oracle.MAX_GROUND_SET`.
     algorithms
         Name to ``algorithm(oracle, weights, rng) -> basis``; each runs on a fresh
         :class:`CostCounter` around the instance.
     repeats
-        Instances per size: one count for all sizes or one per size.
+        Instances per size: one count for all sizes or one per size, at most ``MAX_REPEATS``.
     seed
         Randomness of the instances and the algorithms.
     cost_fn
@@ -94,8 +104,11 @@ def run_scaling_experiment(
 
     Raises
     ------
+    TypeError
+        If a callable argument is not callable, or ``ns``/``repeats`` is not a sequence of
+        integers.
     ValueError
-        If ``repeats`` does not match ``ns`` or a count is not a positive integer.
+        If ``repeats`` does not match ``ns`` or a size or count is not a positive integer in range.
 
     Example
     -------
@@ -106,17 +119,38 @@ def run_scaling_experiment(
     >>> records[0].cost  # 1 + 2 + 3 + 4 + 4 * 5
     30
     """
-    counts = [repeats] * len(ns) if isinstance(repeats, int) else list(repeats)
+    owner = "run_scaling_experiment"
+    for name, fn in (("make_instance", make_instance), ("cost_fn", cost_fn)):
+        if not callable(fn):
+            raise TypeError(f"{owner}: {name} must be callable; got {type(fn).__name__}.")
+    if on_instance is not None and not callable(on_instance):
+        raise TypeError(
+            f"{owner}: on_instance must be callable or None; got {type(on_instance).__name__}."
+        )
+    if not isinstance(algorithms, Mapping) or not all(
+        isinstance(k, str) and callable(v) for k, v in algorithms.items()
+    ):
+        raise TypeError(
+            f"{owner}: algorithms must map names (str) to callables; "
+            f"got {type(algorithms).__name__}."
+        )
+    ns = _int_list("ns", ns, owner=owner)
+    if isinstance(repeats, int):
+        counts = [repeats] * len(ns)
+    else:
+        counts = _int_list("repeats", repeats, owner=owner)
     if len(counts) != len(ns):
         raise ValueError(
             f"run_scaling_experiment: repeats must be an int or one count per n; "
             f"got {len(counts)} counts for {len(ns)} sizes."
         )
+    for n, count in zip(ns, counts, strict=True):
+        check_positive_int("ns", n, owner=owner, maximum=MAX_GROUND_SET)
+        check_positive_int("repeats", count, owner=owner, maximum=MAX_REPEATS)
     rng = numpy_generator(seed)
     records = []
     for n, count in zip(ns, counts, strict=True):
-        check_positive_int("n", n, owner="run_scaling_experiment")
-        for repeat in range(check_positive_int("repeats", count, owner="run_scaling_experiment")):
+        for repeat in range(count):
             instance_rng, *algorithm_rngs = rng.spawn(1 + len(algorithms))
             oracle, weights = make_instance(n, instance_rng)
             for (name, algorithm), algorithm_rng in zip(
@@ -141,3 +175,12 @@ def run_scaling_experiment(
             if on_instance is not None:
                 on_instance()
     return records
+
+
+def _int_list(name: str, values: object, *, owner: str) -> list:
+    """``values`` as a list, if it is a sequence (of what the caller checks next)."""
+    if isinstance(values, str | bytes) or not isinstance(values, Sequence | np.ndarray):
+        raise TypeError(
+            f"{owner}: {name} must be a sequence of integers; got {type(values).__name__}."
+        )
+    return list(values)
