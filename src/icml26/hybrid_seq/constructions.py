@@ -25,7 +25,9 @@ query needs the feature j², which Mamba's exp/SiLU parameterisation cannot give
 assume the default task layouts (SC without teacher forcing; MQAR with disjoint fillers); a
 soft model refuses sequences longer than ``max_len``, where its margin bound stops holding. The
 streaming caches keep every position; the selective KV cache (only attendable positions) is
-what :func:`working_memory` reports as ``selective_kv``.
+what :func:`working_memory` reports as ``selective_kv``. Vocabularies and slot counts are at most
+``MAX_VOCAB`` = 4096 (the one-hot tables are V x V), a fresh streaming cache holds at most
+``MAX_BATCH`` = 2**16 sequences.
 """
 
 from __future__ import annotations
@@ -52,10 +54,54 @@ __all__ = [
 ]
 
 
+MAX_VOCAB = 4096  # largest vocabulary of a constructed model: its one-hot tables are V x V
+MAX_BATCH = 2**16  # largest batch of an empty streaming cache
+
+
 def margin_beta(max_len: int) -> float:
     """β = ln(T_max) + 2: with all wrong scores <= -1 relative to the right one, the right
-    position keeps softmax weight >= 1 / (1 + (T_max - 1) e^-β) > 1 / (1 + e^-2) ≈ 0.881."""
-    return math.log(max_len) + 2.0
+    position keeps softmax weight >= 1 / (1 + (T_max - 1) e^-β) > 1 / (1 + e^-2) ≈ 0.881.
+
+    Raises
+    ------
+    ValueError
+        If ``max_len < 1``.
+    """
+    return math.log(check_positive_int("max_len", max_len, owner="margin_beta")) + 2.0
+
+
+def _check_vocab(owner: str, vocab_size: Any, needed: int) -> int:
+    """A vocabulary in [needed, MAX_VOCAB] (checked before any table is allocated)."""
+    vocab_size = check_positive_int("vocab_size", vocab_size, owner=owner, maximum=MAX_VOCAB)
+    if vocab_size < needed:
+        raise ValueError(f"{owner}: vocab_size must be >= {needed}; got {vocab_size}.")
+    return vocab_size
+
+
+def _check_hard(owner: str, hard: Any) -> bool:
+    if not isinstance(hard, bool):
+        raise TypeError(f"{owner}: hard must be a bool; got {type(hard).__name__}.")
+    return hard
+
+
+def _check_cache(owner: str, cache: Any, keys: tuple[str, ...], batch: int) -> dict[str, Any]:
+    """``cache`` must be what ``init_cache`` / ``step`` returned for a batch of ``batch``."""
+    if not isinstance(cache, dict) or set(cache) != set(keys):
+        raise TypeError(
+            f"{owner}: cache must be None or the dict with keys {list(keys)} that init_cache or "
+            f"step returned; got {type(cache).__name__}"
+            + (f" with keys {sorted(cache)}." if isinstance(cache, dict) else ".")
+        )
+    if "t" in cache and (isinstance(cache["t"], bool) or not isinstance(cache["t"], int)):
+        raise TypeError(f"{owner}: cache['t'] must be an int; got {type(cache['t']).__name__}.")
+    for key in keys:
+        value = cache[key]
+        if isinstance(value, torch.Tensor) and (value.dim() == 0 or value.shape[0] != batch):
+            raise ValueError(
+                f"{owner}: cache[{key!r}] must hold a batch of {batch} (the token's batch); "
+                f"got shape {tuple(value.shape)}."
+            )
+    return cache
 
 
 def _fixed(t: torch.Tensor) -> nn.Parameter:
@@ -112,17 +158,32 @@ class _Constructed(AbstractSequenceModel):
         """``max_len`` for the soft model (its margin bound), ``None`` for the hard one."""
         return None if self.hard else self.max_len
 
-    def _check(self, inputs: Any, *, ndim: int = 2, length: int | None = None) -> torch.Tensor:
+    def _check(
+        self, inputs: Any, *, ndim: int = 2, length: int | None = None, arg: str = "inputs"
+    ) -> torch.Tensor:
         name = type(self).__name__
-        inputs = check_token_ids(inputs, self.vocab_size, owner=name, ndim=ndim)
+        inputs = check_token_ids(inputs, self.vocab_size, owner=name, ndim=ndim, name=arg)
         T = inputs.shape[-1] if length is None else length
         if self.max_positions is not None and self.max_positions < T:
             raise ValueError(
                 f"{name}: the soft construction is exact up to max_len={self.max_len}; got a "
-                f"sequence of length {T} (length must be in [1, {self.max_len}]; build with a "
-                "larger max_len or hard=True)."
+                f"sequence of length {T} in {arg} (length must be in [1, {self.max_len}]; build "
+                "with a larger max_len or hard=True)."
             )
         return inputs
+
+    def _batch(self, batch_size: Any) -> int:
+        owner = type(self).__name__
+        return check_positive_int("batch_size", batch_size, owner=owner, maximum=MAX_BATCH)
+
+    def _start(self, token: Any, cache: Any, keys: tuple[str, ...]) -> tuple[Any, dict[str, Any]]:
+        """Check a ``step`` call: the token ids (B,) and the cache (a fresh one for ``None``)."""
+        owner = type(self).__name__
+        if cache is None:
+            token = self._check(token, ndim=1, length=1, arg="token")
+            return token, self.init_cache(token.shape[0])
+        token = check_token_ids(token, self.vocab_size, owner=owner, ndim=1, name="token")
+        return token, _check_cache(owner, cache, keys, token.shape[0])
 
 
 @final
@@ -133,12 +194,15 @@ class ConstructedSCHybrid(_Constructed):
 
     def __init__(self, n_symbols: int, max_len: int, hard: bool, vocab_size: int) -> None:
         super().__init__()
+        owner = "ConstructedSCHybrid"
+        n_symbols = check_positive_int("n_symbols", n_symbols, owner=owner, maximum=MAX_VOCAB)
         self.n_symbols, self.max_len, self.hard, self.vocab_size = (
             n_symbols,
-            max_len,
-            hard,
-            vocab_size,
+            check_positive_int("max_len", max_len, owner=owner),
+            _check_hard(owner, hard),
+            _check_vocab(owner, vocab_size, N_SPECIAL + n_symbols),
         )
+        vocab_size = self.vocab_size
         data = range(N_SPECIAL, N_SPECIAL + n_symbols)
         flags = torch.zeros(vocab_size, 2)  # (isdata, ismark)
         flags[N_SPECIAL : N_SPECIAL + n_symbols, 0] = 1.0
@@ -176,14 +240,14 @@ class ConstructedSCHybrid(_Constructed):
 
     def init_cache(self, batch_size: int) -> dict[str, Any]:
         """Empty cache: counters (B, 2) = 0 and no cached keys/values."""
+        batch_size = self._batch(batch_size)
         z = self.flags.new_zeros
         return {"t": 0, "counts": z(batch_size, 2), "k": z(batch_size, 0, 4), "v": None}
 
     def step(self, token: torch.Tensor, cache: dict[str, Any] | None = None) -> tuple[Any, Any]:
         """One token (B,) -> (logits (B, vocab), cache)."""
-        if cache is None:
-            cache = self.init_cache(token.shape[0] if isinstance(token, torch.Tensor) else 1)
-        token = self._check(token, ndim=1, length=cache["t"] + 1)
+        token, cache = self._start(token, cache, ("t", "counts", "k", "v"))
+        token = self._check(token, ndim=1, length=cache["t"] + 1, arg="token")
         flags = self.flags[token]  # (B, 2)
         counts = cache["counts"] + flags  # h_t = 1·h_{t-1} + b_t
         rank, slot = counts[:, 0], counts[:, 1]
@@ -213,8 +277,15 @@ class ConstructedARHybrid(_Constructed):
         self, n_keys: int, n_values: int, max_len: int, hard: bool, vocab_size: int
     ) -> None:
         super().__init__()
+        owner = "ConstructedARHybrid"
+        n_keys = check_positive_int("n_keys", n_keys, owner=owner, maximum=MAX_VOCAB)
+        n_values = check_positive_int("n_values", n_values, owner=owner, maximum=MAX_VOCAB)
         self.n_keys, self.n_values = n_keys, n_values
-        self.max_len, self.hard, self.vocab_size = max_len, hard, vocab_size
+        self.max_len = check_positive_int("max_len", max_len, owner=owner)
+        self.hard = _check_hard(owner, hard)
+        self.vocab_size = vocab_size = _check_vocab(
+            owner, vocab_size, N_SPECIAL + n_keys + n_values
+        )
         keys = range(N_SPECIAL, N_SPECIAL + n_keys)
         values = range(N_SPECIAL + n_keys, N_SPECIAL + n_keys + n_values)
         self.key_table = _fixed(_one_hot_rows(vocab_size, keys))  # e_key(x)
@@ -249,14 +320,14 @@ class ConstructedARHybrid(_Constructed):
 
     def init_cache(self, batch_size: int) -> dict[str, Any]:
         """Empty cache: the shift register (one key one-hot) and no cached keys/values."""
+        batch_size = self._batch(batch_size)
         z = self.key_table.new_zeros
         return {"t": 0, "conv": z(batch_size, self.n_keys), "k": None, "v": None}
 
     def step(self, token: torch.Tensor, cache: dict[str, Any] | None = None) -> tuple[Any, Any]:
         """One token (B,) -> (logits (B, vocab), cache)."""
-        if cache is None:
-            cache = self.init_cache(token.shape[0] if isinstance(token, torch.Tensor) else 1)
-        token = self._check(token, ndim=1, length=cache["t"] + 1)
+        token, cache = self._start(token, cache, ("t", "conv", "k", "v"))
+        token = self._check(token, ndim=1, length=cache["t"] + 1, arg="token")
         e_key = self.key_table[token]  # (B, n_keys)
         prev = self.shift_taps[0] * cache["conv"] + self.shift_taps[1] * e_key
         isvalue = self.isvalue[token]
@@ -292,6 +363,10 @@ class ConstructedSlotSSM(_Constructed):
 
     def __init__(self, n_symbols: int, k: int, vocab_size: int) -> None:
         super().__init__()
+        owner = "ConstructedSlotSSM"
+        n_symbols = check_positive_int("n_symbols", n_symbols, owner=owner, maximum=MAX_VOCAB)
+        k = check_positive_int("k", k, owner=owner, maximum=MAX_VOCAB)
+        vocab_size = _check_vocab(owner, vocab_size, N_SPECIAL + n_symbols)
         self.n_symbols, self.k, self.vocab_size = n_symbols, k, vocab_size
         self.hard, self.max_len = True, 0  # exact at every length: no margin bound
         data = range(N_SPECIAL, N_SPECIAL + n_symbols)
@@ -318,14 +393,13 @@ class ConstructedSlotSSM(_Constructed):
 
     def init_cache(self, batch_size: int) -> dict[str, Any]:
         """Empty cache: counters (B, 2) and slots (B, V, k), all zero."""
+        batch_size = self._batch(batch_size)
         z = self.flags.new_zeros
         return {"counts": z(batch_size, 2), "slots": z(batch_size, self.n_symbols, self.k)}
 
     def step(self, token: torch.Tensor, cache: dict[str, Any] | None = None) -> tuple[Any, Any]:
         """One token (B,) -> (logits (B, vocab), cache)."""
-        if cache is None:
-            cache = self.init_cache(token.shape[0] if isinstance(token, torch.Tensor) else 1)
-        token = self._check(token, ndim=1)
+        token, cache = self._start(token, cache, ("counts", "slots"))
         counts = cache["counts"] + self.flags[token]
         write, read = _hat_one_hot(counts[:, 0], self.k), _hat_one_hot(counts[:, 1], self.k)
         slots = cache["slots"] + self.symbol_table[token][:, :, None] * write[:, None, :]

@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 from icml26.core import require
-from icml26.hybrid_seq.models import HybridLM
+from icml26.hybrid_seq.models import HybridLM, check_architecture
 from icml26.hybrid_seq.ssm import SSMConfig
 
 _transformers = require("transformers", "hybrid_seq", owner="icml26.hybrid_seq.hf")
@@ -62,6 +62,20 @@ class HybridLMConfig(PretrainedConfig):
         ssm_backend: str = "auto",
         **kwargs: Any,
     ) -> None:
+        # validated here, not first in build(): a bad config is refused where it is written
+        check_architecture(
+            "HybridLMConfig",
+            vocab_size=vocab_size,
+            d_model=d_model,
+            pattern=pattern,
+            n_heads=n_heads,
+            pos_enc=pos_enc,
+            scan=scan,
+            mlp_ratio=mlp_ratio,
+            max_len=max_len,
+            ssm_backend=ssm_backend,
+        )
+        SSMConfig(d_state=d_state, expand=expand, d_conv=d_conv, dt_rank=dt_rank)
         self.d_model, self.pattern, self.n_heads, self.pos_enc = d_model, pattern, n_heads, pos_enc
         self.d_state, self.expand, self.d_conv, self.dt_rank = d_state, expand, d_conv, dt_rank
         self.scan, self.mlp_ratio, self.max_len = scan, mlp_ratio, max_len
@@ -70,7 +84,11 @@ class HybridLMConfig(PretrainedConfig):
         self.vocab_size = vocab_size
 
     def build(self, seed: int = 0) -> HybridLM:
-        """The plain :class:`HybridLM` this config describes (validated by its constructor)."""
+        """The plain :class:`HybridLM` this config describes, initialised from ``seed``."""
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(
+                f"HybridLMConfig.build: seed must be an int; got {type(seed).__name__}."
+            )
         ssm = SSMConfig(
             d_state=self.d_state, expand=self.expand, d_conv=self.d_conv, dt_rank=self.dt_rank
         )

@@ -46,6 +46,7 @@ __all__ = [
     "LMCache",
     "MLPBlock",
     "SSMBlock",
+    "check_architecture",
     "check_token_ids",
 ]
 
@@ -54,20 +55,25 @@ PATTERN_LETTERS = "ASM"
 SSM_BACKENDS = ("auto", "torch", "mamba_ssm")
 
 
-def check_token_ids(inputs: Any, vocab_size: int, *, owner: str, ndim: int = 2) -> torch.Tensor:
-    """Return ``inputs`` if it is an integer tensor of ids in [1, vocab_size) (PAD = 0 refused)."""
+def check_token_ids(
+    inputs: Any, vocab_size: int, *, owner: str, ndim: int = 2, name: str = "inputs"
+) -> torch.Tensor:
+    """Return ``inputs`` if it is an integer tensor of ids in [1, vocab_size) (PAD = 0 refused).
+
+    ``name`` is the caller's parameter name, used in the messages.
+    """
     if not isinstance(inputs, torch.Tensor):
-        raise TypeError(f"{owner}: inputs must be a torch.Tensor; got {type(inputs).__name__}.")
+        raise TypeError(f"{owner}: {name} must be a torch.Tensor; got {type(inputs).__name__}.")
     if inputs.dtype not in (torch.int64, torch.int32, torch.int16, torch.uint8):
-        raise TypeError(f"{owner}: inputs must hold integer token ids; got dtype {inputs.dtype}.")
+        raise TypeError(f"{owner}: {name} must hold integer token ids; got dtype {inputs.dtype}.")
     if inputs.dim() != ndim or inputs.numel() == 0:
         raise ValueError(
-            f"{owner}: inputs must be a non-empty {ndim}-D tensor; got shape {tuple(inputs.shape)}."
+            f"{owner}: {name} must be a non-empty {ndim}-D tensor; got shape {tuple(inputs.shape)}."
         )
     low, high = int(inputs.min()), int(inputs.max())
     if low < 1 or high >= vocab_size:
         raise ValueError(
-            f"{owner}: inputs must be token ids in [1, vocab_size - 1 = {vocab_size - 1}] "
+            f"{owner}: {name} must be token ids in [1, vocab_size - 1 = {vocab_size - 1}] "
             f"(0 is PAD, never an input); got ids in [{low}, {high}]."
         )
     return inputs.long()
@@ -306,6 +312,69 @@ class AbstractSequenceModel(nn.Module, abc.ABC):
         """Per layer: (recurrent state numbers, conv cache numbers, KV numbers per token)."""
 
 
+MAX_VOCAB = 2**20  # largest vocabulary of a HybridLM
+MAX_D_MODEL = 2**13  # widest residual stream
+MAX_LEN = 2**20  # most positions of a learned positional table
+MAX_MLP_RATIO = 64
+MAX_BLOCKS = 256  # longest pattern
+
+
+def check_architecture(
+    owner: str,
+    *,
+    vocab_size: Any,
+    d_model: Any,
+    pattern: Any,
+    n_heads: Any,
+    pos_enc: Any,
+    scan: Any,
+    mlp_ratio: Any,
+    max_len: Any,
+    ssm_backend: Any,
+) -> dict[str, Any]:
+    """Validate :class:`HybridLM`'s architecture keywords (sizes against the ``MAX_*`` bounds).
+
+    Returns them checked, ``pos_enc=None`` resolved to its default.
+    """
+    vocab_size = check_positive_int(
+        "vocab_size", vocab_size, owner=owner, minimum=2, maximum=MAX_VOCAB
+    )
+    d_model = check_positive_int("d_model", d_model, owner=owner, maximum=MAX_D_MODEL)
+    if not isinstance(pattern, str):
+        raise TypeError(f"{owner}: pattern must be a str; got {type(pattern).__name__}.")
+    bad = sorted({c for c in pattern if c not in PATTERN_LETTERS})
+    if not pattern or bad or len(pattern) > MAX_BLOCKS:
+        raise ValueError(
+            f"{owner}: pattern must be a non-empty string of the letters A (attention + MLP), "
+            f"S (Mamba SSM), M (MLP), at most {MAX_BLOCKS} long; got {pattern!r}"
+            + (f" (unknown letters {bad})." if bad else ".")
+        )
+    n_heads = check_positive_int("n_heads", n_heads, owner=owner)
+    if d_model % n_heads:
+        raise ValueError(
+            f"{owner}: d_model must be divisible by n_heads={n_heads}; got d_model={d_model}."
+        )
+    if pos_enc is None:
+        pos_enc = "none" if "S" in pattern else "rope"
+    pos_enc = check_one_of("pos_enc", pos_enc, POS_ENCODINGS, owner=owner)
+    if pos_enc == "rope" and (d_model // n_heads) % 2:
+        raise ValueError(
+            f"{owner}: pos_enc='rope' needs an even head width d_model / n_heads; "
+            f"got {d_model // n_heads}."
+        )
+    return {
+        "vocab_size": vocab_size,
+        "d_model": d_model,
+        "pattern": pattern,
+        "n_heads": n_heads,
+        "pos_enc": pos_enc,
+        "scan": check_one_of("scan", scan, SCANS, owner=owner),
+        "mlp_ratio": check_positive_int("mlp_ratio", mlp_ratio, owner=owner, maximum=MAX_MLP_RATIO),
+        "max_len": check_positive_int("max_len", max_len, owner=owner, maximum=MAX_LEN),
+        "ssm_backend": check_one_of("ssm_backend", ssm_backend, SSM_BACKENDS, owner=owner),
+    }
+
+
 def _resolve_backend(backend: str) -> str:
     if backend != "auto":
         return backend
@@ -321,9 +390,9 @@ class HybridLM(AbstractSequenceModel):
     Parameters
     ----------
     vocab_size
-        Number of token ids.
+        Number of token ids (at most ``MAX_VOCAB`` = 2**20).
     d_model
-        Residual width d.
+        Residual width d (at most ``MAX_D_MODEL`` = 2**13).
     pattern
         Non-empty string over ``A`` (attention + MLP), ``S`` (Mamba) and ``M`` (MLP), first
         block first: ``"SA"`` hybrid, ``"AA"`` Transformer, ``"SS"`` SSM.
@@ -337,9 +406,10 @@ class HybridLM(AbstractSequenceModel):
     scan
         ``"parallel"`` or ``"sequential"`` (same outputs).
     mlp_ratio
-        MLP hidden width / d.
+        MLP hidden width / d (at most 64).
     max_len
-        Positions of the learned positional table (only for ``pos_enc="learned"``).
+        Positions of the learned positional table (only for ``pos_enc="learned"``; at most
+        ``MAX_LEN`` = 2**20).
     ssm_backend
         ``"torch"``, ``"mamba_ssm"`` (CUDA kernel for the forward scan on GPU tensors), or
         ``"auto"``: ``mamba_ssm`` when that package imports.
@@ -369,41 +439,26 @@ class HybridLM(AbstractSequenceModel):
         seed: Seed = 0,
     ) -> None:
         super().__init__()
-        owner = "HybridLM"
-        self.vocab_size = check_positive_int("vocab_size", vocab_size, owner=owner, minimum=2)
-        self.d_model = check_positive_int("d_model", d_model, owner=owner)
-        if not isinstance(pattern, str):
-            raise TypeError(f"{owner}: pattern must be a str; got {type(pattern).__name__}.")
-        bad = sorted({c for c in pattern if c not in PATTERN_LETTERS})
-        if not pattern or bad:
-            raise ValueError(
-                f"{owner}: pattern must be a non-empty string of the letters A (attention + MLP), "
-                f"S (Mamba SSM), M (MLP); got {pattern!r}"
-                + (f" (unknown letters {bad})." if bad else ".")
-            )
-        self.pattern = pattern
-        self.n_heads = check_positive_int("n_heads", n_heads, owner=owner)
-        if d_model % n_heads:
-            raise ValueError(
-                f"{owner}: d_model must be divisible by n_heads={n_heads}; got d_model={d_model}."
-            )
-        if pos_enc is None:
-            pos_enc = "none" if "S" in pattern else "rope"
-        self.pos_enc = check_one_of("pos_enc", pos_enc, POS_ENCODINGS, owner=owner)
-        if pos_enc == "rope" and (d_model // n_heads) % 2:
-            raise ValueError(
-                f"{owner}: pos_enc='rope' needs an even head width d_model / n_heads; "
-                f"got {d_model // n_heads}."
-            )
+        arch = check_architecture(
+            "HybridLM",
+            vocab_size=vocab_size,
+            d_model=d_model,
+            pattern=pattern,
+            n_heads=n_heads,
+            pos_enc=pos_enc,
+            scan=scan,
+            mlp_ratio=mlp_ratio,
+            max_len=max_len,
+            ssm_backend=ssm_backend,
+        )
+        self.vocab_size, self.d_model, self.pattern = arch["vocab_size"], arch["d_model"], pattern
+        self.n_heads, self.pos_enc, self.scan = arch["n_heads"], arch["pos_enc"], arch["scan"]
+        self.mlp_ratio, self.max_len = arch["mlp_ratio"], arch["max_len"]
+        pos_enc = self.pos_enc
         self.ssm = SSMConfig() if ssm is None else ssm
         if not isinstance(self.ssm, SSMConfig):
-            raise TypeError(f"{owner}: ssm must be an SSMConfig; got {type(ssm).__name__}.")
-        self.scan = check_one_of("scan", scan, SCANS, owner=owner)
-        self.mlp_ratio = check_positive_int("mlp_ratio", mlp_ratio, owner=owner)
-        self.max_len = check_positive_int("max_len", max_len, owner=owner)
-        self.ssm_backend = _resolve_backend(
-            check_one_of("ssm_backend", ssm_backend, SSM_BACKENDS, owner=owner)
-        )
+            raise TypeError(f"HybridLM: ssm must be an SSMConfig; got {type(ssm).__name__}.")
+        self.ssm_backend = _resolve_backend(arch["ssm_backend"])
         generator = torch_generator(seed)
         with seeded_default_init(generator):
             self.embedding = nn.Embedding(vocab_size, d_model)
@@ -469,7 +524,7 @@ class HybridLM(AbstractSequenceModel):
 
     def step(self, token: torch.Tensor, cache: LMCache | None = None) -> tuple[torch.Tensor, Any]:
         """Token ids (B,) -> (logits (B, vocab_size), new cache), the recurrent/KV-cached form."""
-        token = check_token_ids(token, self.vocab_size, owner="HybridLM.step", ndim=1)
+        token = check_token_ids(token, self.vocab_size, owner="HybridLM.step", ndim=1, name="token")
         if cache is None:
             cache = self.init_cache(token.shape[0])
         position = cache.position

@@ -25,6 +25,7 @@ from icml26.core import (
     Seed,
     check_in_interval,
     check_positive_int,
+    check_tensor,
     torch_generator,
     warmup_cosine_lr,
 )
@@ -84,10 +85,14 @@ class TrainConfig:
         check_positive_int("warmup", self.warmup, owner=owner, minimum=0)
         check_positive_int("seed", self.seed, owner=owner, minimum=0)
         check_in_interval("weight_decay", self.weight_decay, low=0.0, owner=owner)
+        if not isinstance(self.betas, tuple | list) or len(self.betas) != 2:
+            raise TypeError(f"{owner}: betas must be a pair (beta1, beta2); got {self.betas!r}.")
         for i, beta in enumerate(self.betas):
             check_in_interval(f"betas[{i}]", beta, low=0.0, high=1.0, closed="left", owner=owner)
         check_in_interval("grad_clip", self.grad_clip, low=0.0, closed="neither", owner=owner)
-        check_in_interval("final_lr_fraction", self.final_lr_fraction, low=0.0, high=1.0)
+        check_in_interval(
+            "final_lr_fraction", self.final_lr_fraction, low=0.0, high=1.0, owner=owner
+        )
 
 
 @final
@@ -124,7 +129,24 @@ def _param_groups(model: nn.Module, weight_decay: float) -> list[dict]:
 
 
 def masked_accuracy(logits: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) -> float:
-    """Fraction of masked positions where argmax(logits) equals the target."""
+    """Fraction of masked positions where argmax(logits) equals the target.
+
+    ``logits`` is (..., vocab), ``targets`` integer ids (...) and ``mask`` a bool tensor (...);
+    0 when nothing is masked.
+    """
+    owner = "masked_accuracy"
+    check_tensor("logits", logits, owner=owner)
+    if logits.dim() < 1 or logits.shape[-1] == 0:
+        raise ValueError(
+            f"{owner}: logits must be (..., vocab) with vocab >= 1; got shape "
+            f"{tuple(logits.shape)}."
+        )
+    check_tensor("targets", targets, shape=logits.shape[:-1], floating=False, owner=owner)
+    check_tensor("mask", mask, shape=logits.shape[:-1], floating=False, owner=owner)
+    if targets.is_floating_point() or targets.is_complex() or targets.dtype == torch.bool:
+        raise TypeError(f"{owner}: targets must hold integer ids; got dtype {targets.dtype}.")
+    if mask.dtype != torch.bool:
+        raise TypeError(f"{owner}: mask must be a bool tensor; got dtype {mask.dtype}.")
     correct = (logits.argmax(-1) == targets) & mask
     return float(correct.sum()) / max(int(mask.sum()), 1)
 
