@@ -105,32 +105,50 @@ def summarize_scaling(records: list[ScalingRecord], c: int) -> dict[str, Any]:
     }
 
 
-def scaling_plot(metrics: list[dict], c: int, prefix: str = "") -> Any:
-    """Log–log cost vs n for greedy and sampling with fitted slopes and the theoretical lines."""
+def scaling_plot(metrics: list[dict], c: int, family: str, prefix: str = "") -> Any:
+    """Log–log cost vs n for greedy and sampling (seed mean, min–max band) with the theory lines."""
     import matplotlib.pyplot as plt
 
+    from icml26.core.plotting import legend_outside, mean_band, seeds_note, stack
     from icml26.matroid import fit_loglog_slope
 
-    ns = np.array(metrics[0][f"{prefix}ns"], dtype=float)
-    fig, ax = plt.subplots(figsize=(6, 4.5))
+    ns = np.array(metrics[0][f"{prefix}ns"], dtype=float)  # the config's sizes, as every seed's
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
     for key, label, marker in (
         ("greedy", "greedy (A1)", "o"),
         ("sampling", "bounded-circuit", "s"),
     ):
-        cost = np.mean([m[f"{prefix}{key}_cost"] for m in metrics], axis=0)
-        slope = fit_loglog_slope(ns, cost)
-        ax.loglog(ns, cost, marker=marker, label=f"{label}: slope {slope:.2f}")
-    greedy0 = np.mean([m[f"{prefix}greedy_cost"][0] for m in metrics])
-    sampling0 = np.mean([m[f"{prefix}sampling_cost"][0] for m in metrics])
+        costs = stack(metrics, f"{prefix}{key}_cost")  # (seeds, sizes)
+        slope = fit_loglog_slope(ns, costs.mean(axis=0))
+        mean_band(ax, ns, costs, marker=marker, label=f"{label}: slope {slope:.2f}")
+    greedy0 = stack(metrics, f"{prefix}greedy_cost")[:, 0].mean()
+    sampling0 = stack(metrics, f"{prefix}sampling_cost")[:, 0].mean()
     bound = ns ** (2 - 1 / c) * np.log2(ns)
-    ax.loglog(ns, greedy0 * (ns / ns[0]) ** 2, "k--", lw=0.8, label="n² (anchored)")
-    ax.loglog(ns, sampling0 * bound / bound[0], "k:", lw=0.8, label=f"n^(2-1/{c}) log n (anchored)")
+    ax.plot(ns, greedy0 * (ns / ns[0]) ** 2, "k--", lw=0.8, label="n² (anchored)")
+    ax.plot(ns, sampling0 * bound / bound[0], "k:", lw=0.8, label=f"n^(2-1/{c}) log n (anchored)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
     ax.set_xlabel("n (elements)")
     ax.set_ylabel("size-sensitive query cost Σ max(1, |Q|)")
-    ax.set_title(f"Max-weight basis cost, circuits of size ≤ {c}")
-    ax.legend(fontsize=8)
+    ax.set_title(
+        f"Max-weight basis cost, circuits of size ≤ {c}, {family}\n({seeds_note(len(metrics))})",
+        fontsize=10,
+    )
+    legend_outside(ax)
     fig.tight_layout()
     return fig
+
+
+def seed_mean(metrics: list[dict], key: str) -> np.ndarray:
+    """The mean over seeds of a metric (a number or a per-size list)."""
+    from icml26.core.plotting import stack
+
+    return stack(metrics, key).mean(axis=0)
+
+
+def seeds_caption(n_seeds: int) -> str:
+    """How a table row aggregates the seeds."""
+    return "1 seed" if n_seeds == 1 else f"mean over {n_seeds} seeds"
 
 
 # ---------------------------------------------------------------- E1: c = 2
@@ -236,7 +254,7 @@ E1_CLAIMS = (
 
 def e1_plot(metrics: list[dict], config: BoundedCircuitConfig) -> dict[str, Any]:
     """Log–log cost figure for E1."""
-    return {"cost_vs_n": scaling_plot(metrics, config.c)}
+    return {"cost_vs_n": scaling_plot(metrics, config.c, "UniformBlocks")}
 
 
 E1_PROTOTYPE_RATIO = {2048: 0.86, 8192: 1.44, 32768: 2.39, 131072: 3.79}
@@ -244,18 +262,20 @@ E1_PROTOTYPE_RATIO = {2048: 0.86, 8192: 1.44, 32768: 2.39, 131072: 3.79}
 
 def e1_tables(metrics: list[dict], config: BoundedCircuitConfig) -> list[Table]:
     """Our normalised costs beside the spec author's prototype figures."""
-    m = metrics[0]
+    greedy_n2 = seed_mean(metrics, "greedy_cost_over_n2")
+    sampling_norm = seed_mean(metrics, "sampling_cost_over_theory")
+    speedup = seed_mean([{"s": 1 / np.asarray(m["sampling_over_greedy"])} for m in metrics], "s")
     rows = [
         [
             n,
             "≈ 0.335",
-            f"{m['greedy_cost_over_n2'][i]:.3f}",
+            f"{greedy_n2[i]:.3f}",
             "1.6–1.9",
-            f"{m['sampling_cost_over_theory'][i]:.2f}",
+            f"{sampling_norm[i]:.2f}",
             E1_PROTOTYPE_RATIO.get(n, "—"),
-            f"{1 / m['sampling_over_greedy'][i]:.2f}",
+            f"{speedup[i]:.2f}",
         ]
-        for i, n in enumerate(m["ns"])
+        for i, n in enumerate(metrics[0]["ns"])
     ]
     columns = [
         "n",
@@ -266,7 +286,8 @@ def e1_tables(metrics: list[dict], config: BoundedCircuitConfig) -> list[Table]:
         "greedy/sampling (proto)",
         "ours",
     ]
-    return [Table("E1: c = 2, UniformBlocks (U_{1,2} blocks)", columns, rows, "first seed")]
+    caption = seeds_caption(len(metrics))
+    return [Table("E1: c = 2, UniformBlocks (U_{1,2} blocks)", columns, rows, caption)]
 
 
 @register(
@@ -373,39 +394,38 @@ E2_CLAIMS = (
 def e2_plot(metrics: list[dict], config: C3Config) -> dict[str, Any]:
     """Log–log cost figures for E2 (UniformBlocks and triangle multigraphs)."""
     return {
-        "cost_vs_n_blocks": scaling_plot(metrics, config.c),
-        "cost_vs_n_triangles": scaling_plot(metrics, config.c, prefix="triangle_"),
+        "cost_vs_n_blocks": scaling_plot(metrics, config.c, "UniformBlocks"),
+        "cost_vs_n_triangles": scaling_plot(
+            metrics, config.c, "disjoint-triangle multigraphs", prefix="triangle_"
+        ),
     }
 
 
 def e2_tables(metrics: list[dict], config: C3Config) -> list[Table]:
     """Our normalised costs and cost ratios beside the prototype's."""
-    m = metrics[0]
     proto = {4096: (0.94, 2.00), 16384: (0.81, 1.27), 65536: (1.13, 1.29)}
+    norm, ratio = (
+        seed_mean(metrics, k) for k in ("sampling_cost_over_theory", "sampling_over_greedy")
+    )
     rows = [
         [
             n,
             proto.get(n, ("—",))[0],
-            f"{m['sampling_cost_over_theory'][i]:.2f}",
+            f"{norm[i]:.2f}",
             proto.get(n, ("—", "—"))[1],
-            f"{m['sampling_over_greedy'][i]:.2f}",
+            f"{ratio[i]:.2f}",
         ]
-        for i, n in enumerate(m["ns"])
+        for i, n in enumerate(metrics[0]["ns"])
     ]
+    norm = seed_mean(metrics, "triangle_sampling_cost_over_theory")
+    ratio = seed_mean(metrics, "triangle_sampling_over_greedy")
     rows += [
-        [
-            f"triangles, n = {n}",
-            "—",
-            f"{m['triangle_sampling_cost_over_theory'][i]:.2f}",
-            "—",
-            f"{m['triangle_sampling_over_greedy'][i]:.2f}",
-        ]
-        for i, n in enumerate(m["triangle_ns"])
+        [f"triangles, n = {n}", "—", f"{norm[i]:.2f}", "—", f"{ratio[i]:.2f}"]
+        for i, n in enumerate(metrics[0]["triangle_ns"])
     ]
     columns = ["n", "sampling/(n^{5/3} log2 n) (proto)", "ours", "sampling/greedy (proto)", "ours"]
-    return [
-        Table("E2: c = 3", columns, rows, "first seed; the prototype used n = 2^12, 2^14, 2^16")
-    ]
+    caption = f"{seeds_caption(len(metrics))}; the prototype used n = 2^12, 2^14, 2^16"
+    return [Table("E2: c = 3", columns, rows, caption)]
 
 
 @register(
@@ -628,19 +648,35 @@ E4_CLAIMS = (
 
 
 def e4_plot(metrics: list[dict], config: GreedyCostConfig) -> dict[str, Any]:
-    """Greedy cost against n·r for both families."""
+    """Greedy cost against n·r for both families: every seed's points and the seed mean.
+
+    The random graphs' ``n`` and ``r`` differ between seeds, so the mean line runs through the
+    seeds' geometric-mean ``n·r`` at each size, with the min–max band of the cost.
+    """
     import matplotlib.pyplot as plt
 
-    m = metrics[0]
-    fig, ax = plt.subplots(figsize=(6, 4.5))
+    from icml26.core.plotting import legend_outside, mean_band, seeds_note, stack
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
     for family in ("uniform", "graphic"):
-        nr = np.array(m[f"{family}_n"], dtype=float) * np.array(m[f"{family}_r"], dtype=float)
-        ax.loglog(
-            nr, m[f"{family}_cost"], "o-", label=f"{family}: slope {m[f'{family}_slope_vs_nr']:.3f}"
+        nr = stack(metrics, f"{family}_n") * stack(metrics, f"{family}_r")  # (seeds, sizes)
+        costs = stack(metrics, f"{family}_cost")
+        slopes = stack(metrics, f"{family}_slope_vs_nr")
+        line = mean_band(
+            ax,
+            np.exp(np.log(nr).mean(axis=0)),
+            costs,
+            marker="o",
+            label=f"{family}: slope {slopes.mean():.3f}",
         )
+        if len(metrics) > 1:
+            ax.plot(nr.ravel(), costs.ravel(), ".", color=line.get_color(), alpha=0.5)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
     ax.set_xlabel("n · r")
     ax.set_ylabel("greedy cost Σ (|B_e| + 1)")
-    ax.legend()
+    ax.set_title(f"Greedy cost vs n·r ({seeds_note(len(metrics))})", fontsize=10)
+    legend_outside(ax)
     fig.tight_layout()
     return {"greedy_cost_vs_nr": fig}
 
