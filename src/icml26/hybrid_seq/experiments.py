@@ -91,18 +91,26 @@ def _min_correct_weight(model: Any, batch: Any, kind: str) -> float:
 def _constructions_plot(metrics: list[dict[str, Any]], config: ConstructionsConfig) -> dict:
     import matplotlib.pyplot as plt
 
-    m = metrics[0]
-    fig, ax = plt.subplots(figsize=(5.5, 3.8))
-    T = m["figure_lengths"]
-    ax.loglog(T, m["figure_hybrid_numbers"], "o-", label="SC hybrid: counters + selective KV")
-    ax.loglog(T, m["figure_hybrid_recurrent"], "s--", label="SC hybrid: recurrent state")
-    ax.loglog(T, m["figure_slot_numbers"], "^-", label=f"pure-SSM slot writer (k·V = {m['kv']})")
-    ax.loglog(T, m["figure_bound_numbers"], ":", label="pure-SSM lower bound (32-bit numbers)")
-    ax.loglog(T, m["figure_transformer_numbers"], "d-", label="Transformer KV cache (AA)")
+    from icml26.core.plotting import legend_outside, mean_band, seeds_note, stack
+
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    T = metrics[0]["figure_lengths"]
+    series = (
+        ("figure_hybrid_numbers", "o", "-", "SC hybrid: counters + selective KV"),
+        ("figure_hybrid_recurrent", "s", "--", "SC hybrid: recurrent state"),
+        ("figure_slot_numbers", "^", "-", f"pure-SSM slot writer (k·V = {metrics[0]['kv']})"),
+        ("figure_bound_numbers", None, ":", "pure-SSM lower bound (32-bit numbers)"),
+        ("figure_transformer_numbers", "d", "-", "Transformer KV cache (AA)"),
+    )
+    for key, marker, linestyle, label in series:
+        values = stack(metrics, key)
+        mean_band(ax, T, values, label=label, marker=marker, linestyle=linestyle)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
     ax.set_xlabel("tokens read T")
     ax.set_ylabel("numbers held per sequence")
-    ax.set_title("Working memory on SC(k=8, V=16)")
-    ax.legend(fontsize=7)
+    ax.set_title(f"Working memory on SC(k=8, V=16) ({seeds_note(len(metrics))})", fontsize=9)
+    legend_outside(ax)
     fig.tight_layout()
     return {"working_memory_vs_T": fig}
 
@@ -472,17 +480,32 @@ PARAM_EFFICIENCY_PRESETS = {
 def _param_efficiency_plot(metrics: list[dict[str, Any]], config: Any) -> dict:
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5.5, 3.8))
-    for m in metrics[:1]:
-        for family in sorted({r["pattern"] for r in m["runs"]}):
-            rows = sorted((r for r in m["runs"] if r["pattern"] == family), key=_by_params)
-            ax.plot([r["params"] for r in rows], [r["token_acc"] for r in rows], "o-", label=family)
+    from icml26.core.plotting import legend_outside, mean_band, seeds_note
+
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    runs = sorted(metrics[0]["runs"], key=_by_params)
+    acc = _token_acc_per_seed(metrics)  # (n_seeds, n_runs) in the order of seed 0's runs
+    for family in sorted({r["pattern"] for r in runs}):
+        cols = [i for i, r in enumerate(runs) if r["pattern"] == family]
+        mean_band(ax, [runs[i]["params"] for i in cols], acc[:, cols], label=family, marker="o")
     ax.set_xscale("log")
     ax.set_xlabel("parameters")
     ax.set_ylabel("MQAR token accuracy")
-    ax.legend()
+    ax.set_title(f"MQAR accuracy vs parameters ({seeds_note(len(metrics))})", fontsize=9)
+    legend_outside(ax)
     fig.tight_layout()
     return {"accuracy_vs_params": fig}
+
+
+def _token_acc_per_seed(metrics: list[dict[str, Any]]) -> np.ndarray:
+    """Token accuracy of seed 0's runs (by params) in every seed, matched on (pattern, d)."""
+    runs = sorted(metrics[0]["runs"], key=_by_params)
+    out = np.full((len(metrics), len(runs)), np.nan)
+    for s, m in enumerate(metrics):
+        by_arch = {(r["pattern"], r["d_model"]): r["token_acc"] for r in m["runs"]}
+        for i, r in enumerate(runs):
+            out[s, i] = by_arch.get((r["pattern"], r["d_model"]), np.nan)
+    return out
 
 
 def _by_params(row: dict[str, Any]) -> int:
@@ -491,14 +514,22 @@ def _by_params(row: dict[str, Any]) -> int:
 
 def _param_efficiency_tables(metrics: list[dict[str, Any]], config: Any) -> list[Table]:
     m = metrics[0]
+    acc = _token_acc_per_seed(metrics)
     rows = [
-        [r["pattern"], r["d_model"], r["params"], r["params"] / m["hybrid_params"], r["token_acc"]]
-        for r in sorted(m["runs"], key=_by_params)
+        [
+            r["pattern"],
+            r["d_model"],
+            r["params"],
+            r["params"] / m["hybrid_params"],
+            float(np.nanmean(acc[:, i])),
+            int(np.sum(~np.isnan(acc[:, i]))),
+        ]
+        for i, r in enumerate(sorted(m["runs"], key=_by_params))
     ]
     return [
         Table(
-            title="MQAR token accuracy vs parameters (seed 0)",
-            columns=["pattern", "d", "params", "× hybrid", "token acc"],
+            title=f"MQAR token accuracy vs parameters (mean over {len(metrics)} seeds)",
+            columns=["pattern", "d", "params", "× hybrid", "token acc (mean)", "n seeds"],
             rows=rows,
             note="Paper (abstract): hybrids beat non-hybrids with up to 6× as many parameters.",
         )
@@ -663,16 +694,19 @@ LENGTH_GEN_PRESETS = {
 def _length_gen_plot(metrics: list[dict[str, Any]], config: LengthGenConfig) -> dict:
     import matplotlib.pyplot as plt
 
-    m = metrics[0]
-    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    from icml26.core.plotting import legend_outside, mean_band, seeds_note, stack
+
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
     for name in ("hybrid", "rope", "learned"):
-        acc = [np.nan if a is None else a for a in m[f"{name}_acc_by_L"]]
-        ax.plot(m["test_lengths"], acc, "o-", label=name)
+        # a length a model was not tested at is None in the record: NaN, a gap in the line
+        acc = stack(metrics, f"{name}_acc_by_L")
+        mean_band(ax, metrics[0]["test_lengths"], acc, label=name, marker="o")
     ax.axvline(config.L, color="grey", linestyle=":", label="trained L")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("context length L at test")
     ax.set_ylabel("SC token accuracy")
-    ax.legend()
+    ax.set_title(f"SC length generalisation ({seeds_note(len(metrics))})", fontsize=9)
+    legend_outside(ax)
     fig.tight_layout()
     return {"accuracy_vs_length": fig}
 
