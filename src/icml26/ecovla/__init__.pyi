@@ -1,0 +1,76 @@
+from icml26.ecovla.adapter import (
+    BackboneAdapter,
+    BackboneDims,
+    Capture,
+    LlamaBackboneAdapter,
+    find_decoder_layers,
+    load_vla,
+)
+from icml26.ecovla.env import Shift2DPickPlaceEnv, scripted_expert
+from icml26.ecovla.flops import LatencyStats, backbone_flops, measure_latency
+from icml26.ecovla.model import TinyVLA, TinyVLAConfig
+from icml26.ecovla.orchestrator import InterleavedOrchestrator
+from icml26.ecovla.pattern import SparsityPattern, slice_linear
+from icml26.ecovla.pruner import (
+    AbstractPolicy,
+    DensePolicy,
+    EcoVLAPruner,
+    FixedPatternPolicy,
+    StepRecord,
+    calibration_energy,
+    fixed_interval_pruner,
+    oracle_pruner,
+    random_pattern,
+    static_wanda_pattern,
+)
+from icml26.ecovla.scoring import TemporalPrior, channel_energy, select_keep, structured_scores
+from icml26.ecovla.tokens import fastv_token_prune
+from icml26.ecovla.training import (
+    Demonstrations,
+    EvalResult,
+    collect_demos,
+    evaluate,
+    train_bc,
+)
+from icml26.ecovla.trigger import QuantileTrigger, frame_similarity
+
+__all__ = [
+    "AbstractPolicy",
+    "BackboneAdapter",
+    "BackboneDims",
+    "Capture",
+    "Demonstrations",
+    "DensePolicy",
+    "EcoVLAPruner",
+    "EvalResult",
+    "FixedPatternPolicy",
+    "InterleavedOrchestrator",
+    "LatencyStats",
+    "LlamaBackboneAdapter",
+    "QuantileTrigger",
+    "Shift2DPickPlaceEnv",
+    "SparsityPattern",
+    "StepRecord",
+    "TemporalPrior",
+    "TinyVLA",
+    "TinyVLAConfig",
+    "backbone_flops",
+    "calibration_energy",
+    "channel_energy",
+    "collect_demos",
+    "evaluate",
+    "fastv_token_prune",
+    "find_decoder_layers",
+    "fixed_interval_pruner",
+    "frame_similarity",
+    "load_vla",
+    "measure_latency",
+    "oracle_pruner",
+    "random_pattern",
+    "scripted_expert",
+    "select_keep",
+    "slice_linear",
+    "static_wanda_pattern",
+    "structured_scores",
+    "train_bc",
+]

@@ -1,0 +1,425 @@
+"""EcoVLA's environment-aware adaptive pruning (EAP) loop and its baselines (arXiv:2602.00780, §3).
+
+One episode (spec §2.5): offline, calibration frames give the history prior E (mean channel
+energy) and the static pattern P0 (top-k of ||W_final|| · sqrt(E): structured Wanda). At t = 0 the
+step runs dense and s_0 := 1 enters the history. For t >= 1 the never-pruned vision encoder gives
+f_t, s_t = frame_similarity(f_t, f_{t-1}) and u_t = QuantileTrigger.update(s_t). A trigger step runs
+the backbone **dense**, captures X^{int}, fuses eps with E (Eq. 9), updates E (Eq. 10), scores
+(Eq. 11) and selects the pattern P_{t+1}, first used at step t + 1; any other step runs the
+physically sliced backbone of the current pattern. ``reset`` restores H, E and P0.
+
+Schedules (the same class, the same scoring): ``"eap"`` (the paper's trigger), ``"fixed"``
+(recompute every ``interval`` steps), ``"oracle"`` (every step: a dense scoring pass and then a
+sparse acting pass with the pattern made from that same step's activations, α = 0),
+``"static"`` (P0 forever: static Wanda). :func:`fixed_interval_pruner`, :func:`oracle_pruner` and
+:func:`static_wanda_pattern` build the baselines; :class:`FixedPatternPolicy` and
+:class:`DensePolicy` act with one pattern or none.
+
+Deviations: the warm-up (P0 until the window holds 4 similarities; t = 0 does not update the
+pattern) and the oracle's definition are inferred (spec §2.2, issue 27).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, final
+
+from icml26.core.validation import (
+    Seed,
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    torch_generator,
+)
+from icml26.ecovla.adapter import BackboneAdapter, Capture
+from icml26.ecovla.pattern import SparsityPattern
+from icml26.ecovla.scoring import TemporalPrior, channel_energy, n_keep, top_k
+from icml26.ecovla.trigger import MAX_WINDOW, QuantileTrigger, frame_similarity
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = [
+    "AbstractPolicy",
+    "DensePolicy",
+    "EcoVLAPruner",
+    "FixedPatternPolicy",
+    "StepRecord",
+    "calibration_energy",
+    "fixed_interval_pruner",
+    "oracle_pruner",
+    "random_pattern",
+    "static_wanda_pattern",
+]
+
+SCHEDULES = ("eap", "fixed", "oracle", "static")
+MAX_CALIB_FRAMES = 100_000
+
+
+def _check_adapter(adapter: Any, owner: str) -> BackboneAdapter:
+    if not isinstance(adapter, BackboneAdapter):
+        raise TypeError(
+            f"{owner}: adapter must be a BackboneAdapter (e.g. TinyVLA); got "
+            f"{type(adapter).__name__}."
+        )
+    return adapter
+
+
+def _check_ratio(ratio: float, owner: str) -> float:
+    return check_in_interval("ratio", ratio, low=0.0, high=1.0, closed="left", owner=owner)
+
+
+def _energies(adapter: BackboneAdapter, captured: Capture) -> tuple[torch.Tensor, torch.Tensor]:
+    """eps of every layer (Eq. 8), stacked: (layers, d_ff) and (layers, H · hd), float64."""
+    import torch
+
+    n = adapter.dims().n_layers
+    mlp = torch.stack([channel_energy(captured.mlp[i]).double() for i in range(n)])
+    attn = torch.stack([channel_energy(captured.attn[i]).double() for i in range(n)])
+    return mlp, attn
+
+
+def calibration_energy(
+    adapter: BackboneAdapter, calib_frames: Sequence[Mapping[str, Any]]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mean eps over calibration observations (dense passes): the prior E, MLP and attention.
+
+    Parameters
+    ----------
+    adapter
+        The policy (a :class:`BackboneAdapter`).
+    calib_frames
+        Observations the adapter's ``act`` accepts (at least one).
+    """
+    owner = "calibration_energy"
+    adapter = _check_adapter(adapter, owner)
+    frames = _check_frames(calib_frames, owner)
+    adapter.install(None)
+    total_mlp = total_attn = None
+    for obs in frames:
+        with adapter.capture() as captured:
+            adapter.act(obs)
+        mlp, attn = _energies(adapter, captured)
+        total_mlp = mlp if total_mlp is None else total_mlp + mlp
+        total_attn = attn if total_attn is None else total_attn + attn
+    return total_mlp / len(frames), total_attn / len(frames)
+
+
+def _check_frames(frames: Any, owner: str) -> list[Mapping[str, Any]]:
+    if isinstance(frames, Mapping) or not isinstance(frames, Sequence) or not frames:
+        raise TypeError(
+            f"{owner}: calib_frames must be a non-empty sequence of observations; "
+            f"got {type(frames).__name__}."
+        )
+    if len(frames) > MAX_CALIB_FRAMES:
+        raise ValueError(
+            f"{owner}: calib_frames must hold at most {MAX_CALIB_FRAMES} frames; got {len(frames)}."
+        )
+    if not all(isinstance(f, Mapping) for f in frames):
+        raise TypeError(f"{owner}: calib_frames must hold observation mappings.")
+    return list(frames)
+
+
+def static_wanda_pattern(
+    adapter: BackboneAdapter, calib_frames: Sequence[Mapping[str, Any]], ratio: float
+) -> SparsityPattern:
+    """Static structured Wanda: top-k of ||W_final[:, k]|| · sqrt(mean eps_k) on calibration frames.
+
+    Example
+    -------
+    >>> from icml26.ecovla import Shift2DPickPlaceEnv, TinyVLA, TinyVLAConfig
+    >>> model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=2, d_ff=64))
+    >>> obs, _ = Shift2DPickPlaceEnv().reset(seed=0)
+    >>> p = static_wanda_pattern(model, [obs], ratio=0.25)
+    >>> [len(m) for m in p.mlp], [len(h) for h in p.heads]
+    ([48, 48], [3, 3])
+    """
+    owner = "static_wanda_pattern"
+    ratio = _check_ratio(ratio, owner)
+    mlp, attn = calibration_energy(_check_adapter(adapter, owner), calib_frames)
+    return adapter.pattern_from_energy(mlp, attn, ratio)
+
+
+def random_pattern(adapter: BackboneAdapter, ratio: float, seed: Seed = 0) -> SparsityPattern:
+    """A uniformly random structured pattern with the same keep counts (the Random baseline)."""
+    import torch
+
+    owner = "random_pattern"
+    adapter = _check_adapter(adapter, owner)
+    ratio = _check_ratio(ratio, owner)
+    gen = torch_generator(seed)
+    d = adapter.dims()
+    mlp = torch.rand(d.n_layers, d.d_ff, generator=gen, dtype=torch.float64)
+    attn = torch.rand(d.n_layers, d.n_heads * d.head_dim, generator=gen, dtype=torch.float64)
+    # plain ranks of uniform draws (not scored by the Wanda rule, which favours large norms)
+    mlp_keep = tuple(top_k(row, n_keep(d.d_ff, ratio)) for row in mlp)
+    heads = []
+    for row in attn:
+        head_scores = row.view(d.n_heads, d.head_dim)[:, 0]
+        heads.append(adapter._select_heads(head_scores, ratio))
+    return SparsityPattern(mlp_keep, tuple(heads))
+
+
+class AbstractPolicy(abc.ABC):
+    """A closed-loop policy: ``reset()`` at episode start, ``step(obs) -> action chunk``."""
+
+    @abc.abstractmethod
+    def reset(self) -> None:
+        """Start a new episode."""
+
+    @abc.abstractmethod
+    def step(self, obs: Mapping[str, Any]) -> Any:
+        """The action (chunk) for one observation."""
+
+
+@final
+class DensePolicy(AbstractPolicy):
+    """The unpruned policy (the Dense baseline)."""
+
+    def __init__(self, adapter: BackboneAdapter) -> None:
+        self.adapter = _check_adapter(adapter, "DensePolicy")
+
+    def reset(self) -> None:
+        """Nothing to reset."""
+
+    def step(self, obs: Mapping[str, Any]) -> Any:
+        """Act with the dense weights."""
+        self.adapter.install(None)
+        return self.adapter.act(obs)
+
+
+@final
+class FixedPatternPolicy(AbstractPolicy):
+    """Act with one physically sliced pattern on every step (static Wanda, Random)."""
+
+    def __init__(self, adapter: BackboneAdapter, pattern: SparsityPattern) -> None:
+        self.adapter = _check_adapter(adapter, "FixedPatternPolicy")
+        self.adapter._check_pattern(pattern)
+        self.pattern = pattern
+
+    def reset(self) -> None:
+        """Nothing to reset."""
+
+    def step(self, obs: Mapping[str, Any]) -> Any:
+        """Act with the sliced weights of the pattern."""
+        self.adapter.install(self.pattern)
+        return self.adapter.act(obs)
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """What one pruner step did: dense or sparse, triggered, patterns used and made."""
+
+    t: int
+    dense: bool
+    triggered: bool
+    similarity: float
+    used: str | None  # key of the pattern the acting pass used (None: dense)
+    made: str | None  # key of the pattern this step's activations produced (None: none)
+
+
+@final
+class EcoVLAPruner(AbstractPolicy):
+    """Environment-aware adaptive pruning around a policy (EAP, Eqs. 5-11).
+
+    Parameters
+    ----------
+    adapter
+        The policy, a :class:`BackboneAdapter` (e.g. :class:`TinyVLA`).
+    ratio
+        Pruning ratio in [0, 1) of MLP channels and of heads in every layer.
+    p
+        Trigger percentile in [0, 100] (paper: 5 for OpenVLA-OFT/CogACT, 80 for π0.5).
+    alpha
+        Temporal inertia α in [0, 1] of the fusion (paper 0.7).
+    lam
+        History decay λ in [0, 1] (0.9, inferred).
+    window
+        Trigger window T (16, inferred).
+    warmup
+        Similarities needed before the first trigger (4, inferred); in [1, window].
+    schedule
+        ``"eap"``, ``"fixed"``, ``"oracle"`` or ``"static"`` (module docstring).
+    interval
+        Recompute period of ``schedule="fixed"`` (steps, t = interval, 2·interval, ...).
+
+    Example
+    -------
+    >>> from icml26.ecovla import Shift2DPickPlaceEnv, TinyVLA, TinyVLAConfig
+    >>> model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=2, d_ff=64))
+    >>> env = Shift2DPickPlaceEnv()
+    >>> obs, _ = env.reset(seed=0)
+    >>> pruner = EcoVLAPruner(model, ratio=0.4, p=50).calibrate([obs])
+    >>> pruner.step(obs).shape
+    (4, 3)
+    >>> pruner.records[0].dense  # t = 0 runs dense
+    True
+    """
+
+    def __init__(
+        self,
+        adapter: BackboneAdapter,
+        ratio: float,
+        p: float,
+        alpha: float = 0.7,
+        lam: float = 0.9,
+        window: int = 16,
+        warmup: int = 4,
+        schedule: Literal["eap", "fixed", "oracle", "static"] = "eap",
+        interval: int = 4,
+    ) -> None:
+        owner = "EcoVLAPruner"
+        self.adapter = _check_adapter(adapter, owner)
+        self.ratio = _check_ratio(ratio, owner)
+        self.alpha = check_in_interval("alpha", alpha, low=0.0, high=1.0, owner=owner)
+        self.lam = check_in_interval("lam", lam, low=0.0, high=1.0, owner=owner)
+        self.schedule = check_one_of("schedule", schedule, SCHEDULES, owner=owner)
+        self.interval = check_positive_int("interval", interval, maximum=MAX_WINDOW, owner=owner)
+        self.trigger = QuantileTrigger(p, window=window, warmup=warmup)
+        self.p, self.window, self.warmup = self.trigger.p, window, warmup
+        self.prior_: TemporalPrior | None = None
+        self.initial_pattern_: SparsityPattern | None = None
+        self.pattern: SparsityPattern | None = None
+        self.records: list[StepRecord] = []
+        self._t = 0
+        self._prev_features: torch.Tensor | None = None
+
+    # --- set-up -----------------------------------------------------------------------------
+
+    def calibrate(self, frames: Sequence[Mapping[str, Any]]) -> EcoVLAPruner:
+        """Prior E := mean eps over ``frames`` and P0 := its static Wanda pattern; resets."""
+        mlp, attn = calibration_energy(self.adapter, frames)
+        import torch
+
+        self.prior_ = TemporalPrior(torch.cat([mlp, attn], dim=1), alpha=self.alpha, lam=self.lam)
+        self.initial_pattern_ = self.adapter.pattern_from_energy(mlp, attn, self.ratio)
+        self.reset()
+        return self
+
+    def reset(self) -> None:
+        """Episode start: empty history, E ← calibration prior, P ← P0, t ← 0."""
+        if self.prior_ is None:
+            raise ValueError(
+                "EcoVLAPruner: calibrate(frames) must be called before reset/step "
+                "(frames: calibration observations)."
+            )
+        self.trigger.reset()
+        self.prior_.reset()
+        self.pattern = self.initial_pattern_
+        self.records = []
+        self._t = 0
+        self._prev_features = None
+
+    # --- the EAP loop, in three pieces (the orchestrator runs make_pattern elsewhere) --------
+
+    def decide(self, obs: Mapping[str, Any]) -> tuple[bool, float, torch.Tensor]:
+        """Trigger decision of the coming step: (u_t, s_t, f_t)."""
+        if self.prior_ is None:
+            raise ValueError(
+                "EcoVLAPruner: calibrate(frames) must be called before step "
+                "(frames: calibration observations)."
+            )
+        features = self.adapter.visual_features(obs)
+        if self._t == 0:
+            self.trigger.update(1.0)  # s_0 := 1
+            return False, 1.0, features
+        s_t = frame_similarity(features, self._prev_features)
+        u_t = self.trigger.update(s_t)
+        match self.schedule:
+            case "fixed":
+                u_t = self._t % self.interval == 0
+            case "static":
+                u_t = False
+            case "oracle":
+                u_t = True
+        return u_t, s_t, features
+
+    def run_backbone(
+        self, obs: Mapping[str, Any], features: torch.Tensor, dense: bool
+    ) -> tuple[Any, Capture | None]:
+        """The acting pass: dense with X^{int} captured, or sliced with the current pattern."""
+        if not dense:
+            self.adapter.install(self.pattern)
+            return self.adapter.act(obs, features=features), None
+        self.adapter.install(None)
+        with self.adapter.capture() as captured:
+            action = self.adapter.act(obs, features=features)
+        return action, captured
+
+    def make_pattern(self, captured: Capture) -> SparsityPattern:
+        """Eqs. 8-11 on a dense step's activations: eps, Ê, E update, scores, top-k."""
+        import torch
+
+        mlp, attn = _energies(self.adapter, captured)
+        eps = torch.cat([mlp, attn], dim=1)  # stacked: one batched fusion for all layers
+        fused = self.prior_.fuse(eps) if self.schedule != "oracle" else eps
+        self.prior_.update(eps)
+        d_ff = mlp.shape[1]
+        pattern = self.adapter.pattern_from_energy(fused[:, :d_ff], fused[:, d_ff:], self.ratio)
+        self.adapter.sliced(pattern)  # build the sliced weights off the acting pass
+        return pattern
+
+    def step(self, obs: Mapping[str, Any]) -> Any:
+        """One control step; returns the policy's action (chunk)."""
+        u_t, s_t, features = self.decide(obs)
+        used, made = None, None
+        if self.schedule == "oracle" and self._t > 0:
+            _, captured = self.run_backbone(obs, features, dense=True)  # scoring pass
+            self.pattern = made = self.make_pattern(captured)
+            action, _ = self.run_backbone(obs, features, dense=False)  # acting pass
+            used, dense = self.pattern.key, False
+        else:
+            dense = u_t or self._t == 0
+            action, captured = self.run_backbone(obs, features, dense=dense)
+            used = None if dense else self.pattern.key
+            if u_t:
+                made = self.make_pattern(captured)
+                self.pattern = made  # applies from t + 1
+        self._finish(u_t, s_t, dense, used, made, features)
+        return action
+
+    def _finish(
+        self,
+        u_t: bool,
+        s_t: float,
+        dense: bool,
+        used: str | None,
+        made: SparsityPattern | str | None,
+        features: torch.Tensor,
+    ) -> None:
+        made_key = made.key if isinstance(made, SparsityPattern) else made
+        self.records.append(StepRecord(self._t, dense, u_t, s_t, used, made_key))
+        self._prev_features = features
+        self._t += 1
+
+    # --- statistics -------------------------------------------------------------------------
+
+    def stats(self) -> dict[str, float]:
+        """Counts of the current episode: steps, dense steps, triggers, trigger rate (t >= 1)."""
+        steps = len(self.records)
+        triggers = sum(r.triggered for r in self.records)
+        decisions = max(steps - 1, 0)
+        return {
+            "steps": float(steps),
+            "dense_steps": float(sum(r.dense for r in self.records)),
+            "triggers": float(triggers),
+            "trigger_rate": triggers / decisions if decisions else float("nan"),
+        }
+
+
+def fixed_interval_pruner(
+    adapter: BackboneAdapter, k: int, ratio: float, alpha: float = 0.7, lam: float = 0.9
+) -> EcoVLAPruner:
+    """Recompute the pattern every k steps (dense on those steps), same scoring as EAP."""
+    return EcoVLAPruner(adapter, ratio, p=0.0, alpha=alpha, lam=lam, schedule="fixed", interval=k)
+
+
+def oracle_pruner(adapter: BackboneAdapter, ratio: float) -> EcoVLAPruner:
+    """Upper bound: every step a dense scoring pass, then a sparse acting pass with its pattern.
+
+    The pattern of step t is the top-k of ||W_final|| · sqrt(eps_t) (α = 0: this step's energy
+    only), applied to the same step t.
+    """
+    return EcoVLAPruner(adapter, ratio, p=0.0, alpha=0.0, schedule="oracle")

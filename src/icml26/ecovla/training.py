@@ -1,0 +1,267 @@
+"""Demonstrations, behaviour cloning and closed-loop evaluation of a VLA policy (spec §5).
+
+The scripted expert is executed with noise on (dx, dy) while its noise-free action at each visited
+state is the label (DART-style, so the clone sees recoveries); the label of a frame is the chunk of
+the next ``chunk`` clean actions. Training minimises the L1 loss on the chunk (OpenVLA-OFT).
+Evaluation runs a policy closed-loop and executes each predicted chunk open-loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from icml26.core.validation import (
+    Seed,
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    numpy_generator,
+    torch_generator,
+)
+from icml26.ecovla.env import SPLITS, Shift2DPickPlaceEnv, scripted_expert
+
+__all__ = ["Demonstrations", "EvalResult", "collect_demos", "evaluate", "train_bc"]
+
+MAX_EPISODES = 100_000
+MAX_STEPS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Demonstrations:
+    """Frames of expert episodes: images (n, H, W, 3) uint8, instruction (n, 2), proprio (n, 3),
+    chunks (n, chunk, 3) of clean expert actions, and the episode index of each frame."""
+
+    images: np.ndarray
+    instruction: np.ndarray
+    proprio: np.ndarray
+    chunks: np.ndarray
+    episode: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.images)
+
+    def observations(self, idx: Sequence[int] | np.ndarray) -> list[dict[str, Any]]:
+        """Frames as env observations (e.g. calibration frames for the pruner)."""
+        return [
+            {
+                "image": self.images[i],
+                "instruction": self.instruction[i],
+                "proprio": self.proprio[i],
+            }
+            for i in np.asarray(idx, dtype=int)
+        ]
+
+
+def collect_demos(
+    episodes: int,
+    split: Literal["clean", "train", "shift"] = "train",
+    chunk: int = 4,
+    noise: float = 0.15,
+    seed: Seed = 0,
+) -> Demonstrations:
+    """Run the noisy scripted expert for ``episodes`` episodes and label every frame.
+
+    Parameters
+    ----------
+    episodes
+        Number of episodes (at most 100000).
+    split
+        Env split.
+    chunk
+        Action-chunk length of the labels.
+    noise
+        Execution noise of the expert on (dx, dy).
+    seed
+        Seeds the episodes' layouts and the noise.
+    """
+    owner = "collect_demos"
+    episodes = check_positive_int("episodes", episodes, maximum=MAX_EPISODES, owner=owner)
+    split = check_one_of("split", split, SPLITS, owner=owner)
+    chunk = check_positive_int("chunk", chunk, maximum=64, owner=owner)
+    noise = check_in_interval("noise", noise, low=0.0, high=1.0, owner=owner)
+    rng = numpy_generator(seed)
+    env = Shift2DPickPlaceEnv(split=split)
+    images, instr, proprio, chunks, episode = [], [], [], [], []
+    for ep in range(episodes):
+        obs, _ = env.reset(seed=int(rng.integers(2**31)))
+        noisy = scripted_expert(env, noise=noise, seed=int(rng.integers(2**31)))
+        clean: list[np.ndarray] = []
+        done = False
+        while not done:
+            images.append(obs["image"])
+            instr.append(obs["instruction"])
+            proprio.append(obs["proprio"])
+            clean.append(env.expert_action().astype(np.float32))
+            action = noisy(obs)
+            action[2] = clean[-1][2]  # the noise moves the gripper; the grip follows the label
+            obs, _, terminated, truncated, _ = env.step(action)
+            done = terminated or truncated
+        clean_arr = np.stack(clean)  # (T, 3)
+        pad = np.repeat(np.array([[0.0, 0.0, -1.0]], np.float32), chunk, axis=0)
+        padded = np.concatenate([clean_arr, pad])  # after the end: stay, gripper open
+        chunks += [padded[t : t + chunk] for t in range(len(clean_arr))]
+        episode += [ep] * len(clean_arr)
+    return Demonstrations(
+        np.stack(images),
+        np.stack(instr).astype(np.int64),
+        np.stack(proprio).astype(np.float32),
+        np.stack(chunks),
+        np.asarray(episode),
+    )
+
+
+def train_bc(
+    model: Any,
+    demos: Demonstrations,
+    steps: int = 2000,
+    batch_size: int = 128,
+    lr: float = 1e-3,
+    seed: Seed = 0,
+    on_step: Callable[[int, float], None] | None = None,
+) -> list[float]:
+    """Behaviour cloning: AdamW on the L1 loss of the action chunk, cosine learning rate.
+
+    Parameters
+    ----------
+    model
+        A :class:`~icml26.ecovla.model.TinyVLA` (its dense weights must be installed).
+    demos
+        Labelled frames (:func:`collect_demos`).
+    steps, batch_size, lr
+        Optimiser steps, minibatch size, peak learning rate (warm-up 5 %, cosine to 0).
+    seed
+        Minibatch sampling seed.
+    on_step
+        Called as ``on_step(step, loss)`` after every step (progress bars).
+
+    Returns
+    -------
+    list[float]
+        The loss of every step.
+    """
+    import torch
+
+    from icml26.core.schedules import warmup_cosine_lr
+    from icml26.ecovla.model import TinyVLA
+
+    owner = "train_bc"
+    if not isinstance(model, TinyVLA):
+        raise TypeError(f"{owner}: model must be a TinyVLA; got {type(model).__name__}.")
+    if not isinstance(demos, Demonstrations):
+        raise TypeError(f"{owner}: demos must be Demonstrations; got {type(demos).__name__}.")
+    steps = check_positive_int("steps", steps, maximum=MAX_STEPS, owner=owner)
+    batch_size = check_positive_int("batch_size", batch_size, maximum=65_536, owner=owner)
+    lr = check_in_interval("lr", lr, low=0.0, high=1.0, closed="right", owner=owner)
+    if model.installed_key is not None:
+        raise ValueError(f"{owner}: model must have its dense weights installed (install(None)).")
+    if demos.chunks.shape[1] != model.config.chunk:
+        raise ValueError(
+            f"{owner}: demos must have chunks of {model.config.chunk} steps; got "
+            f"{demos.chunks.shape[1]}."
+        )
+    gen = torch_generator(seed)
+    images = torch.from_numpy(demos.images)
+    instruction = torch.from_numpy(demos.instruction)
+    proprio = torch.from_numpy(demos.proprio)
+    targets = torch.from_numpy(demos.chunks)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    model.train()
+    losses = []
+    for step in range(steps):
+        for group in opt.param_groups:
+            group["lr"] = warmup_cosine_lr(
+                step, total_steps=steps, peak_lr=lr, warmup_steps=max(1, steps // 20)
+            )
+        idx = torch.randint(0, len(demos), (batch_size,), generator=gen)
+        pred = model(images[idx], instruction[idx], proprio[idx])  # (B, chunk, 3)
+        loss = (pred - targets[idx]).abs().mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        losses.append(float(loss.detach()))
+        if on_step is not None:
+            on_step(step, losses[-1])
+    model.eval()
+    return losses
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    """Closed-loop results: per-episode success, length (env steps) and policy queries."""
+
+    success: np.ndarray
+    length: np.ndarray
+    queries: np.ndarray
+
+    @property
+    def success_rate(self) -> float:
+        """Fraction of successful episodes."""
+        return float(np.mean(self.success))
+
+
+def evaluate(
+    policy: Any,
+    env: Shift2DPickPlaceEnv,
+    episodes: int,
+    seeds: Sequence[int] | int = 0,
+    execute: int | None = None,
+    on_episode: Callable[[Any], None] | None = None,
+) -> EvalResult:
+    """Run ``policy`` closed-loop for ``episodes`` episodes per seed; success per episode.
+
+    Parameters
+    ----------
+    policy
+        An :class:`~icml26.ecovla.pruner.AbstractPolicy` (``reset()``, ``step(obs) -> chunk``).
+    env
+        The environment; episode i of seed s is ``env.reset(seed=s * 100003 + i)``.
+    episodes
+        Episodes per seed (at most 100000).
+    seeds
+        Env seed sets (an int or a sequence of ints).
+    execute
+        Actions executed from each chunk before re-querying (default: the whole chunk).
+    on_episode
+        Called with the policy after each episode (statistics, progress).
+    """
+    from icml26.ecovla.pruner import AbstractPolicy
+
+    owner = "evaluate"
+    if not isinstance(policy, AbstractPolicy):
+        raise TypeError(f"{owner}: policy must be an AbstractPolicy; got {type(policy).__name__}.")
+    if not isinstance(env, Shift2DPickPlaceEnv):
+        raise TypeError(f"{owner}: env must be a Shift2DPickPlaceEnv; got {type(env).__name__}.")
+    episodes = check_positive_int("episodes", episodes, maximum=MAX_EPISODES, owner=owner)
+    seed_list = [seeds] if isinstance(seeds, int) and not isinstance(seeds, bool) else seeds
+    if not isinstance(seed_list, Sequence) or not seed_list:
+        raise TypeError(f"{owner}: seeds must be an int or a non-empty sequence of ints.")
+    seed_list = [
+        check_positive_int("seeds", s, minimum=0, maximum=2**20, owner=owner) for s in seed_list
+    ]
+    if execute is not None:
+        execute = check_positive_int("execute", execute, maximum=64, owner=owner)
+    success, length, queries = [], [], []
+    for s in seed_list:
+        for i in range(episodes):
+            obs, info = env.reset(seed=s * 100_003 + i)
+            policy.reset()
+            done, n_queries = False, 0
+            while not done:
+                chunk = np.asarray(policy.step(obs), dtype=np.float64).reshape(-1, 3)
+                n_queries += 1
+                for action in chunk[: execute or len(chunk)]:
+                    obs, _, terminated, truncated, info = env.step(action)
+                    done = terminated or truncated
+                    if done:
+                        break
+            success.append(bool(info["success"]))
+            length.append(int(info["t"]))
+            queries.append(n_queries)
+            if on_episode is not None:
+                on_episode(policy)
+    return EvalResult(np.asarray(success), np.asarray(length), np.asarray(queries))
