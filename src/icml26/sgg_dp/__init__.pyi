@@ -2,9 +2,15 @@ from icml26.sgg_dp.dpsgd import sgg_noise_like
 from icml26.sgg_dp.gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from icml26.sgg_dp.mechanism import SGGMechanism, gaussian_member, l2_member, laplace_member
 from icml26.sgg_dp.pld import compose_delta, compose_epsilon, composed_pld, make_pld
-from icml26.sgg_dp.search import MemberResult, best_member, check_shift_monotone
+from icml26.sgg_dp.search import (
+    InfeasibleMemberWarning,
+    MemberResult,
+    best_member,
+    check_shift_monotone,
+)
 
 __all__ = [
+    "InfeasibleMemberWarning",
     "MemberResult",
     "SGGMechanism",
     "analytic_gaussian_delta",

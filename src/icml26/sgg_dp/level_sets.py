@@ -65,16 +65,29 @@ def u_lower(tau: np.ndarray, r: np.ndarray, Delta: float) -> np.ndarray:
     1 + u = (Δ − r(e^τ − 1))(r + Δ + t)/(2rΔ): the factor that vanishes at u = −1 is formed
     from expm1(τ), so the value keeps its relative precision next to the pole u = −1.
     """
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         grow = r * np.expm1(tau)  # t − r
         return np.clip((Delta - grow) * (2 * r + Delta + grow) / (4 * r * Delta), 0.0, 1.0)
 
 
-def u_upper(tau: np.ndarray, r: np.ndarray, Delta: float) -> np.ndarray:
-    """(1 − u)/2 = (Δ + r(e^τ − 1))(t + r − Δ)/(4rΔ) for ρ = t = r e^τ, clipped to [0, 1]."""
-    with np.errstate(over="ignore", invalid="ignore"):
+def u_upper(
+    tau: np.ndarray, r: np.ndarray, Delta: float, d: np.ndarray | None = None
+) -> np.ndarray:
+    """(1 − u)/2 = (t − d)(t + d)/(4rΔ) for ρ = t = r e^τ and d = r − Δ, clipped to [0, 1].
+
+    Two ways of forming t ∓ d: from g = t − r = r(e^τ − 1) as Δ + g and 2r + g − Δ (round-off
+    ~ulp(|g| + Δ)), or from t and d directly (round-off ~ulp(t + |d|)). The second keeps a small
+    sphere ρ = t ≪ Δ around v resolved (there g ≈ −Δ), the more so when ``d`` is passed exactly
+    (r = Δ + d itself is rounded); each element uses the form with the smaller round-off.
+    """
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         grow = r * np.expm1(tau)
-        return np.clip((Delta + grow) * (2 * r + grow - Delta) / (4 * r * Delta), 0.0, 1.0)
+        t = r * np.exp(tau)
+        d = r - Delta if d is None else d
+        from_grow = (Delta + grow) * (2 * r + grow - Delta)
+        direct = (t - d) * (t + d)
+        better = t + np.abs(d) < np.abs(grow) + Delta
+        return np.clip(np.where(better, direct, from_grow) / (4 * r * Delta), 0.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -95,7 +108,7 @@ def level_set(w: np.ndarray, c: np.ndarray, T: int, k: float, p: float) -> Level
     w, c = np.broadcast_arrays(np.asarray(w, dtype=float), np.asarray(c, dtype=float))
     if k == T:
         everything = w + c <= 0
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             tau2 = np.where(everything, np.nan, np.log1p(c / w) / p)
         return LevelSet(tau2, None, everything)
     if k < T:

@@ -10,21 +10,38 @@ The parametrisation (σ, k, p) is inferred from the paper's name and abstract (s
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import special
 
+from icml26.sgg_dp.tails import log_gamma_cdf, log_gamma_cdf_of_log, log_gamma_sf
+
 __all__ = [
+    "graded_nodes",
+    "log_radial_density",
     "log_radial_profile",
+    "radius_at_logit",
     "radius_logit",
     "radius_moment",
     "radius_nodes",
+    "radius_nodes_log",
     "radius_quantile",
     "sample_sgg",
 ]
 
-# Radial quadrature: s in [-S_MAX, S_MAX] with q = logistic(s) covers all but ~4e-18 of the mass.
+# Radial quadrature in s = logit F_R(r): the PLD's fixed rule covers |s| <= S_MAX (all but
+# ~4e-18 of the mass); the profile's adaptive windows reach |s| <= S_LIMIT + ε (tail mass
+# e^{-745}, times e^ε for the B term).
 S_MAX = 40.0
+S_LIMIT = 745.0
+S_SCIPY = 700.0  # scipy's inverse upper incomplete gamma while e^{-s} is a normal float
+S_LOW = 30.0  # below, the lower tail is inverted in ln z (z may underflow before r does)
+S_POLISH = 20.0  # beyond |s| = 20 the quantile is polished by Newton steps in ln z
+NEWTON_STEPS = 6
 GL_ORDER = 24
+_X, _WX = np.polynomial.legendre.leggauss(GL_ORDER)
+_RULE = ((_X + 1) / 2, _WX / 2)  # Gauss–Legendre on (0, 1)
 
 
 def log_radial_profile(t: np.ndarray, T: int, k: float, p: float, sigma: float) -> np.ndarray:
@@ -66,49 +83,154 @@ def radius_moment(m: float, k: float, p: float, sigma: float) -> float:
     return float(sigma**m * np.exp(special.gammaln((k + m) / p) - special.gammaln(k / p)))
 
 
-def radius_logit(r: np.ndarray, k: float, p: float, sigma: float) -> np.ndarray:
-    """s = logit F_R(r), computed from both regularised gamma tails (exact in either tail)."""
-    z = (np.asarray(r, dtype=float) / sigma) ** p
+def log_radial_density(r: np.ndarray, k: float, p: float, sigma: float) -> np.ndarray:
+    """ln f_R(r) = ln p + (k − 1) ln r − (r/σ)^p − k ln σ − ln Γ(k/p)."""
+    r = np.asarray(r, dtype=float)
     with np.errstate(divide="ignore"):
-        return np.log(special.gammainc(k / p, z)) - np.log(special.gammaincc(k / p, z))
+        return (
+            math.log(p)
+            + (k - 1) * np.log(r)
+            - (r / sigma) ** p
+            - k * math.log(sigma)
+            - special.gammaln(k / p)
+        )
 
 
-def radius_nodes(
-    k: float, p: float, sigma: float, n_panels: int, breaks: np.ndarray | None = None
+def radius_logit(r: np.ndarray, k: float, p: float, sigma: float) -> np.ndarray:
+    """s = logit F_R(r) = ln P(k/p, z) − ln Q(k/p, z), z = (r/σ)^p, exact in either tail."""
+    z = (np.asarray(r, dtype=float) / sigma) ** p
+    return log_gamma_cdf(k / p, z) - log_gamma_sf(k / p, z)
+
+
+def radius_at_logit(s: np.ndarray, k: float, p: float, sigma: float) -> np.ndarray:
+    """The radius r with logit F_R(r) = s, formed as r = σ exp((ln z)/p), z = (r/σ)^p.
+
+    scipy's inverse incomplete gamma gives z for ``-S_LOW <= s <= S_SCIPY``; in the far upper
+    tail Newton's method on ln z solves ln Q(a, z) = ln expit(−s), and in the lower tail
+    (s < −``S_LOW``, where z may underflow long before r does) ln P(a, z) = ln expit(s), both
+    from their asymptotic starts. Radii that under- or overflow come back as 0 or inf.
+    """
+    s = np.asarray(s, dtype=float)
+    a = k / p
+    log_z = np.empty_like(s)
+    mid = (s >= -S_LOW) & (s <= S_SCIPY)
+    lower = s < 0
+    with np.errstate(divide="ignore"):
+        log_z[mid & lower] = np.log(special.gammaincinv(a, special.expit(s[mid & lower])))
+        log_z[mid & ~lower] = np.log(special.gammainccinv(a, special.expit(-s[mid & ~lower])))
+    # Upper tail: from the asymptotic start beyond S_SCIPY, and always a Newton polish (scipy's
+    # inverse is good to ~1e-12 in mass, which the steep integrands of the far tail magnify).
+    up = s > S_POLISH
+    if up.any():
+        target = special.log_expit(-s[up])  # ln Q ≈ −z + (a − 1) ln z − ln Γ(a)
+        lz = np.where(s[up] > S_SCIPY, np.log(-target + a * np.log(-target)), log_z[up])
+        for _ in range(NEWTON_STEPS):
+            z = np.exp(lz)
+            log_q = log_gamma_sf(a, z)
+            slope = -np.exp(a * lz - z - special.gammaln(a) - log_q)  # d ln Q / d ln z
+            lz = lz - (log_q - target) / slope
+        log_z[up] = lz
+    low = s < -S_POLISH
+    if low.any():
+        target = special.log_expit(s[low])  # ln P ≈ a ln z − ln Γ(a + 1)
+        lz = np.where(s[low] < -S_LOW, (target + special.gammaln(a + 1)) / a, log_z[low])
+        for _ in range(NEWTON_STEPS):
+            log_pz = log_gamma_cdf_of_log(a, lz)
+            with np.errstate(over="ignore", invalid="ignore"):
+                slope = np.exp(a * lz - np.exp(lz) - special.gammaln(a) - log_pz)
+                lz = lz - np.where(slope > 0, (log_pz - target) / slope, 0.0)
+        log_z[low] = lz
+    with np.errstate(over="ignore"):
+        return sigma * np.exp(log_z / p)
+
+
+def graded_nodes(edges: np.ndarray, kink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss–Legendre nodes s and weights ds on the panels between sorted ``edges``.
+
+    A panel whose left edge is a kink uses s = a + (b − a) v², v in [0, 1] (ds = 2(b − a) v dv),
+    which turns a square-root kink at a into a smooth integrand; likewise at a right-edge kink.
+    Panels with kinks at both edges are split in half first.
+    """
+    both = kink[:-1] & kink[1:]
+    if both.any():
+        mids = (edges[:-1][both] + edges[1:][both]) / 2
+        order = np.argsort(np.concatenate([edges, mids]), kind="stable")
+        edges = np.concatenate([edges, mids])[order]
+        kink = np.concatenate([kink, np.zeros(len(mids), dtype=bool)])[order]
+    v, wv = _RULE  # on (0, 1)
+    a, b = edges[:-1, None], edges[1:, None]
+    width = b - a
+    left, right = kink[:-1, None], kink[1:, None]
+    s = np.where(left, a + width * v**2, np.where(right, b - width * v**2, a + width * v))
+    ds = np.where(left | right, 2 * width * v, width) * wv
+    return s.ravel(), ds.ravel()
+
+
+def radius_nodes_log(
+    k: float,
+    p: float,
+    sigma: float,
+    intervals: list[tuple[float, float]],
+    panel_width: float,
+    breaks: np.ndarray | None = None,
+    graded_ends: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Quadrature nodes and weights for E g(R): composite Gauss–Legendre in s, q = logistic(s).
-
-    The lower half uses ``gammaincinv`` and the upper half ``gammainccinv`` so both tails stay
-    exact; nodes whose radius under- or overflows are dropped.
+    """Nodes and log-weights for E g(R) = ∫ g(r(s)) q(1 − q) ds, q = logistic(s), on windows.
 
     Parameters
     ----------
+    intervals
+        Disjoint windows [s_lo, s_hi] of the logit axis outside which the integrand is negligible.
+    panel_width
+        Largest panel width in s (24-point Gauss–Legendre per panel).
     breaks
-        Extra panel edges in s (e.g. radii where the integrand has a kink, via
-        :func:`radius_logit`), so that every panel holds a smooth piece.
+        Logits of kinks of the integrand: extra panel edges, with graded panels next to them.
+    graded_ends
+        Grade the panels at the windows' ends too (a window cut where the integrand may have a
+        kink; grading a smooth integrand costs nothing in accuracy).
+
+    Returns
+    -------
+    r, log_w
+        Radii and ln(weight); nodes whose radius under- or overflows are dropped.
+    """
+    s_parts, ds_parts = [], []
+    inside = np.asarray([] if breaks is None else breaks, dtype=float)
+    for lo, hi in intervals:
+        n = max(1, math.ceil((hi - lo) / panel_width))
+        grid = np.linspace(lo, hi, n + 1)
+        cut = np.unique(inside[(inside > lo) & (inside < hi)])
+        if len(cut):  # coinciding kinks count once
+            cut = cut[np.concatenate([[True], np.diff(cut) > 1e-12])]
+        if len(cut):
+            # a grid edge close to a kink would leave a wide ungraded panel next to it
+            gap = np.min(np.abs(grid[:, None] - cut[None, :]), axis=1)
+            ends = (grid == lo) | (grid == hi)
+            grid = grid[ends | (gap >= 0.5 * (hi - lo) / n)]
+        e = np.concatenate([grid, cut])
+        ends = graded_ends & ((grid == lo) | (grid == hi))
+        flag = np.concatenate([ends, np.ones(len(cut), bool)])
+        order = np.argsort(e, kind="stable")
+        s_i, ds_i = graded_nodes(e[order], flag[order])
+        s_parts.append(s_i)
+        ds_parts.append(ds_i)
+    s, ds = np.concatenate(s_parts), np.concatenate(ds_parts)
+    r = radius_at_logit(s, k, p, sigma)
+    log_w = special.log_expit(s) + special.log_expit(-s) + np.log(ds)
+    keep = np.isfinite(r) & (r > 0) & (ds > 0)
+    return r[keep], log_w[keep]
+
+
+def radius_nodes(k: float, p: float, sigma: float, n_panels: int) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights of the fixed rule on |s| <= ``S_MAX`` (n_panels uniform panels).
 
     Returns
     -------
     r, w
         Radii and weights; ``w.sum()`` is 1 up to the ~1e-17 tail mass outside |s| <= 40.
     """
-    x, wx = np.polynomial.legendre.leggauss(GL_ORDER)
-    edges = np.linspace(-S_MAX, S_MAX, n_panels + 1)
-    if breaks is not None:
-        inside = breaks[np.isfinite(breaks) & (np.abs(breaks) < S_MAX)]
-        edges = np.unique(np.concatenate([edges, inside]))
-    half = np.diff(edges)[:, None] / 2
-    s = (edges[:-1, None] + half * (x[None, :] + 1)).ravel()
-    ws = (half * wx[None, :]).ravel()
-    q = special.expit(s)
-    q_upper = special.expit(-s)
-    lower = s < 0
-    r = np.empty_like(s)
-    r[lower] = radius_quantile(q[lower], k, p, sigma)
-    r[~lower] = radius_quantile(q_upper[~lower], k, p, sigma, upper=True)
-    w = ws * q * q_upper
-    keep = np.isfinite(r) & (r > 0)
-    return r[keep], w[keep]
+    r, log_w = radius_nodes_log(k, p, sigma, [(-S_MAX, S_MAX)], 2 * S_MAX / n_panels)
+    return r, np.exp(log_w)
 
 
 def sample_sgg(

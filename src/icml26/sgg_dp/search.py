@@ -1,10 +1,17 @@
-"""Searching the SGG family for the member with the smallest MSE at a privacy target, and
-checking the shift-monotonicity assumption behind the worst-case pair.
+"""Searching the SGG family for the member with the smallest MSE at a privacy target (spec §2.4),
+and checking the shift-monotonicity assumption behind the worst-case pair.
+
+Each member's calibration starts from the σ whose MSE equals the last feasible member's MSE
+(neighbours on the grid have nearly the same calibrated MSE), so a bracket is usually found in
+one or two profile evaluations. A grid point whose target is out of reach (no σ <= 1e3·Δ) is
+skipped: it stays in the table with ``feasible=False`` and an :class:`InfeasibleMemberWarning`
+names every skipped (k, p).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -13,11 +20,13 @@ from scipy import optimize
 
 from icml26.core import check_in_interval, check_positive_int
 from icml26.sgg_dp.mechanism import SHIFT_GRID, SGGMechanism
-from icml26.sgg_dp.profile import hockey_stick
+from icml26.sgg_dp.profile import log_hockey_stick
+from icml26.sgg_dp.radial import radius_moment
 
 __all__ = [
     "DEFAULT_K_OFFSETS",
     "DEFAULT_P_GRID",
+    "InfeasibleMemberWarning",
     "MemberResult",
     "best_member",
     "check_shift_monotone",
@@ -27,18 +36,31 @@ DEFAULT_P_GRID = (1.0, 1.1, 1.2, 1.35, 1.5, 1.75, 2.0)
 DEFAULT_K_OFFSETS = (-1.0, -0.5, 0.0, 0.5, 1.0)  # k = T + offset, kept where k > 0
 
 
+class InfeasibleMemberWarning(UserWarning):
+    """Some (k, p) of a member search cannot reach the privacy target and were skipped."""
+
+
 @dataclass(frozen=True)
 class MemberResult:
-    """One calibrated member of a search: its shape, scale and MSE."""
+    """One member of a search: its shape, scale and MSE (``feasible=False``: skipped, σ = nan,
+    MSE = inf, because no σ <= 1e3·Δ reaches the target)."""
 
     k: float
     p: float
     sigma: float
     mse: float
+    feasible: bool = True
 
 
-def _calibrated(T, k, p, eps, delta, sensitivity) -> tuple[SGGMechanism, MemberResult]:
-    m = SGGMechanism(T=T, k=k, p=p, sensitivity=sensitivity).calibrate(eps, delta)
+def _calibrated(T, k, p, eps, delta, sensitivity, mse_hint):
+    """The calibrated member and its row, or (None, infeasible row)."""
+    m = SGGMechanism(T=T, k=k, p=p, sensitivity=sensitivity)
+    # the σ with MSE = mse_hint: MSE = σ² E[(R/σ)²]
+    hint = None if mse_hint is None else math.sqrt(mse_hint / radius_moment(2.0, k, p, 1.0))
+    try:
+        m = m.calibrate(eps, delta, sigma_hint=hint)
+    except ValueError:
+        return None, MemberResult(k=k, p=p, sigma=math.nan, mse=math.inf, feasible=False)
     return m, MemberResult(k=m.k, p=m.p, sigma=float(m.sigma), mse=m.mse())
 
 
@@ -76,12 +98,18 @@ def best_member(
     -------
     best, table
         The calibrated best member and one :class:`MemberResult` per grid point (plus the
-        refined point, if any), in search order.
+        refined point, if any), in search order; skipped points have ``feasible=False``.
 
     Raises
     ------
     ValueError
-        If a privacy parameter is out of range or a grid value is not > 0.
+        If a privacy parameter is out of range, a grid value is not > 0, or no grid point is
+        feasible.
+
+    Warns
+    -----
+    InfeasibleMemberWarning
+        Naming the grid points skipped because no σ <= 1e3·Δ reaches the target.
 
     Example
     -------
@@ -103,33 +131,47 @@ def best_member(
 
     table: list[MemberResult] = []
     best: SGGMechanism | None = None
+    mse_hint = None
     for k in ks:
         for p in ps:
-            m, row = _calibrated(T, k, p, eps, delta, sensitivity)
+            m, row = _calibrated(T, k, p, eps, delta, sensitivity, mse_hint)
             table.append(row)
             if callback is not None:
                 callback(row)
+            if m is None:
+                continue
+            mse_hint = row.mse
             if best is None or row.mse < best.mse():
                 best = m
+    skipped = [(r.k, r.p) for r in table if not r.feasible]
+    if best is None:
+        raise ValueError(
+            f"{owner}: no grid point reaches (eps, delta) = ({eps:g}, {delta:g}) with "
+            f"sigma <= 1e3·sensitivity; tried (k, p) = {skipped}."
+        )
+    if skipped:
+        warnings.warn(
+            f"{owner}: skipped {len(skipped)} grid point(s) that no sigma <= 1e3·sensitivity "
+            f"brings to (eps, delta) = ({eps:g}, {delta:g}): (k, p) = {skipped}.",
+            InfeasibleMemberWarning,
+            stacklevel=2,
+        )
     if refine:
 
         def objective(z: np.ndarray) -> float:
-            try:
-                return _calibrated(T, math.exp(z[0]), math.exp(z[1]), eps, delta, sensitivity)[
-                    1
-                ].mse
-            except ValueError:  # no σ in range: treat as infeasible
-                return math.inf
+            row = _calibrated(T, math.exp(z[0]), math.exp(z[1]), eps, delta, sensitivity, None)
+            return row[1].mse  # inf where infeasible
 
         start = np.log([best.k, best.p])
         res = optimize.minimize(
             objective, start, method="Nelder-Mead", options={"xatol": 1e-3, "fatol": 1e-6}
         )
-        m, row = _calibrated(T, math.exp(res.x[0]), math.exp(res.x[1]), eps, delta, sensitivity)
+        k, p = math.exp(res.x[0]), math.exp(res.x[1])
+        m, row = _calibrated(T, k, p, eps, delta, sensitivity, best.mse())
         table.append(row)
         if callback is not None:
             callback(row)
-        if row.mse < best.mse():
+        if m is not None and row.mse < best.mse():
             best = m
     return best, table
 
@@ -169,5 +211,5 @@ def check_shift_monotone(
     sigma = mechanism._scale("check shift monotonicity")
     m = mechanism
     shifts = np.linspace(1.0 / n_grid, 1.0, n_grid) if n_grid != 10 else SHIFT_GRID
-    d = np.array([hockey_stick(eps, m.T, m.k, m.p, sigma, s * m.sensitivity) for s in shifts])
+    d = np.exp([log_hockey_stick(eps, m.T, m.k, m.p, sigma, s * m.sensitivity) for s in shifts])
     return bool(np.all(np.diff(d) >= -rtol * np.abs(d[1:]) - 1e-15))
