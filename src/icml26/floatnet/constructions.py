@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from icml26.core import check_positive_int
-from icml26.floatnet.formats import FloatFormat
+from icml26.core import check_array, check_positive_int
+from icml26.floatnet.formats import FloatFormat, check_format
 from icml26.floatnet.network import FloatReLUNet
 
 __all__ = [
@@ -86,16 +86,26 @@ def table_values(fmt: FloatFormat, table: Table, domain: np.ndarray) -> np.ndarr
 
     Raises
     ------
+    TypeError
+        If ``fmt`` is not a FloatFormat, ``table`` is not a mapping or callable or gives
+        non-numbers, or ``domain`` is not numeric.
     ValueError
-        If a point has no value or a value is not a finite value of F.
+        If ``domain`` is not 2-D or not finite, a point has no value or a value is not a finite
+        value of F.
 
     Example
     -------
     >>> table_values(FloatFormat(3, 3), {(0.0,): 1.0, (1.0,): -2.0}, np.array([[1.0], [0.0]]))
     array([-2.,  1.])
     """
+    fmt = check_format(fmt, owner="table_values")
+    domain = check_array("domain", domain, owner="table_values", dtype=np.float64)
+    if domain.ndim == 1:
+        domain = domain[:, None]  # (n,) points of F^1
+    if domain.ndim != 2:
+        raise ValueError(f"table_values: domain must be 2-D (n, d); got shape {domain.shape}.")
     if callable(table):
-        values = np.asarray(table(domain), dtype=np.float64).reshape(-1)
+        values = _numbers(table(domain), "table must return numbers").reshape(-1)
         if len(values) != len(domain):
             raise ValueError(
                 f"table must return one value per domain point; got {len(values)} values "
@@ -106,11 +116,18 @@ def table_values(fmt: FloatFormat, table: Table, domain: np.ndarray) -> np.ndarr
         for k, point in enumerate(domain):
             key = tuple(float(v) for v in point)
             if key in table:
-                values[k] = table[key]
+                value = table[key]
             elif len(key) == 1 and key[0] in table:
-                values[k] = table[key[0]]
+                value = table[key[0]]
             else:
                 raise ValueError(f"table has no value for domain point {key}.")
+            number = _numbers(value, f"table value at {key} must be a number")
+            if number.ndim:
+                raise TypeError(
+                    f"table_values: table value at {key} must be a number; got shape "
+                    f"{number.shape}."
+                )
+            values[k] = number
     else:
         raise TypeError(
             f"table must be a Mapping or a callable; got {table!r} ({type(table).__name__})."
@@ -123,6 +140,13 @@ def table_values(fmt: FloatFormat, table: Table, domain: np.ndarray) -> np.ndarr
             f"{float(values[k])!r} (float) at point {tuple(domain[k].tolist())}."
         )
     return values
+
+
+def _numbers(value: object, what: str) -> np.ndarray:
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"table_values: {what}; got {type(value).__name__}.") from None
 
 
 def _pow2_floor(m: float) -> float:

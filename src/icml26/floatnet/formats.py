@@ -23,7 +23,7 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import ArrayLike
 
-from icml26.core import check_one_of, check_positive_int
+from icml26.core import check_array, check_one_of, check_positive_int
 
 __all__ = ["FORMATS", "FloatFormat"]
 
@@ -129,7 +129,7 @@ class FloatFormat:
         >>> FloatFormat(11, 15).round([65519.99, 65520.0]).tolist()
         [65504.0, inf]
         """
-        x = np.asarray(x, dtype=np.float64)
+        x = _float_array("x", x, "FloatFormat.round")
         _, e = np.frexp(x)  # x = m 2^e, 0.5 <= |m| < 1, so the binade exponent is e - 1
         e = np.maximum(e, self.emin + 1)  # below 2^emin the spacing stays s_min (subnormals)
         r = np.ldexp(np.rint(np.ldexp(x, self.p - e)), e - self.p)  # rint: ties to even
@@ -141,11 +141,29 @@ class FloatFormat:
     def round_fraction(self, q: Fraction | int | float) -> float:
         """Exact slow reference: round the rational ``q`` to F with ties to even.
 
+        Raises
+        ------
+        TypeError
+            If ``q`` is not a Fraction, int or float.
+        ValueError
+            If ``q`` is NaN or infinite.
+
         Example
         -------
         >>> FloatFormat(3, 3).round_fraction(Fraction(9, 4))
         2.0
         """
+        if isinstance(q, bool) or not isinstance(
+            q, Fraction | int | float | np.integer | np.floating
+        ):
+            raise TypeError(
+                f"FloatFormat.round_fraction: q must be a Fraction, int or float; "
+                f"got {q!r} ({type(q).__name__})."
+            )
+        if not math.isfinite(q):
+            raise ValueError(f"FloatFormat.round_fraction: q must be finite; got {q!r}.")
+        if isinstance(q, np.floating | np.integer):  # Fraction keeps numpy's integer types
+            q = q.item()
         q = Fraction(q)
         if q == 0:
             return 0.0
@@ -164,17 +182,19 @@ class FloatFormat:
 
     def add(self, x: ArrayLike, y: ArrayLike) -> np.ndarray:
         """Rounded sum x (+) y = round(x + y) (exact float64 sum rounded once to F)."""
+        x, y = _float_array("x", x, "FloatFormat.add"), _float_array("y", y, "FloatFormat.add")
         with np.errstate(invalid="ignore", over="ignore"):  # inf - inf = NaN is the IEEE result
-            return self.round(np.add(x, y, dtype=np.float64))
+            return self.round(_broadcast(np.add, x, y, "FloatFormat.add"))
 
     def mul(self, x: ArrayLike, y: ArrayLike) -> np.ndarray:
         """Rounded product x (*) y = round(x * y) (exact float64 product rounded once to F)."""
+        x, y = _float_array("x", x, "FloatFormat.mul"), _float_array("y", y, "FloatFormat.mul")
         with np.errstate(invalid="ignore", over="ignore"):  # 0 * inf = NaN is the IEEE result
-            return self.round(np.multiply(x, y, dtype=np.float64))
+            return self.round(_broadcast(np.multiply, x, y, "FloatFormat.mul"))
 
     def contains(self, x: ArrayLike) -> np.ndarray:
         """Boolean mask: which entries of ``x`` are finite values of F (+0 and -0 both count)."""
-        x = np.asarray(x, dtype=np.float64)
+        x = _float_array("x", x, "FloatFormat.contains")
         with np.errstate(invalid="ignore"):
             return np.isfinite(x) & (self.round(np.where(np.isfinite(x), x, 0.0)) == x)
 
@@ -185,17 +205,19 @@ class FloatFormat:
         Raises
         ------
         ValueError
-            If F has more than 2^26 values (e.g. float32): enumerate a sub-domain instead.
+            If the result would hold more than 2^26 values (e.g. float32): enumerate a
+            sub-domain instead.
 
         Example
         -------
         >>> FloatFormat(2, 1).values().tolist()
         [-3.0, -2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0]
         """
-        if self.n_values > _MAX_ENUMERATE:
+        count = (self.n_values + 1) // 2 if nonneg else self.n_values  # one zero, ±symmetric
+        if count > _MAX_ENUMERATE:
             raise ValueError(
-                f"FloatFormat: values() would hold {self.n_values} values (more than 2^26) for "
-                f"F({self.p}, {self.emax}); enumerate a sub-domain instead."
+                f"FloatFormat: values(nonneg={nonneg}) would hold {count} values (more than "
+                f"2^26) for F({self.p}, {self.emax}); enumerate a sub-domain instead."
             )
         half = 2 ** (self.p - 1)
         sub = np.arange(1, half) * self.smin
@@ -251,7 +273,7 @@ class FloatFormat:
         >>> FloatFormat(3, 3).succ([0.0, 1.0, -1.0]).tolist()
         [0.0625, 1.25, -0.875]
         """
-        a = np.asarray(a, dtype=np.float64)
+        a = _float_array("a", a, "FloatFormat.succ")
         self._check_members("a", a)
         up = a + self._ulp_above(a)
         down = -self._below(-a)
@@ -271,7 +293,7 @@ class FloatFormat:
         >>> FloatFormat(3, 3).pred([0.0, 1.0]).tolist()
         [-0.0625, 0.875]
         """
-        a = np.asarray(a, dtype=np.float64)
+        a = _float_array("a", a, "FloatFormat.pred")
         self._check_members("a", a)
         out = np.where(a > 0, self._below(a), -(np.abs(a) + self._ulp_above(a)))
         return np.where(out < -self.max, -np.inf, out)
@@ -282,6 +304,33 @@ class FloatFormat:
         step = self._ulp_above(a)
         halves = (np.abs(m) == 0.5) & (e - 1 > self.emin)
         return a - np.where(halves, step / 2, step)
+
+
+def _float_array(name: str, value: ArrayLike, owner: str) -> np.ndarray:
+    """``value`` as float64 (NaN and inf allowed: the arithmetic defines them)."""
+    return check_array(name, value, owner=owner, dtype=np.float64, finite=False)
+
+
+def _broadcast(op: np.ufunc, x: np.ndarray, y: np.ndarray, owner: str) -> np.ndarray:
+    try:
+        return op(x, y, dtype=np.float64)
+    except ValueError:
+        raise ValueError(
+            f"{owner}: x and y must broadcast together; got shapes {x.shape} and {y.shape}."
+        ) from None
+
+
+def check_format(fmt: object, *, owner: str) -> FloatFormat:
+    """Return ``fmt`` if it is a :class:`FloatFormat`, else raise ``TypeError`` naming ``fmt``.
+
+    Example
+    -------
+    >>> check_format(FORMATS["e4m3"], owner="demo").p
+    4
+    """
+    if not isinstance(fmt, FloatFormat):
+        raise TypeError(f"{owner}: fmt must be a FloatFormat; got {fmt!r} ({type(fmt).__name__}).")
+    return fmt
 
 
 _TOYS = ((2, 2), (2, 3), (3, 3), (3, 4), (4, 3), (4, 4))

@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 
 from icml26.core import Seed, check_positive_int, numpy_generator
 from icml26.floatnet.constructions import Table, check_domain, table_values
-from icml26.floatnet.formats import FloatFormat
+from icml26.floatnet.formats import FloatFormat, check_format
 from icml26.floatnet.network import FloatReLUNet
 
 __all__ = [
@@ -29,6 +29,15 @@ __all__ = [
     "stratified_sample",
     "verify",
 ]
+
+MAX_SAMPLE_DIM = 4096  # input dimension of a stratified sample (the paper's d is small)
+MAX_SAMPLE_ENTRIES = 2**26  # n * d of a stratified sample: 512 MiB of float64
+
+
+def _check_net(net: object, owner: str) -> FloatReLUNet:
+    if not isinstance(net, FloatReLUNet):
+        raise TypeError(f"{owner}: net must be a FloatReLUNet; got {net!r} ({type(net).__name__}).")
+    return net
 
 
 @dataclass(frozen=True)
@@ -69,6 +78,7 @@ def special_values(fmt: FloatFormat) -> np.ndarray:
     >>> special_values(FloatFormat(2, 1)).tolist()
     [-3.0, -2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0]
     """
+    fmt = check_format(fmt, owner="special_values")
     edges = np.ldexp(1.0, np.arange(fmt.emin, fmt.emax + 1))
     top = 2.0**fmt.emin - fmt.smin
     pos = np.concatenate([[fmt.smin, top, fmt.max], edges, fmt.pred(edges)])
@@ -83,9 +93,10 @@ def stratified_sample(fmt: FloatFormat, d: int, n: int, seed: Seed = None) -> np
     Parameters
     ----------
     fmt, d
-        Format and dimension.
+        Format and dimension, ``d <= MAX_SAMPLE_DIM = 4096``.
     n
-        Number of random points added to the special ones (fewer if they repeat).
+        Number of random points added to the special ones (fewer if they repeat), with
+        ``n * d <= MAX_SAMPLE_ENTRIES = 2^26``.
     seed
         Randomness (int, Generator or None).
 
@@ -94,14 +105,21 @@ def stratified_sample(fmt: FloatFormat, d: int, n: int, seed: Seed = None) -> np
     numpy.ndarray
         ``(m, d)`` distinct points.
 
+    Raises
+    ------
+    TypeError, ValueError
+        If ``fmt`` is not a FloatFormat or ``d``/``n`` is not an integer in range.
+
     Example
     -------
     >>> X = stratified_sample(FloatFormat(11, 15), 1, 100, seed=0)
     >>> bool(np.all(FloatFormat(11, 15).contains(X)))
     True
     """
-    d = check_positive_int("d", d, owner="stratified_sample")
-    n = check_positive_int("n", n, owner="stratified_sample", minimum=0)
+    owner = "stratified_sample"
+    fmt = check_format(fmt, owner=owner)
+    d = check_positive_int("d", d, owner=owner, maximum=MAX_SAMPLE_DIM)
+    n = check_positive_int("n", n, owner=owner, minimum=0, maximum=MAX_SAMPLE_ENTRIES // d)
     rng = numpy_generator(seed)
     special = special_values(fmt)
     mixes = rng.choice(special, size=(len(special), d))
@@ -149,6 +167,8 @@ def verify(
 
     Raises
     ------
+    TypeError
+        If ``net`` is not a FloatReLUNet or ``table`` is not a mapping or callable.
     ValueError
         If the domain holds points outside F or the table misses a point or a value is not in F.
 
@@ -160,7 +180,7 @@ def verify(
     >>> verify(net, lambda X: -X[:, 0]).exact
     True
     """
-    fmt = net.fmt
+    fmt = _check_net(net, "verify").fmt
     if isinstance(domain, str):
         if domain != "sample":
             raise ValueError(
@@ -217,7 +237,7 @@ def collisions(net: FloatReLUNet, domain: ArrayLike, *, layer: int | None = None
     >>> collisions(relu, [[-1.0], [0.0], [2.0]]).tolist()  # ReLU merges -1 and 0
     [[0, 1]]
     """
-    if net.depth < 2:
+    if _check_net(net, "collisions").depth < 2:
         raise ValueError(f"collisions: net must have a hidden layer; got depth {net.depth} (int).")
     D = check_domain(net.fmt, net.d, domain)
     H = net.hidden(D, net.depth - 1 if layer is None else layer) + 0.0
@@ -262,7 +282,7 @@ def is_monotone(
     >>> is_monotone(net)
     True
     """
-    if net.d != 1:
+    if _check_net(net, "is_monotone").d != 1:
         raise ValueError(f"is_monotone: net must have one input; got d = {net.d} (int).")
     X = np.sort(check_domain(net.fmt, 1, domain), axis=0)
     y = net(X, engine=engine)
