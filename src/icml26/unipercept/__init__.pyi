@@ -1,0 +1,79 @@
+from icml26.unipercept.baseline import HandcraftedIQA, handcrafted_features
+from icml26.unipercept.degradations import (
+    KINDS,
+    degrade,
+    degrade_quadrant,
+    quality_from_severity,
+    severity_level,
+)
+from icml26.unipercept.evaluation import evaluate_vqa, evaluate_vr
+from icml26.unipercept.grpo import (
+    GRPOStats,
+    PerceptPolicy,
+    Policy,
+    group_advantages,
+    grpo_loss,
+    grpo_step,
+    percept_reward_fn,
+)
+from icml26.unipercept.ista import ista_score, texture_weight
+from icml26.unipercept.items import VQAItem, VRItem
+from icml26.unipercept.metrics import parse_choice, parse_score, vqa_accuracy, vr_metrics
+from icml26.unipercept.model import PerceptBatch, TinyPercept, encode_items
+from icml26.unipercept.perceptoy import (
+    OPTION_VOCAB,
+    make_iaa_proxy,
+    make_iqa_vqa,
+    make_iqa_vr,
+    make_ista,
+)
+from icml26.unipercept.rewards import agsr_reward, threshold_reward, vqa_reward
+from icml26.unipercept.taxonomy import Taxonomy
+from icml26.unipercept.tokens import SCORE_TOKENS, expected_score, score_token, token_to_score
+from icml26.unipercept.training import DAPTHistory, train_dapt, train_grpo
+
+__all__ = [
+    "KINDS",
+    "OPTION_VOCAB",
+    "SCORE_TOKENS",
+    "DAPTHistory",
+    "GRPOStats",
+    "HandcraftedIQA",
+    "PerceptBatch",
+    "PerceptPolicy",
+    "Policy",
+    "Taxonomy",
+    "TinyPercept",
+    "VQAItem",
+    "VRItem",
+    "agsr_reward",
+    "degrade",
+    "degrade_quadrant",
+    "encode_items",
+    "evaluate_vqa",
+    "evaluate_vr",
+    "expected_score",
+    "group_advantages",
+    "grpo_loss",
+    "grpo_step",
+    "handcrafted_features",
+    "ista_score",
+    "make_iaa_proxy",
+    "make_iqa_vqa",
+    "make_iqa_vr",
+    "make_ista",
+    "parse_choice",
+    "parse_score",
+    "percept_reward_fn",
+    "quality_from_severity",
+    "score_token",
+    "severity_level",
+    "texture_weight",
+    "threshold_reward",
+    "token_to_score",
+    "train_dapt",
+    "train_grpo",
+    "vqa_accuracy",
+    "vqa_reward",
+    "vr_metrics",
+]

@@ -1,0 +1,226 @@
+"""The two training stages of UniPercept (spec §2.5, §2.7 steps 3–8) for TinyPercept.
+
+Cao et al., UniPercept (arXiv:2512.21675), §4:
+
+* Stage 1, Domain-Adaptive Pre-Training (DAPT): supervised cross-entropy on the answers of
+  question items (the text-QA analogue) and on the ground-truth score token round(g) of rating
+  items (optionally a Gaussian-smoothed label).
+* Stage 2, Task-Aligned RL: GRPO (:func:`~icml26.unipercept.grpo.grpo_step`) against the frozen
+  DAPT model, with the AGSR (or threshold) rating reward and the binary VQA reward.
+
+Deviations: AdamW with a constant learning rate (the paper's optimiser settings are for an 8B
+model and do not transfer); one GRPO optimisation pass per sampled group.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import torch
+
+from icml26.core.validation import (
+    Seed,
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    numpy_generator,
+)
+from icml26.unipercept.grpo import GRPOStats, PerceptPolicy, grpo_step, percept_reward_fn
+from icml26.unipercept.items import VQAItem, VRItem
+from icml26.unipercept.model import PerceptBatch, TinyPercept, encode_items
+from icml26.unipercept.tokens import N_SCORES
+
+__all__ = ["DAPTHistory", "dapt_loss", "train_dapt", "train_grpo"]
+
+MAX_STEPS = 1_000_000
+
+
+@dataclass(frozen=True)
+class DAPTHistory:
+    """Mean training loss of each DAPT epoch."""
+
+    epoch_loss: tuple[float, ...]
+
+
+def _check_data(data: Sequence[VRItem | VQAItem], owner: str) -> list[VRItem | VQAItem]:
+    if isinstance(data, str) or not isinstance(data, Sequence):
+        raise TypeError(f"{owner}: data must be a sequence of VRItem/VQAItem.")
+    items = list(data)
+    if not items:
+        raise ValueError(f"{owner}: data must not be empty.")
+    if not all(isinstance(it, VRItem | VQAItem) for it in items):
+        raise TypeError(f"{owner}: data must hold VRItem/VQAItem only.")
+    return items
+
+
+def dapt_loss(logits: torch.Tensor, batch: PerceptBatch, label_sigma: float = 0.0) -> torch.Tensor:
+    """Cross-entropy of the DAPT stage on a mixed batch, (B, 101) logits.
+
+    Rating rows use the score token round(g) as target (one-hot, or a discretised Gaussian
+    N(g, label_sigma^2) over the 101 tokens when ``label_sigma`` > 0); question rows the answer.
+    """
+    label_sigma = check_in_interval(
+        "label_sigma", label_sigma, low=0.0, high=100.0, owner="dapt_loss"
+    )
+    logp = torch.log_softmax(logits, dim=-1)  # (B, 101)
+    target = torch.zeros_like(logp)
+    target[torch.arange(len(batch)), batch.target] = 1.0
+    if label_sigma > 0:
+        rating = batch.is_rating
+        grid = torch.arange(N_SCORES, dtype=logp.dtype)
+        soft = torch.exp(-((grid[None] - batch.mos[rating, None]) ** 2) / (2 * label_sigma**2))
+        target[rating] = soft / soft.sum(dim=1, keepdim=True)
+    # invalid columns are -inf in logp and 0 in target: drop them instead of computing 0 * -inf
+    contribution = torch.where(target > 0, target * logp, torch.zeros_like(logp))
+    return -contribution.sum(dim=1).mean()
+
+
+def train_dapt(
+    model: TinyPercept,
+    data: Sequence[VRItem | VQAItem],
+    epochs: int = 2,
+    batch_size: int = 64,
+    lr: float = 2e-3,
+    weight_decay: float = 1e-4,
+    label_sigma: float = 0.0,
+    seed: Seed = 0,
+    on_step: Callable[[], None] | None = None,
+) -> DAPTHistory:
+    """Stage 1 (DAPT): supervised cross-entropy on question answers and score tokens.
+
+    Parameters
+    ----------
+    model
+        The model to train (in place).
+    data
+        Rating and question items of one image size, any mix of domains.
+    epochs, batch_size, lr, weight_decay
+        AdamW schedule (constant learning rate).
+    label_sigma
+        Width of the Gaussian-smoothed score label (0: one-hot on round(g), the spec default).
+    seed
+        Seed of the batch order.
+    on_step
+        Called after every optimiser step (progress bars).
+    """
+    if not isinstance(model, TinyPercept):
+        raise TypeError(f"train_dapt: model must be a TinyPercept; got {type(model).__name__}.")
+    items = _check_data(data, "train_dapt")
+    epochs = check_positive_int("epochs", epochs, owner="train_dapt", maximum=10_000)
+    batch_size = check_positive_int("batch_size", batch_size, owner="train_dapt", maximum=65_536)
+    lr = check_in_interval("lr", lr, low=0.0, high=10.0, closed="right", owner="train_dapt")
+    weight_decay = check_in_interval(
+        "weight_decay", weight_decay, low=0.0, high=10.0, owner="train_dapt"
+    )
+    check_in_interval("label_sigma", label_sigma, low=0.0, high=100.0, owner="train_dapt")
+    rng = numpy_generator(seed)
+    full = encode_items(items, model)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    model.train()
+    losses = []
+    for _ in range(epochs):
+        order = torch.from_numpy(rng.permutation(len(full)))
+        total, count = 0.0, 0
+        for start in range(0, len(full), batch_size):
+            batch = full.subset(order[start : start + batch_size])
+            loss = dapt_loss(model(batch), batch, label_sigma)  # forward
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            total += float(loss.detach()) * len(batch)
+            count += len(batch)
+            if on_step is not None:
+                on_step()
+        losses.append(total / count)
+    model.eval()
+    return DAPTHistory(tuple(losses))
+
+
+def train_grpo(
+    model: TinyPercept,
+    ref: TinyPercept | None,
+    data: Sequence[VRItem | VQAItem],
+    reward: Literal["agsr", "threshold"] = "agsr",
+    steps: int = 40,
+    batch_size: int = 32,
+    n: int = 8,
+    lr: float = 3e-4,
+    clip_eps: float = 0.2,
+    beta: float = 1e-3,
+    sigma0: float = 8.0,
+    alpha: float = 0.25,
+    eps: float = 10.0,
+    seed: Seed = 0,
+    on_step: Callable[[], None] | None = None,
+) -> list[GRPOStats]:
+    """Stage 2: GRPO with the AGSR (or threshold) rating reward and the binary VQA reward.
+
+    Parameters
+    ----------
+    model
+        The policy (trained in place).
+    ref
+        The frozen reference pi_ref (the DAPT model); ``None`` freezes a copy of ``model``.
+    data
+        Rating and question items; each step draws ``batch_size`` queries uniformly.
+    reward
+        Rating reward: ``"agsr"`` (Adaptive Gaussian Soft Reward) or ``"threshold"``.
+    steps, batch_size, n, lr
+        Number of updates, queries per update, group size, AdamW learning rate.
+    clip_eps, beta
+        PPO clip range and KL weight against ``ref``.
+    sigma0, alpha, eps
+        AGSR width and growth; threshold tolerance.
+    seed
+        Seed of the query draws and of the response sampling.
+    """
+    if not isinstance(model, TinyPercept):
+        raise TypeError(f"train_grpo: model must be a TinyPercept; got {type(model).__name__}.")
+    if ref is not None and not isinstance(ref, TinyPercept):
+        raise TypeError(f"train_grpo: ref must be a TinyPercept or None; got {type(ref).__name__}.")
+    items = _check_data(data, "train_grpo")
+    check_one_of("reward", reward, ("agsr", "threshold"), owner="train_grpo")
+    steps = check_positive_int("steps", steps, owner="train_grpo", maximum=MAX_STEPS)
+    batch_size = check_positive_int("batch_size", batch_size, owner="train_grpo", maximum=65_536)
+    n = check_positive_int("n", n, owner="train_grpo", minimum=2, maximum=1024)
+    lr = check_in_interval("lr", lr, low=0.0, high=10.0, closed="right", owner="train_grpo")
+    rng = numpy_generator(seed)
+    reference = copy.deepcopy(model) if ref is None else ref
+    reference.eval()
+    for p in reference.parameters():
+        p.requires_grad_(False)
+    reward_fn = percept_reward_fn(reward, sigma0, alpha, eps)
+    policy = PerceptPolicy(model, seed=int(rng.integers(2**62)))
+    ref_policy = PerceptPolicy(reference, seed=0)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
+    full = encode_items(items, model)
+    # BatchNorm keeps its DAPT running statistics: pi_theta, pi_old and pi_ref then see one
+    # deterministic network each (train-mode batch statistics would make KL != 0 at equal weights)
+    model.eval()
+    history = []
+    for _ in range(steps):
+        index = torch.from_numpy(
+            rng.choice(len(full), size=min(batch_size, len(full)), replace=False)
+        )
+        batch = full.subset(index)  # step 4: a batch of mixed queries
+        history.append(
+            grpo_step(policy, ref_policy, batch, reward_fn, n, clip_eps, beta, optimizer)
+        )
+        if on_step is not None:
+            on_step()
+    model.eval()
+    return history
+
+
+def rating_items(items: Sequence[VRItem | VQAItem]) -> list[VRItem]:
+    """The rating items of a mixed list."""
+    return [it for it in items if isinstance(it, VRItem)]
+
+
+def mean_or_nan(values: Sequence[float]) -> float:
+    """Mean of ``values`` (NaN when empty)."""
+    return float(np.mean(values)) if len(values) else float("nan")
