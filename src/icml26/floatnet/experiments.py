@@ -166,12 +166,28 @@ def depth3(config: Depth3Config, ctx: RunContext) -> dict[str, Any]:
     }
 
 
+def _per_seed(metrics: list[dict[str, Any]], key: str) -> tuple[list[tuple[str, Any]], str]:
+    """``(case, value)`` rows of ``metrics[i][key]``: one per case when every seed agrees, else
+    one per case and seed (the case then reads ``case, seed i``); and a note saying which."""
+    cases = metrics[0][key]
+    if all(m[key] == cases for m in metrics):
+        note = "1 seed" if len(metrics) == 1 else f"identical in all {len(metrics)} seeds"
+        return list(cases.items()), note
+    rows = [(f"{case}, seed {i}", m[key][case]) for case in cases for i, m in enumerate(metrics)]
+    return rows, f"one row per seed ({len(metrics)} seeds differ)"
+
+
 def _depth3_table(metrics: list[dict[str, Any]]) -> list[Table]:
+    cases, note = _per_seed(metrics, "widths")
     rows = [
-        [case, "/".join(map(str, SPEC_C3_WIDTHS.get(case, ("—",)))), "/".join(map(str, w))]
-        for case, w in metrics[0]["widths"].items()
+        [
+            case,
+            "/".join(map(str, SPEC_C3_WIDTHS.get(case.split(", seed")[0], ("—",)))),
+            "/".join(map(str, w)),
+        ]
+        for case, w in cases
     ]
-    return [Table("C3 layer widths (p,emax,d)", ["case", "spec prototype", "ours"], rows)]
+    return [Table("C3 layer widths (p,emax,d)", ["case", "spec prototype", "ours"], rows, note)]
 
 
 # ----- floatnet.width -----------------------------------------------------------------------------
@@ -328,8 +344,9 @@ def _random_width1(fmt: FloatFormat, depth: int, rng: np.random.Generator) -> Fl
 
 
 def _width_table(metrics: list[dict[str, Any]]) -> list[Table]:
-    rows = [[case, w, dep] for case, (w, dep) in metrics[0]["shapes"].items()]
-    return [Table("Narrow networks (p,emax,d)", ["case", "width", "depth"], rows)]
+    cases, note = _per_seed(metrics, "shapes")
+    rows = [[case, w, dep] for case, (w, dep) in cases]
+    return [Table("Narrow networks (p,emax,d)", ["case", "width", "depth"], rows, note)]
 
 
 # ----- floatnet.exact_vs_float --------------------------------------------------------------------
@@ -416,7 +433,7 @@ def _exact_output(bias: Fraction, s: list[Fraction], knots: np.ndarray, t: float
     paper=PAPER,
     claims=EXACT_VS_FLOAT_CLAIMS,
     presets=EXACT_VS_FLOAT_PRESETS,
-    plot=lambda metrics, config: _exact_vs_float_plot(metrics),
+    plot=lambda metrics, config: _exact_vs_float_plot(metrics, config),
     seeds=3,  # random data sets
     requires=REQUIRES,
     resources=RESOURCES,
@@ -458,17 +475,32 @@ def exact_vs_float(config: ExactVsFloatConfig, ctx: RunContext) -> dict[str, Any
     }
 
 
-def _exact_vs_float_plot(metrics: list[dict[str, Any]]) -> dict[str, Any]:
+def _exact_vs_float_plot(
+    metrics: list[dict[str, Any]], config: ExactVsFloatConfig
+) -> dict[str, Any]:
+    """Left: float16 error rate per data-set size, every seed a dot. Right: every seed's float16
+    output error on its largest data set (exact arithmetic has none)."""
     import matplotlib.pyplot as plt
 
-    m = metrics[0]
-    fig, ax = plt.subplots(figsize=(7, 3.5))
-    ax.plot(m["x"], m["y"], "o", ms=4, label="targets = exact-arithmetic output")
-    ax.plot(m["x"], m["y_float"], "x", ms=4, label="same net, float16 rounded ops")
-    ax.set_xlabel("x")
-    ax.set_ylabel("output")
-    ax.set_title(f"Depth-2 memoriser of {len(m['x'])} points")
-    ax.legend()
+    from icml26.core.plotting import bars_with_seeds, legend_outside, seeds_note, stack
+
+    fig, (rate, error) = plt.subplots(1, 2, figsize=(10, 3.8))
+    labels = [str(n) for n in config.n_points]
+    bars_with_seeds(rate, labels, stack(metrics, "float_wrong_fraction"), label="float16")
+    rate.set_xlabel("points memorised")
+    rate.set_ylabel("fraction of points wrong")
+    n_seeds = len(metrics)
+    note = seeds_note(1) if n_seeds == 1 else f"bar: mean, dots: {n_seeds} seeds"
+    rate.set_title(f"Float16 error rate ({note})", fontsize=10)
+    for i, m in enumerate(metrics):
+        gap = np.asarray(m["y_float"], dtype=float) - np.asarray(m["y"], dtype=float)
+        error.plot(m["x"], gap, "x", ms=4, label=f"seed {i}" if len(metrics) <= 8 else None)
+    error.axhline(0.0, color="k", lw=0.8, label="exact arithmetic")
+    error.set_xlabel("x")
+    error.set_ylabel("float16 output − target")
+    error.set_title(f"Errors on {config.n_points[-1]} points, every seed", fontsize=10)
+    legend_outside(error)
+    fig.tight_layout()
     return {"exact_vs_float16": fig}
 
 
