@@ -59,7 +59,6 @@ FIGURES_NOT_YET_SEED_AWARE = {
     "cvar_rl.frontier",
     "debias.minilm",
     "debias.toy",
-    "floatnet.exact_vs_float",
     "hyperdepth.synthetic",
     "powerlaw_cd.grid",
     "powerlaw_cd.robustness",
