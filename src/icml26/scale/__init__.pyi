@@ -1,6 +1,7 @@
 from icml26.scale.adapters import TinyVLAAdapter, VLAAdapter
 from icml26.scale.attention import AttentionTemperature, attention_probs, scaled_dot_attention
 from icml26.scale.decoding import (
+    DECODER_NAMES,
     BestOfN,
     DecodeInfo,
     Decoder,
@@ -10,11 +11,29 @@ from icml26.scale.decoding import (
     TemperatureDecoder,
     TopKDecoder,
     TopPDecoder,
+    make_decoder,
     top_k_filter,
     top_p_filter,
 )
+from icml26.scale.env import (
+    ENV_ID,
+    PALETTE_HUES,
+    SPLITS,
+    AmbiguousReach2DEnv,
+    SplitSpec,
+    scripted_expert,
+)
+from icml26.scale.evaluation import EvalResult, evaluate
 from icml26.scale.model import KVCache, MultiHeadAttention, TinyARVLA
+from icml26.scale.openvla import (
+    LIBERO_MAX_STEPS,
+    OPENVLA_LIBERO,
+    OpenVLAAdapter,
+    load_openvla,
+    run_libero,
+)
 from icml26.scale.tokenizer import ActionTokenizer
+from icml26.scale.training import Demonstrations, collect_demonstrations, train_bc
 from icml26.scale.uncertainty import (
     UncertaintyState,
     action_logits,
@@ -25,16 +44,27 @@ from icml26.scale.uncertainty import (
 )
 
 __all__ = [
+    "DECODER_NAMES",
+    "ENV_ID",
+    "LIBERO_MAX_STEPS",
+    "OPENVLA_LIBERO",
+    "PALETTE_HUES",
+    "SPLITS",
     "ActionTokenizer",
+    "AmbiguousReach2DEnv",
     "AttentionTemperature",
     "BestOfN",
     "DecodeInfo",
     "Decoder",
+    "Demonstrations",
+    "EvalResult",
     "GreedyDecoder",
     "KVCache",
     "MultiHeadAttention",
+    "OpenVLAAdapter",
     "ScaleConfig",
     "ScaleDecoder",
+    "SplitSpec",
     "TemperatureDecoder",
     "TinyARVLA",
     "TinyVLAAdapter",
@@ -46,9 +76,16 @@ __all__ = [
     "adaptive_temperature",
     "attention_probs",
     "attention_temperature",
+    "collect_demonstrations",
+    "evaluate",
+    "load_openvla",
+    "make_decoder",
+    "run_libero",
     "sample_with_temperature",
     "scaled_dot_attention",
+    "scripted_expert",
     "self_uncertainty",
     "top_k_filter",
     "top_p_filter",
+    "train_bc",
 ]

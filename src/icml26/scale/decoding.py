@@ -59,6 +59,7 @@ __all__ = [
     "TemperatureDecoder",
     "TopKDecoder",
     "TopPDecoder",
+    "make_decoder",
     "top_k_filter",
     "top_p_filter",
 ]
@@ -564,3 +565,60 @@ class BestOfN(Decoder):
         tau = torch.stack([i.tau for i in infos], dim=1)[rows, best]
         info = DecodeInfo(u, tau, infos[0].gamma, sum(i.forward_passes for i in infos), self.n)
         return stacked[rows, best], info
+
+
+# Every decoder of the paper's comparison and ablations, by name (spec §5 "Methods").
+DECODER_NAMES = (
+    "greedy",
+    "temperature",
+    "top_k",
+    "top_p",
+    "scale",
+    "scale_action_only",
+    "scale_vision_only",
+    "scale_p_max",
+    "scale_entropy",
+    "scale_self_certainty",
+    "scale_instantaneous",
+)
+_SCALE_VARIANTS = {
+    "scale": {},
+    "scale_action_only": {"adaptive_attention": False},
+    "scale_vision_only": {"adaptive_decoding": False},
+    "scale_p_max": {"measure": "p_max"},
+    "scale_entropy": {"measure": "entropy"},
+    "scale_self_certainty": {"measure": "self_certainty"},
+    "scale_instantaneous": {"attention_signal": "instantaneous"},
+}
+
+
+def make_decoder(
+    name: Literal[
+        "greedy", "temperature", "top_k", "top_p", "scale", "scale_action_only",
+        "scale_vision_only", "scale_p_max", "scale_entropy", "scale_self_certainty",
+        "scale_instantaneous",
+    ],
+    seed: Seed = None,
+) -> Decoder:  # fmt: skip
+    """A decoder of the comparison by name, with the paper's hyper-parameters.
+
+    Baselines: greedy, temperature (T=1), top-k (k=40, T=0.7), top-p (p=0.9). SCALE variants:
+    ``scale``, ``scale_action_only`` (gamma = 1), ``scale_vision_only`` (greedy tokens),
+    ``scale_p_max`` / ``scale_entropy`` / ``scale_self_certainty`` (other measures set tau) and
+    ``scale_instantaneous`` (gamma from u_{t-1} instead of Δu).
+
+    Example
+    -------
+    >>> make_decoder("scale_vision_only").config.adaptive_decoding
+    False
+    """
+    check_one_of("name", name, DECODER_NAMES, owner="make_decoder")
+    if name == "greedy":
+        return GreedyDecoder()
+    if name == "temperature":
+        return TemperatureDecoder(1.0, seed=seed)
+    if name == "top_k":
+        return TopKDecoder(40, 0.7, seed=seed)
+    if name == "top_p":
+        return TopPDecoder(0.9, seed=seed)
+    return ScaleDecoder(ScaleConfig(**_SCALE_VARIANTS[name]), seed=seed)

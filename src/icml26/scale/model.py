@@ -117,17 +117,30 @@ class Block(nn.Module):
         return x + self.mlp(self.norm2(x)), kv
 
 
+def sincos_2d(side: int, d: int) -> torch.Tensor:
+    """Fixed 2-D sine-cosine position embeddings (MAE): half the channels per axis, (side², d)."""
+    quarter = d // 4
+    omega = 1.0 / 10000 ** (torch.arange(quarter, dtype=torch.float64) / max(quarter, 1))
+    ys, xs = torch.meshgrid(torch.arange(side), torch.arange(side), indexing="ij")
+    parts = []
+    for axis in (xs, ys):
+        angle = axis.reshape(-1, 1).double() * omega  # (side², d/4)
+        parts += [angle.sin(), angle.cos()]
+    emb = torch.cat(parts, dim=1)
+    return torch.nn.functional.pad(emb, (0, d - emb.shape[1])).float()
+
+
 class VisionEncoder(nn.Module):
-    """ViT: non-overlapping patches -> learned positions -> bidirectional blocks -> LayerNorm."""
+    """ViT: non-overlapping patches -> fixed 2-D sin-cos positions -> blocks -> LayerNorm."""
 
     def __init__(
         self, image_size: int, patch: int, d: int, layers: int, heads: int, mlp_ratio: int
     ):
         super().__init__()
         self.patch_embed = nn.Conv2d(3, d, kernel_size=patch, stride=patch)
-        self.n_patches = (image_size // patch) ** 2
-        self.pos = nn.Parameter(torch.zeros(1, self.n_patches, d))
-        nn.init.normal_(self.pos, std=0.02)
+        side = image_size // patch
+        self.n_patches = side**2
+        self.register_buffer("pos", sincos_2d(side, d)[None], persistent=False)
         self.blocks = nn.ModuleList(Block(d, heads, mlp_ratio) for _ in range(layers))
         self.norm = nn.LayerNorm(d)
 

@@ -383,6 +383,38 @@ class UncertaintyState:
         """Mean over dimensions of ``last_u`` (the ablation that drives gamma by u_{t-1})."""
         return self.last_u.mean(dim=-1)
 
+    def select(self, index: torch.Tensor) -> UncertaintyState:
+        """A batched state holding the rows ``index`` (int64, 1-D) of this batched state."""
+        if self.batch_size is None:
+            raise ValueError(
+                "UncertaintyState.select: index needs a batched state (batch_size set)."
+            )
+        check_tensor("index", index, owner="UncertaintyState.select", ndim=1, floating=False)
+        if index.numel() == 0 or bool(((index < 0) | (index >= self.batch_size)).any()):
+            raise ValueError(
+                f"UncertaintyState.select: index must hold rows in [0, {self.batch_size})."
+            )
+        out = UncertaintyState(self.n_dims, batch_size=int(index.numel()))
+        out.ema_u, out.last_u, out.first = (
+            self.ema_u[index].clone(),
+            self.last_u[index].clone(),
+            self.first,
+        )
+        return out
+
+    def assign(self, index: torch.Tensor, other: UncertaintyState) -> None:
+        """Write the rows of ``other`` back into rows ``index`` (the inverse of :meth:`select`)."""
+        if not isinstance(other, UncertaintyState) or other.shape != (
+            int(index.numel()),
+            self.n_dims,
+        ):
+            raise TypeError(
+                "UncertaintyState.assign: other must be the state select(index) returned."
+            )
+        self.ema_u[index] = other.ema_u
+        self.last_u[index] = other.last_u
+        self.first = other.first
+
     def update(self, u_vec: torch.Tensor, alpha: float = 0.8) -> None:
         """Fold in the step's per-dimension uncertainties ``u_vec`` (shape ``self.shape``).
 
