@@ -152,7 +152,7 @@ def test_brownian_bad_inputs():
         bm.increment(0.5, 1.5)
     with pytest.raises(ValueError, match="empty interval"):
         bm.increment(0.5, 0.5)
-    with pytest.raises(ValueError, match="need lo < hi"):
+    with pytest.raises(ValueError, match="need finite lo < hi"):
         SeededBrownian(0, (2,), 1.0, 1.0)
     with pytest.raises(TypeError, match="seed must be an int"):
         SeededBrownian(0.5, (2,), 0.0, 1.0)

@@ -8,13 +8,14 @@ from icml26.rex.princeps import Increment, princeps_increment, princeps_solve, p
 from icml26.rex.schedules import CustomSchedule, FlowMatchingSchedule, Schedule, VPSchedule
 from icml26.rex.solver import RexSolver, make_grid
 from icml26.rex.stability import coupled_euler_matrix, spectral_radius, stable_interval
-from icml26.rex.tableaus import TABLEAUS, ButcherTableau, get_tableau
+from icml26.rex.tableaus import LEGACY_EXP_RK4, TABLEAUS, ButcherTableau, get_tableau
 from icml26.rex.toy import GaussianData, GaussianMixtureData
 
 __all__ = [
     "BDIA",
     "DDIM",
     "EDICT",
+    "LEGACY_EXP_RK4",
     "OBELM",
     "TABLEAUS",
     "ButcherTableau",

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import torch
 
 from icml26.core import Seed, check_one_of
-from icml26.rex.brownian import SeededBrownian
+from icml26.rex.brownian import SeededBrownian, brownian_on_grid
 from icml26.rex.parameterization import Model, TimeVariable
 from icml26.rex.schedules import Schedule
 from icml26.rex.tableaus import ButcherTableau, get_tableau
@@ -177,8 +177,7 @@ def princeps_solve(
     ts = [float(t) for t in ts]
     bm = None
     if sde is not None:
-        clocks = [TimeVariable(schedule, prediction, True).noise_clock(t) for t in ts]
-        bm = SeededBrownian(seed, x.shape, min(clocks), max(clocks), dtype=x.dtype, device=x.device)
+        bm = brownian_on_grid(seed, TimeVariable(schedule, prediction, True), ts, x)
     for t0, t1 in itertools.pairwise(ts):
         x = princeps_step(model, schedule, x, t0, t1, tableau=tableau, prediction=prediction,
                           model_output=model_output, sde=sde, bm=bm)  # fmt: skip

@@ -28,11 +28,14 @@ import numpy as np
 import torch
 
 from icml26.core import Seed, check_in_interval, check_one_of, check_positive_int, check_tensor
-from icml26.rex.brownian import SeededBrownian, _path_key
+from icml26.rex.brownian import SeededBrownian, _path_key, brownian_on_grid
 from icml26.rex.parameterization import MODEL_OUTPUTS, PREDICTIONS, Model, TimeVariable
 from icml26.rex.princeps import SDE_METHODS, princeps_increment
 from icml26.rex.schedules import Schedule
 from icml26.rex.tableaus import ButcherTableau, get_tableau
+
+EULER = get_tableau("euler")
+MAX_STEPS = 100_000  # largest n_steps / low_order_final_n_steps accepted (a grid is a list)
 
 __all__ = ["GRIDS", "RexSolver", "make_grid"]
 
@@ -57,7 +60,7 @@ def make_grid(
     >>> make_grid(VPSchedule(), 2, t_end=0.5)
     [1.0, 0.75, 0.5]
     """
-    n_steps = check_positive_int("n_steps", n_steps, owner="make_grid")
+    n_steps = check_positive_int("n_steps", n_steps, owner="make_grid", maximum=MAX_STEPS)
     check_one_of("kind", kind, GRIDS, owner="make_grid")
     t0 = schedule.t_noise if t_start is None else float(t_start)
     t1 = schedule.t_data if t_end is None else float(t_end)
@@ -110,6 +113,11 @@ class RexSolver:
         Step-size controller settings.
     t_start, t_end
         Sampling span (default: the schedule's ``t_noise`` and ``t_data``).
+    low_order_final_n_steps
+        The last this many steps of every sweep (those nearest the data end) use the Euler
+        tableau, or Euler-Maruyama for SDEs, as the reference code's option of the same name
+        (its scripts use 0 or 2). Encoding uses the same steps, so round trips stay exact. Fixed
+        grids only.
 
     Example
     -------
@@ -144,6 +152,7 @@ class RexSolver:
         min_step: float = 1e-10,
         t_start: float | None = None,
         t_end: float | None = None,
+        low_order_final_n_steps: int = 0,
     ) -> None:
         owner = "RexSolver"
         if not callable(model):
@@ -158,13 +167,22 @@ class RexSolver:
         self.model_output = check_one_of("model_output", model_output, MODEL_OUTPUTS, owner=owner)
         self.sde = check_one_of("sde", sde, SDE_METHODS, owner=owner)
         self.zeta = check_in_interval("zeta", zeta, low=0.0, high=1.0, closed="right", owner=owner)
-        self.n_steps = check_positive_int("n_steps", n_steps, owner=owner)
+        self.n_steps = check_positive_int("n_steps", n_steps, owner=owner, maximum=MAX_STEPS)
         self.seed = _path_key(seed, owner=owner)
         self.adaptive = bool(adaptive)
         if self.adaptive and (sde is not None or not self.tableau.embedded):
             raise ValueError(
                 f"{owner}: adaptive=True needs sde=None and an embedded tableau "
                 f"(bogacki_shampine, dopri5); got sde={sde!r}, tableau={self.tableau.name!r}."
+            )
+        self.low_order_final_n_steps = check_positive_int(
+            "low_order_final_n_steps", low_order_final_n_steps, owner=owner, minimum=0,
+            maximum=MAX_STEPS,
+        )  # fmt: skip
+        if self.adaptive and self.low_order_final_n_steps:
+            raise ValueError(
+                f"{owner}: low_order_final_n_steps needs a fixed grid (adaptive=False); got "
+                f"low_order_final_n_steps={low_order_final_n_steps!r} with adaptive=True."
             )
         self.grid = check_one_of("grid", grid, GRIDS, owner=owner)
         self.atol = check_in_interval("atol", atol, low=0.0, owner=owner)
@@ -206,23 +224,38 @@ class RexSolver:
             )
         return ts
 
-    def _brownian(self, ts: list[float], x: torch.Tensor) -> SeededBrownian | None:
+    def brownian(
+        self, ts: Sequence[float] | torch.Tensor | np.ndarray, x: torch.Tensor
+    ) -> SeededBrownian | None:
+        """The Brownian path every sweep on the grid ``ts`` uses (``None`` for ODEs).
+
+        It lives on the grid's noise-clock span, is keyed by ``seed``, and resolves the grid's
+        shortest clock step (see :func:`~icml26.rex.brownian.tree_depth`); ``x`` gives the shape,
+        dtype and device of the increments.
+        """
+        ts = self._check_grid(ts)
+        check_tensor("x", x, owner="RexSolver.brownian")
         if self.sde is None:
             return None
-        clocks = [self.tv.noise_clock(t) for t in ts]
-        return SeededBrownian(
-            self.seed, x.shape, min(clocks), max(clocks), dtype=x.dtype, device=x.device
-        )
+        return brownian_on_grid(self.seed, self.tv, ts, x)
 
-    def _noise(self, bm: SeededBrownian | None, t0: float, t1: float) -> Noise:
+    def noise(self, bm: SeededBrownian | None, t0: float, t1: float) -> Noise:
+        """(W, H) of the step t0 -> t1 on the path ``bm``, in this solver's noise clock."""
         if bm is None:
             return None, None
         return bm.increment(self.tv.noise_clock(t0), self.tv.noise_clock(t1))
 
-    def _psi(self, t_from: float, t_to: float, x: torch.Tensor, W, H):
+    def _psi(self, t_from: float, t_to: float, x: torch.Tensor, W, H, low_order: bool):
+        if low_order:  # Euler / Euler-Maruyama (low_order_final_n_steps)
+            sde = None if self.sde is None else "em"
+            return princeps_increment(self._f, self.tv, EULER, t_from, t_to, x, sde=sde, W=W, H=H)
         return princeps_increment(
             self._f, self.tv, self.tableau, t_from, t_to, x, sde=self.sde, W=W, H=H
         )
+
+    def _low_order(self, step: int, n_steps: int) -> bool:
+        """Whether step ``step`` (0 = noise end) of ``n_steps`` is a final low-order one."""
+        return step >= n_steps - self.low_order_final_n_steps
 
     # --- one step ---------------------------------------------------------------------------
 
@@ -233,14 +266,19 @@ class RexSolver:
         t0: float,
         t1: float,
         noise: Noise = (None, None),
+        *,
+        low_order: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor, float | None]:
-        """One coupled step t0 -> t1; returns (x1, x_hat1, error estimate or None)."""
+        """One coupled step t0 -> t1; returns (x1, x_hat1, error estimate or None).
+
+        ``low_order=True`` takes the step with Euler (Euler-Maruyama for SDEs).
+        """
         W, H = noise
         k0, k1 = self.tv.kappa(t0), self.tv.kappa(t1)
         r, z = k1 / k0, self.zeta
-        inc = self._psi(t0, t1, x_hat, W, H)
+        inc = self._psi(t0, t1, x_hat, W, H, low_order)
         x1 = r * (z * x + (1 - z) * x_hat) + k1 * inc.psi
-        back = self._psi(t1, t0, x1, None if W is None else -W, H)
+        back = self._psi(t1, t0, x1, None if W is None else -W, H, low_order)
         x_hat1 = r * x_hat - k1 * back.psi
         return x1, x_hat1, inc.error
 
@@ -251,14 +289,16 @@ class RexSolver:
         t0: float,
         t1: float,
         noise: Noise = (None, None),
+        *,
+        low_order: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """The exact inverse of :meth:`forward_step` (from t1 back to t0)."""
         W, H = noise
         k0, k1 = self.tv.kappa(t0), self.tv.kappa(t1)
         r, z = k1 / k0, self.zeta
-        back = self._psi(t1, t0, x1, None if W is None else -W, H)
+        back = self._psi(t1, t0, x1, None if W is None else -W, H, low_order)
         x_hat = x_hat1 / r + k0 * back.psi
-        inc = self._psi(t0, t1, x_hat, W, H)
+        inc = self._psi(t0, t1, x_hat, W, H, low_order)
         x = x1 / (r * z) + (1 - 1 / z) * x_hat - (k0 / z) * inc.psi
         return x, x_hat
 
@@ -281,9 +321,12 @@ class RexSolver:
         """Forward sweep along ``ts`` (noise -> data): decoding / sampling."""
         self._check_pair(x, x_hat)
         ts = self._check_grid(ts)
-        bm = self._brownian(ts, x)
-        for t0, t1 in itertools.pairwise(ts):
-            x, x_hat, _ = self.forward_step(x, x_hat, t0, t1, self._noise(bm, t0, t1))
+        bm = self.brownian(ts, x)
+        n = len(ts) - 1
+        for i, (t0, t1) in enumerate(itertools.pairwise(ts)):
+            x, x_hat, _ = self.forward_step(
+                x, x_hat, t0, t1, self.noise(bm, t0, t1), low_order=self._low_order(i, n)
+            )
         return x, x_hat
 
     def backward_solve(
@@ -292,9 +335,13 @@ class RexSolver:
         """Backward sweep along ``ts`` reversed (data -> noise): encoding."""
         self._check_pair(x, x_hat)
         ts = self._check_grid(ts)
-        bm = self._brownian(ts, x)
-        for t0, t1 in zip(ts[-2::-1], ts[:0:-1], strict=True):
-            x, x_hat = self.backward_step(x, x_hat, t0, t1, self._noise(bm, t0, t1))
+        bm = self.brownian(ts, x)
+        n = len(ts) - 1
+        for i in range(n - 1, -1, -1):
+            t0, t1 = ts[i], ts[i + 1]
+            x, x_hat = self.backward_step(
+                x, x_hat, t0, t1, self.noise(bm, t0, t1), low_order=self._low_order(i, n)
+            )
         return x, x_hat
 
     @torch.no_grad()

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from icml26.core import check_one_of
 
-__all__ = ["TABLEAUS", "ButcherTableau", "get_tableau"]
+__all__ = ["LEGACY_EXP_RK4", "TABLEAUS", "ButcherTableau", "get_tableau"]
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,21 @@ TABLEAUS: dict[str, ButcherTableau] = {
         ),
     )
 }
+
+
+# The reference code's legacy ``exp_rk4`` (``samplers/rex.py``, used by ``rex_forward`` /
+# ``rex_backward``, whose docstring says they "match the published results"), written as the
+# tableau it evaluates: its third stage re-uses the second stage's state (Z3 = Y + h/2 k1, so
+# k3 = k2) and its fourth stage takes Z4 = Y + h/2 k2 at c = 1. b . c = 5/12 != 1/2, so it is a
+# first-order method (measured order ~0.9 against DOP853), not the fourth-order RK4 its name and
+# the paper's "Rex-RK4" rows suggest. Kept for comparison; not in ``TABLEAUS``.
+LEGACY_EXP_RK4 = _tab(
+    "legacy_exp_rk4",
+    [0, "1/2", "1/2", 1],
+    [[], ["1/2"], ["1/2", 0], [0, "1/2", 0]],
+    ["1/6", "1/3", "1/3", "1/6"],
+    1,
+)
 
 
 def get_tableau(name: str | ButcherTableau) -> ButcherTableau:
