@@ -10,7 +10,7 @@ from icml26.omnifit.arts import (
 )
 from icml26.omnifit.avsync import AVSyncBatch, AVSyncData, make_dataset
 from icml26.omnifit.baselines import FastVLike, OmniZipLite, RandomDrop, UniformNorm
-from icml26.omnifit.compressor import AbstractCompressor, AliveSet, OmniFitCompressor
+from icml26.omnifit.compressor import OmniFitCompressor
 from icml26.omnifit.lahp import (
     LAHPProfile,
     cumulative_profile,
@@ -36,8 +36,6 @@ __all__ = [
     "VIDEO",
     "AVSyncBatch",
     "AVSyncData",
-    "AbstractCompressor",
-    "AliveSet",
     "CompressedForward",
     "FastVLike",
     "LAHPProfile",

@@ -101,8 +101,8 @@ def run_compressed(adapter: Any, batch: Any, compressor: Any = None) -> Compress
     batch
         What ``adapter.embed`` accepts.
     compressor
-        An :class:`~icml26.omnifit.AbstractCompressor` (``OmniFitCompressor`` or a baseline), or
-        ``None`` for the full forward.
+        A compressor (``OmniFitCompressor`` or a baseline, i.e. any
+        :class:`~icml26.omnifit.compressor.AbstractCompressor`), or ``None`` for the full forward.
 
     Returns
     -------

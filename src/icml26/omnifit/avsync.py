@@ -20,12 +20,18 @@ otherwise make it ambiguous); the digit shown in a tone's segment is unique with
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from icml26.core.validation import check_one_of, check_positive_int, numpy_generator
+from icml26.core.validation import (
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    numpy_generator,
+)
 
 if TYPE_CHECKING:
     import torch
@@ -54,6 +60,22 @@ class AVSyncBatch:
     text: torch.Tensor
     labels: torch.Tensor
 
+    def __post_init__(self) -> None:
+        from icml26.core.validation import check_tensor
+
+        owner = "AVSyncBatch"
+        video = check_tensor("video", self.video, ndim=4, owner=owner, finite=True)
+        B, W = video.shape[:2]
+        check_tensor("video", video, shape=(B, W, PATCHES, PATCH_DIM), owner=owner)
+        check_tensor("audio", self.audio, shape=(B, W, AUDIO_TOKENS, AUDIO_BINS), owner=owner,
+                     finite=True)  # fmt: skip
+        check_tensor("text", self.text, shape=(B, None), floating=False, owner=owner)
+        check_tensor("labels", self.labels, shape=(B,), floating=False, owner=owner)
+        if W > MAX_WINDOWS or W < 1:
+            raise ValueError(f"{owner}: video must have 1..{MAX_WINDOWS} windows; got {W}.")
+        if self.text.numel() and (int(self.text.min()) < 0 or int(self.text.max()) >= VOCAB):
+            raise ValueError(f"{owner}: text must hold token ids in [0, {VOCAB}).")
+
     def __len__(self) -> int:
         return int(self.labels.shape[0])
 
@@ -79,6 +101,26 @@ class AVSyncData:
     qtype: np.ndarray
     tone: np.ndarray
 
+    def __post_init__(self) -> None:
+        from icml26.core.validation import check_array
+
+        owner = "AVSyncData"
+        video = check_array("video", self.video, ndim=4, dtype=np.float32, owner=owner)
+        n, W = video.shape[:2]
+        check_array("video", video, shape=(n, W, PATCHES, PATCH_DIM), dtype=np.float32, owner=owner)
+        check_array("audio", self.audio, shape=(n, W, AUDIO_TOKENS, AUDIO_BINS), dtype=np.float32,
+                    owner=owner)  # fmt: skip
+        text = check_array("text", self.text, shape=(n, None), dtype=np.int64, owner=owner)
+        labels = check_array("labels", self.labels, shape=(n,), dtype=np.int64, owner=owner)
+        check_array("qtype", self.qtype, shape=(n,), dtype=np.int64, owner=owner)
+        check_array("tone", self.tone, shape=(n, W), dtype=bool, owner=owner)
+        if W > MAX_WINDOWS or W < 1:
+            raise ValueError(f"{owner}: video must have 1..{MAX_WINDOWS} windows; got {W}.")
+        if text.size and (text.min() < 0 or text.max() >= VOCAB):
+            raise ValueError(f"{owner}: text must hold token ids in [0, {VOCAB}).")
+        if labels.size and (labels.min() < 0 or labels.max() >= N_CLASSES):
+            raise ValueError(f"{owner}: labels must be classes in [0, {N_CLASSES}).")
+
     def __len__(self) -> int:
         return int(self.labels.shape[0])
 
@@ -88,10 +130,18 @@ class AVSyncData:
         return int(self.video.shape[1])
 
     def batch(self, index: np.ndarray | slice, dtype: torch.dtype | None = None) -> AVSyncBatch:
-        """The samples ``index`` as tensors (float32 unless ``dtype`` is given)."""
+        """The samples ``index`` (a slice or integer indices) as tensors (float32 by default)."""
         import torch
 
         dtype = torch.float32 if dtype is None else dtype
+        if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+            raise TypeError(f"AVSyncData: dtype must be a floating torch.dtype; got {dtype!r}.")
+        if not isinstance(index, slice):
+            index = np.asarray(index)
+            if index.dtype.kind not in "iu" or index.ndim != 1:
+                raise TypeError("AVSyncData: index must be a slice or a 1-D array of integers.")
+            if index.size and (index.min() < -len(self) or index.max() >= len(self)):
+                raise ValueError(f"AVSyncData: index must lie in [0, {len(self)}).")
         return AVSyncBatch(
             torch.as_tensor(self.video[index], dtype=dtype),
             torch.as_tensor(self.audio[index], dtype=dtype),
@@ -116,7 +166,14 @@ def _spectra(frames: np.ndarray) -> np.ndarray:
     return np.log1p(magnitude.reshape(*frames.shape[:-1], AUDIO_BINS, 8).mean(-1))
 
 
-def _sample(rng: np.random.Generator, W: int, images: np.ndarray, by_class: list) -> tuple:
+def _sample(
+    rng: np.random.Generator,
+    W: int,
+    images: np.ndarray,
+    by_class: list,
+    clutter: float,
+    qtypes: tuple,
+) -> tuple:
     # segments of 2-4 windows, each showing one digit image in one quadrant
     bounds, start = [], 0
     while start < W:
@@ -131,8 +188,8 @@ def _sample(rng: np.random.Generator, W: int, images: np.ndarray, by_class: list
     n_tones = min(len(unique), int(rng.integers(1, 3)))
     tone_segments = rng.choice(unique, size=n_tones, replace=False)
     pitches = rng.choice(N_PITCHES, size=n_tones, replace=False)
-    background = np.repeat(np.repeat(rng.uniform(0, 0.6, (8, 8)), 4, 0), 4, 1)
-    background = background + rng.uniform(0, 0.2, (32, 32))
+    background = np.repeat(np.repeat(rng.uniform(0, clutter, (8, 8)), 4, 0), 4, 1)
+    background = background + rng.uniform(0, clutter / 3, (32, 32))
     quadrants = rng.integers(0, N_QUADRANTS, size=len(bounds))
     frames_by_segment = np.empty((len(bounds), 32, 32))
     segment_of = np.empty(W, dtype=np.int64)
@@ -162,7 +219,7 @@ def _sample(rng: np.random.Generator, W: int, images: np.ndarray, by_class: list
         tone_window[int(pitch)] = int(seg)
     audio = _spectra(frames)
     # question
-    qtype = int(rng.integers(0, 3))
+    qtype = int(rng.choice(qtypes))
     pitch = int(rng.choice(pitches))
     seg = tone_window[pitch]
     if qtype == 0:
@@ -181,7 +238,12 @@ def _sample(rng: np.random.Generator, W: int, images: np.ndarray, by_class: list
 
 
 def make_dataset(
-    n: int, windows: int = 8, seed: Seed = None, split: Literal["train", "test"] = "train"
+    n: int,
+    windows: int = 8,
+    seed: Seed = None,
+    split: Literal["train", "test"] = "train",
+    clutter: float = 0.6,
+    question_types: Sequence[int] = (0, 1, 2),
 ) -> AVSyncData:
     """Generate ``n`` AV-Sync QA streams of ``windows`` windows.
 
@@ -195,6 +257,10 @@ def make_dataset(
         Randomness (int, generator or ``None``).
     split
         ``"train"`` or ``"test"`` digit images (disjoint).
+    clutter
+        Amplitude of the static background clutter in ``[0, 1]`` (digits are in ``[0, 1]``).
+    question_types
+        The question types to draw from (a non-empty subset of ``(0, 1, 2)``).
 
     Example
     -------
@@ -206,10 +272,16 @@ def make_dataset(
     n = check_positive_int("n", n, maximum=MAX_SAMPLES, owner=owner)
     W = check_positive_int("windows", windows, minimum=2, maximum=MAX_WINDOWS, owner=owner)
     check_one_of("split", split, ("train", "test"), owner=owner)
+    clutter = check_in_interval("clutter", clutter, low=0.0, high=1.0, owner=owner)
+    if isinstance(question_types, str | bytes) or not isinstance(question_types, Sequence):
+        raise TypeError(f"{owner}: question_types must be a sequence of 0, 1, 2.")
+    qtypes = tuple(question_types)
+    if not qtypes or any(q not in (0, 1, 2) or isinstance(q, bool) for q in qtypes):
+        raise ValueError(f"{owner}: question_types must be a non-empty subset of (0, 1, 2).")
     rng = numpy_generator(seed)
     images, target = _digit_bank(split)
     by_class = [np.flatnonzero(target == d) for d in range(N_DIGITS)]
-    parts = [_sample(rng, W, images, by_class) for _ in range(n)]
+    parts = [_sample(rng, W, images, by_class, clutter, qtypes) for _ in range(n)]
     return AVSyncData(
         np.stack([p[0] for p in parts]).astype(np.float32),
         np.stack([p[1] for p in parts]).astype(np.float32),

@@ -144,7 +144,7 @@ def check_inputs(H0: Any, modality_ids: Any, owner: str) -> torch.Tensor:
 def check_layer(layer: Any, hidden: Any, alive: AliveSet | None, owner: str) -> int:
     """Validate a ``before_layer`` call against the prepared batch."""
     if alive is None:
-        raise ValueError(f"{owner}: call prepare(H0, modality_ids) before before_layer.")
+        raise ValueError(f"{owner}: layer {layer!r} comes before prepare(H0, modality_ids).")
     layer = check_positive_int("layer", layer, minimum=0, maximum=10**6, owner=owner)
     check_tensor("hidden", hidden, shape=(*alive.index.shape, None), owner=owner)
     return layer

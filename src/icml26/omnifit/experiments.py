@@ -14,7 +14,7 @@ spec author's small-scale target (``source="spec"``). Importing this module stay
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from icml26.core import Claim, Resources, RunContext, Table, register
 
@@ -471,3 +471,262 @@ def profile(config: ProfileConfig, ctx: RunContext) -> dict[str, Any]:
         same = run_compressed(model, batch, OmniFitCompressor(prof, 1.0, M=s.M, k=s.k)).logits
     out["mu1_max_abs_diff"] = float((full - same).abs().max())
     return out
+
+
+# --- omnifit.efficiency (A4) --------------------------------------------------------------------
+
+
+def _prefill_flops(alive: list[int], s: StandInConfig, batch: int) -> float:
+    """Analytic prefill FLOPs of a batch whose layer l holds ``alive[l]`` tokens."""
+    from icml26.omnifit import flops_per_layer
+
+    return float(batch * sum(flops_per_layer(n, s.d, s.d_ff, s.n_heads) for n in alive))
+
+
+def _selection_flops(modality_ids: Any, s: StandInConfig) -> float:
+    """Analytic ARTS cost per sample: pairwise distances and anchor projections per modality."""
+    counts = [int((modality_ids == code).sum()) for code in (1, 2)]
+    return float(sum(3 * n * n * s.d + 2 * n * min(s.M, m) * s.d
+                     for n, m in zip(counts, counts[::-1], strict=True)))  # fmt: skip
+
+
+EFFICIENCY_STANDIN = replace(STANDIN, train_samples=0)  # latency does not need trained weights
+
+
+@dataclass(frozen=True)
+class EfficiencyConfig:
+    standin: StandInConfig = EFFICIENCY_STANDIN
+    windows: int = 32  # about 780 tokens
+    batch: int = 8  # the paper's prefill batch
+    mu: float = 0.2
+    repeats: int = 20
+    warmup: int = 3
+    fastv_layer: int = 2
+    # "wall": median CPU times; "flops": analytic counts instead (deterministic, for smoke runs)
+    timing: Literal["wall", "flops"] = "wall"
+
+
+EFFICIENCY = EfficiencyConfig()
+EFFICIENCY_PRESETS = {
+    "smoke": replace(EFFICIENCY, standin=SMOKE_STANDIN, windows=8, batch=2, timing="flops"),
+    "quick": replace(EFFICIENCY, repeats=7, warmup=2),  # fewer timing repeats
+    "full": EFFICIENCY,
+}
+TIMED = ("omnifit", "omnifit_prune", "random", "fastv")
+
+
+def _efficiency_plot(metrics: list[dict[str, Any]], config: EfficiencyConfig) -> dict:
+    import matplotlib.pyplot as plt
+
+    from icml26.core.plotting import bars_with_seeds, seeds_note, stack
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+    labels = [LABELS[name] for name in TIMED]
+    speed = stack(metrics, "speedups")
+    bars_with_seeds(left, labels, speed)
+    left.axhline(1.8, color="k", linestyle=":", linewidth=1)
+    left.set_ylabel("prefill speed-up vs full (x)")
+    left.set_title(f"W = {config.windows}, mu = {config.mu:g}: prefill")
+    left.tick_params(axis="x", labelrotation=30)
+    kv = stack(metrics, "kv_reductions")
+    bars_with_seeds(right, labels, kv)
+    right.axhline(3.0, color="k", linestyle=":", linewidth=1)
+    right.set_ylabel("KV-cache reduction vs full (x)")
+    right.set_title("KV cache")
+    right.tick_params(axis="x", labelrotation=30)
+    fig.suptitle(f"Efficiency on CPU ({seeds_note(len(metrics))})")
+    fig.tight_layout()
+    return {"efficiency": fig}
+
+
+EFFICIENCY_CLAIMS = (
+    Claim("A4a", "Prefill speed-up of OmniFit vs full at W = 32, mu = 0.2 >= 1.8x",
+          "speedup_omnifit", ">=", 1.8, ">= 1.8x (paper: TTFT 2.20x 7B / 2.31x 30B at 10 %, H800)",
+          WHERE_SPEC, source="spec"),
+    Claim("A4b", "KV cache >= 3x smaller than full at mu = 0.2", "kv_reduction_omnifit", ">=", 3.0,
+          ">= 3x (paper: memory 35.7 -> 14.5 GB, about 2.5x, 7B)", WHERE_SPEC, source="spec"),
+    Claim("A4c", "ARTS selection < 10 % of the full prefill time", "selection_fraction", "<", 0.10,
+          "< 10 % (paper: 27.8x-42x cheaper than attention-based selection)", WHERE_SPEC,
+          source="spec"),
+)  # fmt: skip
+
+
+@register(
+    name="omnifit.efficiency",
+    title="A4: prefill latency, KV cache and selection overhead at W = 32 (CPU)",
+    paper=PAPER,
+    claims=EFFICIENCY_CLAIMS,
+    presets=EFFICIENCY_PRESETS,
+    plot=_efficiency_plot,
+    seeds=1,
+    requires=REQUIRES,
+    resources=Resources(cpus=2),  # the spec times prefill on 2 threads
+)
+def efficiency(config: EfficiencyConfig, ctx: RunContext) -> dict[str, Any]:
+    import torch
+
+    from icml26.omnifit import (
+        TinyOmni,
+        TinyOmniConfig,
+        kv_bytes,
+        make_dataset,
+        run_compressed,
+        time_prefill,
+    )
+
+    s = config.standin
+    if s.train_samples > 0:
+        model, _, _, _ = train_standin(replace(s, windows=config.windows), ctx)
+    else:
+        model = TinyOmni(
+            TinyOmniConfig(s.n_layers, s.d, s.n_heads, s.d_ff), seed=_seed(ctx, "init")
+        )
+    model.eval()
+    calib = make_dataset(max(8, config.batch), config.windows, _seed(ctx, "calib"), "train")
+    profile = calibrate(model, calib, s)
+    batch = make_dataset(config.batch, config.windows, _seed(ctx, "test"), "test").batch(
+        slice(None)
+    )
+    seed = _seed(ctx, "random-drop")
+    out: dict[str, Any] = {"tokens": int(model.embed(batch)[0].shape[1])}
+    h, ids, pos = model.embed(batch)
+
+    def measure(fn, flops: float) -> float:
+        if config.timing == "flops":
+            return flops
+        return time_prefill(fn, config.repeats, config.warmup)
+
+    with torch.no_grad(), ctx.progress(len(TIMED) + 2, "timed prefills") as bar:
+        full_alive = run_compressed(model, batch).alive
+        full_time = measure(lambda: model(batch), _prefill_flops(full_alive, s, config.batch))
+        bar.advance()
+        speedups, reductions = [], []
+        for name in TIMED:
+
+            def prefill(n=name):
+                return run_compressed(model, batch, make_compressor(n, config.mu, profile, s, seed))
+
+            alive = prefill().alive
+            elapsed = measure(prefill, _prefill_flops(alive, s, config.batch))
+            speedups.append(full_time / elapsed)
+            reductions.append(kv_bytes(full_alive, s.d) / kv_bytes(alive, s.d))
+            out[f"prefill_seconds_{name}"] = elapsed
+            out[f"alive_{name}"] = alive
+            bar.advance()
+
+        # selection alone: anchors + scores + plan (ARTS) vs one eager attention-map pass
+        def select():
+            make_compressor("omnifit", config.mu, profile, s, seed).prepare(h, ids)
+
+        def attention_scoring():
+            model.attention_map(config.fastv_layer, h, pos, None)
+
+        n = h.shape[1]
+        selection = measure(select, config.batch * _selection_flops(ids, s))
+        attention = measure(attention_scoring, config.batch * (4 * n * s.d**2 + 2 * n * n * s.d))
+        bar.advance()
+    out.update({
+        "prefill_seconds_full": full_time,
+        "speedups": speedups,
+        "kv_reductions": reductions,
+        "speedup_omnifit": speedups[0],
+        "kv_reduction_omnifit": reductions[0],
+        "selection_seconds": selection,
+        "selection_fraction": selection / full_time,
+        "attention_scoring_over_arts": attention / selection,
+        "k_eff": profile.k_eff,
+    })  # fmt: skip
+    return out
+
+
+# --- omnifit.score_once (A5) --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScoreOnceConfig:
+    standin: StandInConfig = STANDIN
+    mu: float = 0.3  # the paper's ablation retention
+    repeats: int = 10
+    timing_batch: int = 8
+    timing: Literal["wall", "flops"] = "wall"  # "flops": analytic counts (deterministic)
+
+
+SCORE_ONCE = ScoreOnceConfig()
+SCORE_ONCE_PRESETS = {
+    "smoke": replace(SCORE_ONCE, standin=SMOKE_STANDIN, timing_batch=2, timing="flops"),
+    "quick": replace(SCORE_ONCE, standin=QUICK_STANDIN, repeats=5),
+    "full": SCORE_ONCE,
+}
+
+
+def _score_once_plot(metrics: list[dict[str, Any]], config: ScoreOnceConfig) -> dict:
+    import matplotlib.pyplot as plt
+
+    from icml26.core.plotting import bars_with_seeds, seeds_note, stack
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8.0, 3.4))
+    labels = ["score once", "every layer"]
+    bars_with_seeds(left, labels, 100 * stack(metrics, "accuracies"))
+    left.set_ylabel("accuracy (%)")
+    left.set_title(f"accuracy at mu = {config.mu:g}")
+    bars_with_seeds(right, labels, 1000 * stack(metrics, "prefill_seconds"))
+    right.set_ylabel("prefill (ms)")
+    right.set_title("compressed prefill time")
+    fig.suptitle(f"Scoring once vs every layer ({seeds_note(len(metrics))})")
+    fig.tight_layout()
+    return {"score_once": fig}
+
+
+SCORE_ONCE_CLAIMS = (
+    Claim("A5a", "Once-scoring accuracy within 1.5 points of every-layer scoring",
+          "once_minus_every_abs", "<=", 1.5, "62.5 vs 62.8 (0.3 points)", WHERE_SPEC,
+          source="spec"),
+    Claim("A5b", "Once-scoring prefill faster than every-layer scoring (time ratio > 1)",
+          "every_over_once_time", ">", 1.0, "208 vs 245 ms", WHERE_SPEC, source="spec"),
+)  # fmt: skip
+
+
+@register(
+    name="omnifit.score_once",
+    title="A5: scoring once from H0 vs re-scoring before every layer",
+    paper=PAPER,
+    claims=SCORE_ONCE_CLAIMS,
+    presets=SCORE_ONCE_PRESETS,
+    plot=_score_once_plot,
+    seeds=5,
+    requires=REQUIRES,
+    resources=RESOURCES,
+)
+def score_once(config: ScoreOnceConfig, ctx: RunContext) -> dict[str, Any]:
+    import torch
+
+    from icml26.omnifit import OmniFitCompressor, evaluate_accuracy, run_compressed, time_prefill
+
+    s = config.standin
+    model, test, calib, _ = train_standin(s, ctx)
+    profile = calibrate(model, calib, s)
+    accuracies, times = [], []
+    batch = test.batch(slice(0, config.timing_batch))
+    for once in (True, False):
+
+        def factory(once=once):
+            return OmniFitCompressor(profile, config.mu, s.lam, s.M, s.k, score_once=once)
+
+        accuracies.append(evaluate_accuracy(model, test, factory)[0])
+        with torch.no_grad():
+            out = run_compressed(model, batch, factory())
+            if config.timing == "flops":
+                # analytic: the layers' FLOPs plus one selection (once) or one per layer (every)
+                _, ids, _ = model.embed(batch)
+                selections = 1 if once else s.n_layers
+                times.append(_prefill_flops(out.alive, s, len(batch))
+                             + selections * len(batch) * _selection_flops(ids, s))  # fmt: skip
+            else:
+                times.append(time_prefill(lambda f=factory: run_compressed(model, batch, f()),
+                                          config.repeats, 1))  # fmt: skip
+    return {
+        "accuracies": accuracies,
+        "prefill_seconds": times,
+        "once_minus_every_abs": abs(100 * (accuracies[0] - accuracies[1])),
+        "every_over_once_time": times[1] / times[0],
+    }

@@ -143,7 +143,11 @@ def layer_cost(n: np.ndarray | float, c1: float, c2: float) -> np.ndarray:
     >>> float(layer_cost(10.0, 2.0, 0.5))
     70.0
     """
-    n = np.asarray(n, dtype=float)
+    n = check_array("n", n, owner="layer_cost")
+    if np.any(n < 0):
+        raise ValueError("layer_cost: n must be non-negative token counts.")
+    c1 = check_in_interval("c1", c1, low=0.0, high=1e30, owner="layer_cost")
+    c2 = check_in_interval("c2", c2, low=0.0, high=1e30, owner="layer_cost")
     return c1 * n + c2 * n**2
 
 

@@ -1,12 +1,12 @@
 """TinyOmni: a small decoder-only "omni" model for AV-Sync QA, and its training loop.
 
-Patch, spectrum and text embeddings (plus a modality-type embedding and a time-window embedding
-shared by the video and audio tokens of a window) feed ``L`` pre-norm decoder layers (RMSNorm,
-RoPE on 1-D positions, causal ``scaled_dot_product_attention``, SwiGLU); a linear head reads the
-last position. Training minimises cross-entropy plus ``0.1 x`` an InfoNCE loss between the mean
-video token and the mean audio token of each window of a stream (negatives: the other windows of
-the same stream), a stand-in for the audio-visual alignment real omni models learn in
-pre-training. TinyOmni implements :class:`~icml26.omnifit.ModelAdapter`.
+Patch, spectrum and text embeddings (plus a modality-type embedding, a time-window embedding
+shared by the video and audio tokens of a window, and the token's place inside its window) feed
+``L`` pre-norm decoder layers (RMSNorm, RoPE on 1-D positions, causal SDPA, SwiGLU); a linear
+head reads the last position. Training minimises cross-entropy plus ``0.1 x`` an InfoNCE loss
+between the mean video token and the mean audio token of each window of a stream (negatives: the
+other windows of the same stream), a stand-in for the audio-visual alignment real omni models
+learn in pre-training. TinyOmni implements :class:`~icml26.omnifit.ModelAdapter`.
 
 Deviations (see docs/omnifit.md): the shared time-window embedding stands in for TMRoPE's
 time-aligned positions, so that co-occurrence is visible in ``H^(0)``; the InfoNCE uses in-stream
@@ -181,9 +181,23 @@ class TinyOmni(nn.Module):
             self.text_emb = nn.Embedding(VOCAB, d)
             self.type_emb = nn.Embedding(3, d)
             self.time_emb = nn.Embedding(MAX_WINDOWS, d)
+            # where a token sits inside its window: a patch's place in the frame (M-RoPE's
+            # height/width ids play this role in Qwen-Omni) and an audio frame's place in time
+            self.patch_emb = nn.Embedding(PATCHES, d)
+            self.frame_emb = nn.Embedding(AUDIO_TOKENS, d)
             self.layers = nn.ModuleList(DecoderLayer(config) for _ in range(config.n_layers))
             self.norm = RMSNorm(d)
             self.classifier = nn.Linear(d, N_CLASSES)
+            # small embeddings (GPT-2's 0.02) so that the patch and spectrum content, not the
+            # N(0, 1) type/time/position vectors, dominates H0
+            for table in (
+                self.text_emb,
+                self.type_emb,
+                self.time_emb,
+                self.patch_emb,
+                self.frame_emb,
+            ):
+                nn.init.normal_(table.weight, std=0.02)
 
     hidden_size = property(lambda self: self.config.d, doc="Hidden size d.")
     ffn_size = property(lambda self: self.config.d_ff, doc="SwiGLU width d_ff.")
@@ -199,8 +213,10 @@ class TinyOmni(nn.Module):
         B, W = batch.video.shape[:2]
         dtype = self.video_proj.weight.dtype
         window = self.time_emb(torch.arange(W))[None, :, None]  # (1, W, 1, d)
-        video = self.video_proj(batch.video.to(dtype)) + self.type_emb.weight[VIDEO] + window
-        audio = self.audio_proj(batch.audio.to(dtype)) + self.type_emb.weight[AUDIO] + window
+        video = self.video_proj(batch.video.to(dtype)) + self.patch_emb.weight + window
+        video = video + self.type_emb.weight[VIDEO]
+        audio = self.audio_proj(batch.audio.to(dtype)) + self.frame_emb.weight + window
+        audio = audio + self.type_emb.weight[AUDIO]
         text = self.text_emb(batch.text) + self.type_emb.weight[TEXT]
         streams = torch.cat([video, audio], dim=2).reshape(B, W * (PATCHES + AUDIO_TOKENS), -1)
         h = torch.cat([streams, text], dim=1)  # (B, n, d)
@@ -209,20 +225,55 @@ class TinyOmni(nn.Module):
         pos = torch.arange(h.shape[1]).expand(B, -1)
         return h, ids, pos
 
+    def _check_hidden(self, h: torch.Tensor) -> None:
+        from icml26.core.validation import check_tensor
+
+        check_tensor("h", h, shape=(None, None, self.config.d), owner="TinyOmni")
+        if h.shape[1] == 0:
+            raise ValueError("TinyOmni: h must hold at least one token.")
+        if h.dtype != self.video_proj.weight.dtype:
+            raise TypeError(
+                f"TinyOmni: h must have the model's dtype {self.video_proj.weight.dtype}; "
+                f"got {h.dtype}."
+            )
+
+    def _check(
+        self, layer: int, h: torch.Tensor, pos_ids: torch.Tensor, mask: torch.Tensor | None
+    ) -> int:
+        from icml26.core.validation import check_tensor
+
+        owner = "TinyOmni"
+        layer = check_positive_int(
+            "layer", layer, minimum=0, maximum=len(self.layers) - 1, owner=owner
+        )
+        self._check_hidden(h)
+        check_tensor("pos_ids", pos_ids, shape=h.shape[:2], floating=False, owner=owner)
+        if mask is not None:
+            check_tensor(
+                "mask", mask, shape=(h.shape[0], h.shape[1], h.shape[1]), floating=False,
+                owner=owner,
+            )  # fmt: skip
+            if mask.dtype != torch.bool:
+                raise TypeError(f"{owner}: mask must be a bool tensor; got {mask.dtype}.")
+        return layer
+
     def run_layer(
         self, layer: int, h: torch.Tensor, pos_ids: torch.Tensor, mask: torch.Tensor | None
     ) -> torch.Tensor:
-        """Layer ``l`` on the alive tokens (SDPA; ``mask`` combined with causality)."""
+        """Layer ``layer`` on the alive tokens (SDPA; ``mask`` combined with causality)."""
+        layer = self._check(layer, h, pos_ids, mask)
         return self.layers[layer](h, pos_ids, mask)
 
     def attention_map(
         self, layer: int, h: torch.Tensor, pos_ids: torch.Tensor, mask: torch.Tensor | None
     ) -> torch.Tensor:
-        """Eager attention probabilities of layer ``l``, ``(B, H, n, n)``."""
+        """Eager attention probabilities of layer ``layer``, ``(B, H, n, n)``."""
+        layer = self._check(layer, h, pos_ids, mask)
         return self.layers[layer].attention_probs(h, pos_ids, mask)
 
     def head(self, h: torch.Tensor) -> torch.Tensor:
         """Class logits from the last position, ``(B, 22)``."""
+        self._check_hidden(h)
         return self.classifier(self.norm(h[:, -1]))
 
     def forward(self, batch: AVSyncBatch) -> torch.Tensor:
