@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import torch
 
-from icml26.core import check_one_of
+from icml26.core import check_array, check_one_of
 
 __all__ = ["aggregate_counts"]
 
@@ -62,13 +62,29 @@ def aggregate_counts(
     """
     owner = "aggregate_counts"
     weighting = check_one_of("weighting", weighting, ("samples", "uniform"), owner=owner)
+    _check_state("global_state", global_state, owner)
+    for name, value in (
+        ("client_states", client_states),
+        ("client_param_index", client_param_index),
+        ("weights", weights),
+    ):
+        if not isinstance(value, Sequence) or isinstance(value, str):
+            raise TypeError(f"{owner}: {name} must be a list; got {type(value).__name__}.")
+    for c, state in enumerate(client_states):
+        _check_state(f"client_states[{c}]", state, owner)
+    for c, index in enumerate(client_param_index):
+        if not isinstance(index, Mapping):
+            raise TypeError(
+                f"{owner}: client_param_index[{c}] must map parameter names to index sets; "
+                f"got {type(index).__name__}."
+            )
     if not (len(client_states) == len(client_param_index) == len(weights)):
         raise ValueError(
             f"{owner}: client_states, client_param_index and weights must have one entry per "
             f"client; got lengths {len(client_states)}, {len(client_param_index)}, "
             f"{len(weights)}."
         )
-    w = np.asarray(weights, dtype=float)
+    w = check_array("weights", weights, owner=owner, finite=False)
     if w.ndim != 1 or not np.all(np.isfinite(w)) or np.any(w < 0):
         raise ValueError(f"{owner}: weights must be finite and >= 0; got {list(weights)!r}.")
     if weighting == "uniform":
@@ -84,7 +100,7 @@ def aggregate_counts(
         for name, value in state.items():
             if name not in global_state:
                 raise ValueError(f"{owner}: client {c} returned unknown parameter {name!r}.")
-            idx = tuple(np.asarray(i, dtype=np.int64) for i in index[name])
+            idx = _index_sets(index[name], f"client_param_index[{c}][{name!r}]", owner)
             g_shape = tuple(global_state[name].shape)
             expected = tuple(len(i) for i in idx)
             if tuple(value.shape) != expected or len(idx) != len(g_shape):
@@ -108,3 +124,24 @@ def aggregate_counts(
         new[covered] = sums[name][covered] / counts[name][covered]  # §2.7
         out[name] = torch.as_tensor(new, dtype=old.dtype, device=old.device)
     return out
+
+
+def _check_state(name: str, state: object, owner: str) -> None:
+    """A mapping from parameter names to tensors."""
+    if not isinstance(state, Mapping) or not all(
+        isinstance(v, torch.Tensor) for v in state.values()
+    ):
+        raise TypeError(f"{owner}: {name} must map parameter names to tensors.")
+
+
+def _index_sets(value: object, name: str, owner: str) -> tuple[np.ndarray, ...]:
+    """One 1-D integer array per dimension."""
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        raise TypeError(f"{owner}: {name} must be a tuple of index arrays; got {value!r}.")
+    out = []
+    for i in value:
+        array = np.asarray(i)
+        if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
+            raise TypeError(f"{owner}: {name} must hold 1-D integer index arrays.")
+        out.append(array.astype(np.int64))
+    return tuple(out)

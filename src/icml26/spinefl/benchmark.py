@@ -67,15 +67,22 @@ METHODS = (
 )
 
 
+MAX_CLIENTS = 10**6  # most clients of a simulated federation
+
+
 def default_ratios(n_clients: int) -> tuple[float, ...]:
     """r = 1 for clients [0, C/4), 1/2 for [C/4, C/2), 1/4 for the rest (§5.1 for C = 20).
+
+    ``n_clients`` is at most ``MAX_CLIENTS`` = 10**6.
 
     Example
     -------
     >>> default_ratios(8)
     (1.0, 1.0, 0.5, 0.5, 0.25, 0.25, 0.25, 0.25)
     """
-    n_clients = check_positive_int("n_clients", n_clients, owner="default_ratios")
+    n_clients = check_positive_int(
+        "n_clients", n_clients, owner="default_ratios", maximum=MAX_CLIENTS
+    )
     q = n_clients // 4
     return tuple(1.0 if c < q else 0.5 if c < 2 * q else 0.25 for c in range(n_clients))
 
@@ -257,6 +264,18 @@ def compare_methods(
     >>> [r["method"] for r in rows], len(rows[0]["curve"])
     (['SpineFL', 'HeteroFL'], 2)
     """
+    owner = "compare_methods"
+    if not isinstance(task, FederatedTask):
+        raise TypeError(f"{owner}: task must be a FederatedTask; got {type(task).__name__}.")
+    if isinstance(methods, str) or not isinstance(methods, Sequence):
+        raise TypeError(f"{owner}: methods must be a list of method names; got {methods!r}.")
+    for i, method in enumerate(methods):
+        check_one_of(f"methods[{i}]", method, METHODS, owner=owner)
+    seed = check_positive_int("seed", seed, owner=owner, minimum=0)
+    if isinstance(alpha, bool) or not isinstance(alpha, int | float):
+        raise TypeError(f"{owner}: alpha must be a float (a label); got {type(alpha).__name__}.")
+    if on_run is not None and not callable(on_run):
+        raise TypeError(f"{owner}: on_run must be callable or None; got {type(on_run).__name__}.")
     rows = []
     for method in methods:
         score, history = run_method(task, method, rounds=rounds, seed=seed, **run_kwargs)
@@ -291,6 +310,14 @@ def results_frame(rows: Sequence[dict[str, Any]]) -> Any:
     """
     import pandas as pd
 
+    owner = "results_frame"
+    if isinstance(rows, str) or not isinstance(rows, Sequence):
+        raise TypeError(f"{owner}: rows must be a list of compare_methods rows; got {rows!r}.")
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or not isinstance(row.get("levels"), dict):
+            raise TypeError(
+                f"{owner}: rows[{i}] must be a compare_methods row (a dict with 'levels')."
+            )
     flat = []
     for row in rows:
         entry = {k: v for k, v in row.items() if k not in ("curve", "levels")}

@@ -39,6 +39,7 @@ __all__ = [
 ]
 
 FASHION_MNIST_ROOT = Path("/usr/share/datasets/fashion-mnist")
+MAX_SAMPLES = 10**8  # largest range(n) that iid_partition splits
 Split = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
@@ -117,12 +118,14 @@ def dirichlet_partition(
 def iid_partition(n: int, n_clients: int, seed: Seed = 0) -> list[np.ndarray]:
     """A uniformly random split of ``range(n)`` into ``n_clients`` near-equal sorted parts.
 
+    ``n`` is at most ``MAX_SAMPLES`` = 10**8.
+
     Example
     -------
     >>> [len(p) for p in iid_partition(10, 3)]
     [4, 3, 3]
     """
-    n = check_positive_int("n", n, owner="iid_partition")
+    n = check_positive_int("n", n, owner="iid_partition", maximum=MAX_SAMPLES)
     n_clients = check_positive_int("n_clients", n_clients, owner="iid_partition")
     if n_clients > n:
         raise ValueError(f"iid_partition: n_clients must be <= n = {n}; got {n_clients}.")
@@ -216,7 +219,25 @@ def load_digits_split(seed: int, test_size: float = 0.2) -> Split:
     )
 
 
+def _check_root(root: object, owner: str) -> Path:
+    if not isinstance(root, str | Path):
+        raise TypeError(f"{owner}: root must be a folder path (str or Path); got {root!r}.")
+    return Path(root)
+
+
+_IDX_CACHE: dict[tuple[str, int, int], np.ndarray] = {}
+
+
 def _read_idx(path: Path) -> np.ndarray:
+    """An IDX file, read-only; decoded once per (file, mtime, size), then served from memory."""
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _IDX_CACHE:
+        _IDX_CACHE[key] = _decode_idx(path)
+    return _IDX_CACHE[key]
+
+
+def _decode_idx(path: Path) -> np.ndarray:
     """An IDX file (gzip or raw): big-endian magic 0x0000 08 <ndim>, then sizes, then uint8."""
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":
@@ -245,7 +266,7 @@ def load_fashion_mnist(root: str | Path | None = None) -> Split:
     FileNotFoundError
         Naming the missing file and the package that provides it.
     """
-    folder = Path(root) if root is not None else FASHION_MNIST_ROOT
+    folder = _check_root(root, "load_fashion_mnist") if root is not None else FASHION_MNIST_ROOT
     names = {
         "Xtr": "train-images-idx3-ubyte",
         "ytr": "train-labels-idx1-ubyte",
@@ -262,8 +283,10 @@ def load_fashion_mnist(root: str | Path | None = None) -> Split:
                 "the four Fashion-MNIST IDX files."
             )
         arrays[key] = _read_idx(path)
-    X_train = arrays["Xtr"].reshape(len(arrays["Xtr"]), -1).astype(np.float32) / 255.0
-    X_test = arrays["Xte"].reshape(len(arrays["Xte"]), -1).astype(np.float32) / 255.0
+    # one pass uint8 -> float32 / 255 (the same float32 division as astype then divide)
+    scale = np.float32(255.0)
+    X_train = np.divide(arrays["Xtr"].reshape(len(arrays["Xtr"]), -1), scale, dtype=np.float32)
+    X_test = np.divide(arrays["Xte"].reshape(len(arrays["Xte"]), -1), scale, dtype=np.float32)
     return X_train, arrays["ytr"].astype(np.int64), X_test, arrays["yte"].astype(np.int64)
 
 
@@ -328,7 +351,7 @@ def load_cifar10(root: str | Path) -> Split:
     FileNotFoundError
         Naming the missing batch and where the archive comes from.
     """
-    folder = Path(root)
+    folder = _check_root(root, "load_cifar10")
     if (folder / "cifar-10-batches-py").is_dir():
         folder = folder / "cifar-10-batches-py"
 

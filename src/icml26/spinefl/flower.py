@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import check_positive_int, require
+from icml26.core import check_in_interval, check_positive_int, require
 
 require("flwr", "spinefl", owner="icml26.spinefl.flower")
 
@@ -186,6 +186,29 @@ class SpineFLStrategy(Strategy):
         return None
 
 
+def _check_model_fn(model_fn: object, owner: str) -> None:
+    if not callable(model_fn):
+        raise TypeError(f"{owner}: model_fn must be callable; got {type(model_fn).__name__}.")
+
+
+def _check_clients(clients: object, owner: str, name: str = "clients") -> list[ClientData]:
+    """A list of (X, y) pairs with as many labels as inputs."""
+    if isinstance(clients, str) or not isinstance(clients, Sequence):
+        raise TypeError(f"{owner}: {name} must be a list of (X, y) pairs; got {clients!r}.")
+    out = []
+    for pair in clients:
+        if not isinstance(pair, tuple | list) or len(pair) != 2:
+            raise TypeError(f"{owner}: {name} must hold (X, y) pairs; got {pair!r}.")
+        try:
+            shape_X, shape_y = (tuple(np.shape(a)) for a in pair)
+        except ValueError:  # ragged
+            raise TypeError(f"{owner}: {name} must hold (X, y) arrays.") from None
+        if len(shape_X) < 1 or len(shape_y) != 1 or shape_X[0] != shape_y[0]:
+            raise ValueError(f"{owner}: {name} must hold (X (n, ...), y (n,)) pairs.")
+        out.append((pair[0], pair[1]))
+    return out
+
+
 def make_client_app(
     model_fn: Callable[[], AbstractSliceableModel], clients: Sequence[ClientData]
 ) -> ClientApp:
@@ -195,8 +218,10 @@ def make_client_app(
     rebuilding the sub-model from the index sets, running :func:`local_train` and replying
     with the trained arrays, ``num-examples``, ``train-loss`` and ``freq.<layer>`` metrics.
     """
+    owner = "make_client_app"
+    _check_model_fn(model_fn, owner)
+    data = _check_clients(clients, owner)
     app = ClientApp()
-    data = list(clients)
 
     @app.query()
     def query(message: Message, context: Context) -> Message:
@@ -266,7 +291,23 @@ def run_flower_simulation(
     """
     from flwr.simulation import run_simulation
 
-    rounds = check_positive_int("rounds", rounds, owner="run_flower_simulation")
+    owner = "run_flower_simulation"
+    _check_model_fn(model_fn, owner)
+    if not isinstance(server, SubmodelServer):
+        raise TypeError(f"{owner}: server must be a SubmodelServer; got {type(server).__name__}.")
+    clients = _check_clients(clients, owner)
+    rounds = check_positive_int("rounds", rounds, owner=owner)
+    check_positive_int("local_epochs", local_epochs, owner=owner)
+    check_positive_int("batch_size", batch_size, owner=owner)
+    check_in_interval("lr", lr, low=0.0, closed="neither", owner=owner)
+    check_in_interval("momentum", momentum, low=0.0, high=1.0, closed="left", owner=owner)
+    check_in_interval("weight_decay", weight_decay, low=0.0, owner=owner)
+    if test is not None:
+        _check_clients([test], owner, name="test")
+    if backend_config is not None and not isinstance(backend_config, dict):
+        raise TypeError(
+            f"{owner}: backend_config must be a dict or None; got {type(backend_config).__name__}."
+        )
     if len(clients) != server.n_clients:
         raise ValueError(
             f"run_flower_simulation: clients must hold one dataset per client of the server "

@@ -16,6 +16,7 @@ networks (shared index sets across a residual stage) are not built.
 from __future__ import annotations
 
 import abc
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from icml26.core import Seed, check_in_interval, check_one_of, check_positive_int
+from icml26.core import Seed, check_in_interval, check_one_of, check_positive_int, check_tensor
 from icml26.core.weights import seeded_default_init
 
 __all__ = [
@@ -73,6 +74,41 @@ class SliceAxis:
 
 
 _KEEP = SliceAxis()
+MAX_WIDTH = 2**16  # widest layer (units or channels) of a sliceable model
+MAX_PARAMS = 2**28  # most weights of a sliceable model (1 GiB of float32)
+
+
+def _check_device(device: object, owner: str) -> str:
+    """A device name torch knows and can allocate on here."""
+    if not isinstance(device, str):
+        raise TypeError(f"{owner}: device must be a device name; got {type(device).__name__}.")
+    try:
+        kind = torch.device(device).type
+    except RuntimeError:
+        raise ValueError(f"{owner}: device must be a torch device name; got {device!r}.") from None
+    backend = getattr(torch, kind, None)
+    if kind not in ("cpu", "meta") and not getattr(backend, "is_available", lambda: False)():
+        raise ValueError(f"{owner}: device {device!r} is not available on this machine.")
+    return device
+
+
+def _check_input(x: object, shape: tuple, weight: torch.Tensor, owner: str) -> None:
+    """A floating input of the model's shape and parameter dtype."""
+    check_tensor("x", x, shape=shape, owner=owner)
+    if x.dtype != weight.dtype:
+        raise TypeError(
+            f"{owner}: x must have the parameters' dtype {weight.dtype}; got {x.dtype}."
+        )
+
+
+def _check_widths(widths: object, layers: Sequence[str], owner: str) -> list[int]:
+    """One width in [1, MAX_WIDTH] for every prunable layer, in forward order."""
+    if not isinstance(widths, Mapping) or set(layers) - set(widths):
+        raise TypeError(f"{owner}: widths must map every prunable layer {list(layers)} to a width.")
+    return [
+        check_positive_int(f"widths[{name!r}]", widths[name], owner=owner, maximum=MAX_WIDTH)
+        for name in layers
+    ]
 
 
 class AbstractSliceableModel(nn.Module, abc.ABC):
@@ -127,14 +163,19 @@ class SliceableMLP(AbstractSliceableModel):
 
     def __init__(self, dims: Sequence[int], *, seed: Seed = 0, device: str = "cpu") -> None:
         super().__init__()
-        dims = [check_positive_int("dims[i]", d, owner="SliceableMLP") for d in dims]
+        owner = "SliceableMLP"
+        if isinstance(dims, str) or not isinstance(dims, Sequence):
+            raise TypeError(f"{owner}: dims must be a list of layer sizes; got {dims!r}.")
+        dims = [check_positive_int("dims[i]", d, owner=owner, maximum=MAX_WIDTH) for d in dims]
+        if sum(a * b for a, b in itertools.pairwise(dims)) > MAX_PARAMS:
+            raise ValueError(f"{owner}: dims {dims} make more than {MAX_PARAMS} weights.")
         if len(dims) < 3:
             raise ValueError(
                 f"SliceableMLP: dims must list at least 3 sizes (input, hidden, classes); "
                 f"got {dims!r}."
             )
         self.dims = tuple(dims)
-        self._build(device, seed)
+        self._build(_check_device(device, owner), seed)
 
     def _build(self, device: str, seed: Seed) -> None:
         def make() -> None:
@@ -152,6 +193,7 @@ class SliceableMLP(AbstractSliceableModel):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Logits ``(batch, n_classes)`` of inputs ``(batch, dims[0])``."""
+        _check_input(x, (None, self.dims[0]), self.layers[0].weight, "SliceableMLP")
         for linear, act in zip(self.layers[:-1], self.acts, strict=True):
             x = act(linear(x))  # (batch, N_l)
         return self.layers[-1](x)
@@ -181,7 +223,7 @@ class SliceableMLP(AbstractSliceableModel):
 
     def with_widths(self, widths: Mapping[str, int], *, device: str = "meta") -> SliceableMLP:
         """An MLP with hidden widths ``widths`` (an empty shell on ``"meta"`` by default)."""
-        hidden = [widths[name] for name in self.prunable_layers()]
+        hidden = _check_widths(widths, self.prunable_layers(), "SliceableMLP.with_widths")
         return SliceableMLP([self.dims[0], *hidden, self.dims[-1]], device=device)
 
 
@@ -225,18 +267,29 @@ class SliceableCNN(AbstractSliceableModel):
     ) -> None:
         super().__init__()
         owner = "SliceableCNN"
-        self.in_channels = check_positive_int("in_channels", in_channels, owner=owner)
-        self.image_size = check_positive_int("image_size", image_size, owner=owner, minimum=2)
+        width = {"owner": owner, "maximum": MAX_WIDTH}
+        self.in_channels = check_positive_int("in_channels", in_channels, **width)
+        self.image_size = check_positive_int("image_size", image_size, minimum=2, **width)
         if self.image_size % 2:
             raise ValueError(f"{owner}: image_size must be even; got {image_size!r}.")
-        channels = tuple(check_positive_int("channels[i]", c, owner=owner) for c in channels)
+        if isinstance(channels, str) or not isinstance(channels, Sequence):
+            raise TypeError(f"{owner}: channels must be a pair of sizes; got {channels!r}.")
+        channels = tuple(check_positive_int("channels[i]", c, **width) for c in channels)
         if len(channels) != 2:
             raise ValueError(f"{owner}: channels must hold 2 sizes; got {channels!r}.")
         self.channels = channels
-        self.hidden = check_positive_int("hidden", hidden, owner=owner)
-        self.n_classes = check_positive_int("n_classes", n_classes, owner=owner)
+        self.hidden = check_positive_int("hidden", hidden, **width)
+        self.n_classes = check_positive_int("n_classes", n_classes, **width)
         self.norm = check_one_of("norm", norm, ("sbn", "none"), owner=owner)
-        self._build(device, seed)
+        c0, c1 = channels
+        weights = 9 * (self.in_channels * c0 + c0 * c1)
+        weights += (c1 * self._positions + self.n_classes) * self.hidden
+        if weights > MAX_PARAMS:
+            raise ValueError(
+                f"{owner}: channels={channels}, hidden={self.hidden} and image_size="
+                f"{self.image_size} make more than {MAX_PARAMS} weights."
+            )
+        self._build(_check_device(device, owner), seed)
 
     @property
     def _positions(self) -> int:
@@ -273,6 +326,8 @@ class SliceableCNN(AbstractSliceableModel):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Logits ``(batch, n_classes)`` of images ``(batch, in_channels, H, W)``."""
+        shape = (None, self.in_channels, self.image_size, self.image_size)
+        _check_input(x, shape, self.convs[0].weight, "SliceableCNN")
         for i, conv in enumerate(self.convs):
             x = conv(x)  # (batch, C_i, H, W)
             if self.norm == "sbn":
@@ -315,11 +370,12 @@ class SliceableCNN(AbstractSliceableModel):
 
     def with_widths(self, widths: Mapping[str, int], *, device: str = "meta") -> SliceableCNN:
         """A CNN with the given channels / hidden width (an empty shell on ``"meta"``)."""
+        c0, c1, f0 = _check_widths(widths, self.prunable_layers(), "SliceableCNN.with_widths")
         return SliceableCNN(
             in_channels=self.in_channels,
             image_size=self.image_size,
-            channels=(widths["convs.0"], widths["convs.1"]),
-            hidden=widths["fc.0"],
+            channels=(c0, c1),
+            hidden=f0,
             n_classes=self.n_classes,
             norm=self.norm,
             device=device,

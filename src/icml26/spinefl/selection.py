@@ -282,6 +282,11 @@ class MagnitudeSelector(AbstractWeightGuidedSelector):
 
     def observe_weights(self, importance: Mapping[str, np.ndarray]) -> None:
         """Store each layer's neuron importance (row norms of the incoming weights)."""
+        if not isinstance(importance, Mapping):
+            raise TypeError(
+                f"MagnitudeSelector: importance must map layer names to arrays; "
+                f"got {type(importance).__name__}."
+            )
         for layer, value in importance.items():
             self.importance_[layer] = check_array(
                 f"importance[{layer!r}]", value, owner="MagnitudeSelector", ndim=1
@@ -296,8 +301,8 @@ class MagnitudeSelector(AbstractWeightGuidedSelector):
         imp = self.importance_[layer]
         if imp.shape != (N,):
             raise ValueError(
-                f"MagnitudeSelector: importance of {layer!r} has shape {imp.shape}; "
-                f"expected ({N},)."
+                f"MagnitudeSelector: importance of layer {layer!r} has shape {imp.shape}; "
+                f"expected (N,) = ({N},)."
             )
         return imp
 

@@ -42,12 +42,21 @@ __all__ = ["RoundPlan", "SubmodelServer", "client_seed", "round_generator"]
 
 
 def round_generator(seed: int, t: int) -> np.random.Generator:
-    """The generator of round t's server-side draws (participants, index sets)."""
-    return np.random.default_rng([seed, t])
+    """The generator of round t's server-side draws (participants, index sets).
+
+    ``seed`` and ``t`` are integers >= 0.
+    """
+    owner = "round_generator"
+    seed = check_positive_int("seed", seed, owner=owner, minimum=0)
+    return np.random.default_rng([seed, check_positive_int("t", t, owner=owner, minimum=0)])
 
 
 def client_seed(seed: int, t: int, c: int) -> int:
-    """The integer seed of client c's local training in round t."""
+    """The integer seed of client c's local training in round t (all three integers >= 0)."""
+    owner = "client_seed"
+    seed = check_positive_int("seed", seed, owner=owner, minimum=0)
+    t = check_positive_int("t", t, owner=owner, minimum=0)
+    c = check_positive_int("c", c, owner=owner, minimum=0)
     return int(np.random.SeedSequence([seed, t, c, 1]).generate_state(1)[0])
 
 

@@ -57,17 +57,44 @@ class History:
     wall_s: float = 0.0
     final_state: dict[str, torch.Tensor] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        owner = "History"
+        for name in ("rounds", "global_acc", "train_loss"):
+            value = getattr(self, name)
+            if not isinstance(value, list) or not all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in value
+            ):
+                raise TypeError(f"{owner}: {name} must be a list of numbers; got {value!r}.")
+        if not isinstance(self.level_acc, dict) or not all(
+            isinstance(v, list) and all(isinstance(a, int | float) for a in v)
+            for v in self.level_acc.values()
+        ):
+            raise TypeError(f"{owner}: level_acc must map ratios to lists of accuracies.")
+        check_in_interval("wall_s", self.wall_s, low=0.0, owner=owner)
+        if not isinstance(self.final_state, dict):
+            raise TypeError(f"{owner}: final_state must be a dict of tensors.")
+
     def final_accuracy(self, last: int = 5) -> float:
         """Mean global accuracy over the last ``last`` evaluations (spec §5.3)."""
         last = check_positive_int("last", last, owner="History.final_accuracy")
         if not self.global_acc:
-            return float("nan")
+            raise ValueError(
+                f"History.final_accuracy: no evaluation to average over the last {last}; "
+                "global_acc is empty (run with test=(X, y))."
+            )
         return float(np.mean(self.global_acc[-last:]))
 
     def final_level_accuracy(self, ratio: float, last: int = 5) -> float:
         """Mean accuracy of the width-``ratio`` sub-model over the last ``last`` evaluations."""
-        if ratio not in self.level_acc:
-            raise ValueError(f"History: no level {ratio!r}; levels are {sorted(self.level_acc)}.")
+        owner = "History.final_level_accuracy"
+        last = check_positive_int("last", last, owner=owner)
+        if not isinstance(ratio, int | float) or ratio not in self.level_acc:
+            raise ValueError(
+                f"{owner}: ratio must be one of the evaluated levels {sorted(self.level_acc)}; "
+                f"got {ratio!r}."
+            )
+        if not self.level_acc[ratio]:
+            raise ValueError(f"{owner}: no evaluation of level ratio={ratio!r} to average.")
         return float(np.mean(self.level_acc[ratio][-last:]))
 
 

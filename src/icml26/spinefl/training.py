@@ -52,16 +52,28 @@ class ClientUpdate:
 def _as_tensors(
     X: object, y: object, dtype: torch.dtype, owner: str
 ) -> tuple[torch.Tensor, torch.Tensor]:
+    X_a = X.detach().cpu().numpy() if isinstance(X, torch.Tensor) else X
+    y_a = y.detach().cpu().numpy() if isinstance(y, torch.Tensor) else y
+    try:
+        X_a, y_a = np.asarray(X_a), np.asarray(y_a)
+    except ValueError:  # ragged lists
+        raise TypeError(f"{owner}: X and y must be arrays; got ragged sequences.") from None
+    if X_a.dtype.kind not in "biuf" or X_a.ndim < 1:
+        raise TypeError(
+            f"{owner}: X must be a numeric array (n, ...); got {X_a.dtype}, shape {X_a.shape}."
+        )
+    if y_a.dtype.kind not in "iu" and not (y_a.dtype.kind == "b" and y_a.size == 0):
+        raise TypeError(f"{owner}: y must hold integer labels; got dtype {y_a.dtype}.")
     # copies: arrays shipped to a Ray actor are read-only, which torch does not support
-    X_t = torch.tensor(np.asarray(X), dtype=dtype)
-    y_t = torch.tensor(np.asarray(y), dtype=torch.long)
+    X_t = torch.tensor(X_a, dtype=dtype)
+    y_t = torch.tensor(y_a, dtype=torch.long)
     if X_t.shape[0] != y_t.shape[0] or y_t.dim() != 1:
         raise ValueError(
             f"{owner}: X and y must have the same number of samples and y must be 1-D; "
             f"got shapes {tuple(X_t.shape)} and {tuple(y_t.shape)}."
         )
     if X_t.shape[0] == 0:
-        raise ValueError(f"{owner}: a client needs at least one sample; got 0.")
+        raise ValueError(f"{owner}: X and y must hold at least one sample; got 0.")
     return X_t, y_t
 
 
@@ -184,14 +196,35 @@ def evaluate_accuracy(
     >>> 0.0 <= evaluate_accuracy(SliceableMLP([2, 4, 2]), np.zeros((3, 2)), [0, 1, 1]) <= 1.0
     True
     """
-    dtype = next(model.parameters()).dtype
-    X_t, y_t = _as_tensors(X, y, dtype, "evaluate_accuracy")
+    owner = "evaluate_accuracy"
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"{owner}: model must be a torch.nn.Module; got {type(model).__name__}.")
+    batch = check_positive_int("batch", batch, owner=owner, maximum=2**31 - 1)
+    first = next(model.parameters(), None)
+    dtype = first.dtype if first is not None else torch.get_default_dtype()
+    X_t, y_t = _as_tensors(X, y, dtype, owner)
     was_training = model.training
     model.eval()
     correct = 0
-    with torch.no_grad():
-        for start in range(0, len(y_t), batch):
-            logits = model(X_t[start : start + batch])  # (batch, n_classes)
-            correct += int((logits.argmax(dim=1) == y_t[start : start + batch]).sum())
-    model.train(was_training)
+    try:
+        with torch.no_grad():
+            for start in range(0, len(y_t), batch):
+                logits = _logits(model, X_t[start : start + batch], owner)  # (batch, classes)
+                correct += int((logits.argmax(dim=1) == y_t[start : start + batch]).sum())
+    finally:
+        model.train(was_training)
     return correct / len(y_t)
+
+
+def _logits(model: nn.Module, X: torch.Tensor, owner: str) -> torch.Tensor:
+    """The model's (batch, n_classes) logits, or a ValueError naming X when it cannot take X."""
+    try:
+        logits = model(X)
+    except RuntimeError as err:  # shape mismatch inside the model's first layer
+        raise ValueError(f"{owner}: model cannot take X of shape {tuple(X.shape)}: {err}") from None
+    if not isinstance(logits, torch.Tensor) or logits.dim() != 2 or logits.shape[1] == 0:
+        raise ValueError(
+            f"{owner}: model must map X to logits (batch, n_classes); got "
+            f"{getattr(logits, 'shape', type(logits).__name__)}."
+        )
+    return logits
