@@ -113,17 +113,20 @@ def level_set(w: np.ndarray, c: np.ndarray, T: int, k: float, p: float) -> Level
         return LevelSet(tau2, None, everything)
     if k < T:
         # Upper bounds of the root: g <= (k − T)τ and g <= −w(e^{pτ} − 1) for τ >= 0; g(0) = 0.
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             start = np.where(
                 c >= 0, np.minimum(c / (T - k), np.log1p(np.maximum(c, 0) / w) / p), 0.0
             )
         return LevelSet(_newton(start, w, c, T, k, p), None, np.zeros(w.shape, dtype=bool))
     # k > T: g rises to g* = g(τ*) and falls; with X = g* + c > 0 both roots exist.
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         tau_star = np.log((k - T) / (w * p)) / p
-    excess = g_of_tau(tau_star, w, T, k, p) + c
-    everything = ~(excess > 0)
-    gap = np.where(everything, 1.0, excess)
+    # w so small that τ* overflows: h(r) = −∞ to float precision, so L < c for every ρ
+    lost = ~np.isfinite(tau_star)
+    tau_star = np.where(lost, 0.0, tau_star)
+    excess = np.where(lost, -np.inf, g_of_tau(tau_star, w, T, k, p) + c)
+    everything = ~(excess > 0) & ~lost
+    gap = np.where(everything | lost, 1.0, excess)
     # Right root: g* − g(τ* + d) = (k−T)(expm1(pd)/p − d) >= (k−T) p d²/2, and >= (k−T)
     # expm1(pd)/(2p) once pd >= 2; both give upper bounds on d.
     d_quad = np.sqrt(2 * gap / ((k - T) * p))
@@ -132,4 +135,5 @@ def level_set(w: np.ndarray, c: np.ndarray, T: int, k: float, p: float) -> Level
     tau2 = _newton(skip + tau_star + np.minimum(d_quad, d_exp), w, c, T, k, p)
     # Left root: g(τ* − d) <= g* − (k − T)(d − 1/p), a lower bound at d = X/(k − T) + 1/p.
     tau1 = _newton(skip + tau_star - (gap / (k - T) + 1.0 / p), w, c, T, k, p)
+    tau2, tau1 = np.where(lost, np.inf, tau2), np.where(lost, -np.inf, tau1)
     return LevelSet(tau2, tau1, everything)
