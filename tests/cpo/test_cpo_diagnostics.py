@@ -128,7 +128,7 @@ def test_policy_accuracy_and_assumption():
 def test_diagnostics_bad_inputs():
     with pytest.raises(ValueError, match="delta_ref must have the shape of delta_pi"):
         undesirable_mask(torch.zeros(3), torch.zeros(2))
-    with pytest.raises(ValueError, match="needs at least one pair"):
+    with pytest.raises(ValueError, match="delta_pi needs at least one pair"):
         policy_preference_accuracy(torch.zeros(0))
     with pytest.raises(ValueError, match="weights must be non-negative"):
         frac_in_undesirable(torch.zeros(2), torch.zeros(2), weights=torch.tensor([1.0, -1.0]))

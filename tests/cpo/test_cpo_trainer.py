@@ -96,3 +96,22 @@ def test_trainer_refuses_a_plain_dpo_config(model_dir, tmp_path):
     args = DPOConfig(output_dir=str(tmp_path), use_cpu=True, bf16=False)
     with pytest.raises(TypeError, match="args must be a ConstrainedPOConfig"):
         ConstrainedPOTrainer(model=model, args=args, train_dataset=dataset())
+
+
+def test_load_causal_lm_checks_name_or_dir_before_any_download(model_dir, tmp_path):
+    # Refused locally, without a hub request: wrong types, missing folders, impossible ids.
+    with pytest.raises(TypeError, match="name_or_dir must be a hub id or a folder path"):
+        load_causal_lm(None)
+    with pytest.raises(FileNotFoundError, match=r"name_or_dir '\.\./nope' is no existing folder"):
+        load_causal_lm("../nope")
+    for missing in (str(tmp_path / "missing"), "a/b/c"):
+        with pytest.raises(FileNotFoundError, match="is no existing folder"):
+            load_causal_lm(missing)
+    for bad in ("", "é", "has space"):
+        with pytest.raises(ValueError, match="name_or_dir must be an existing folder or a hub id"):
+            load_causal_lm(bad)
+    # A pathlib.Path to a saved model loads like its string.
+    model, _ = load_causal_lm(model_dir)
+    again, _ = load_causal_lm(str(model_dir))
+    for a, b in zip(model.parameters(), again.parameters(), strict=True):
+        assert torch.equal(a, b)

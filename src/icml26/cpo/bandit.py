@@ -20,9 +20,10 @@ from icml26.core import (
     check_in_interval,
     check_one_of,
     check_positive_int,
+    check_tensor,
     numpy_generator,
 )
-from icml26.cpo.diagnostics import frac_in_undesirable, policy_preference_accuracy
+from icml26.cpo.diagnostics import _check_ids, frac_in_undesirable, policy_preference_accuracy
 from icml26.cpo.losses import (
     PrefLossOutput,
     constrained_po_loss,
@@ -42,6 +43,12 @@ __all__ = [
 
 TABULAR_METHODS = ("dpo", "smooth", "clip", "easy", "ipo", "simpo")
 U_ATOL = 1e-4
+MAX_PROMPTS = 10**6  # make_bandit_problem: prompts of a table
+MAX_RESPONSES = 1024  # make_bandit_problem: responses per prompt
+MAX_ROWS = (
+    10**7
+)  # make_bandit_problem: preference rows, n_prompts · n_responses · (n_responses - 1)
+MAX_STEPS = 10**6  # train_tabular: Adam steps
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,34 @@ class BanditProblem:
     rejected: torch.Tensor
     weight: torch.Tensor
 
+    def __post_init__(self) -> None:
+        owner = "BanditProblem"
+        check_tensor("reward", self.reward, owner=owner, ndim=2, finite=True)
+        n_prompts, n_responses = self.reward.shape
+        if n_prompts < 1 or n_responses < 2:
+            raise ValueError(
+                f"{owner}: reward must have at least 1 prompt and 2 responses; "
+                f"got shape {tuple(self.reward.shape)}."
+            )
+        check_tensor("ref_logits", self.ref_logits, owner=owner, shape=self.reward.shape)
+        check_tensor("violated", self.violated, owner=owner, shape=(n_prompts,), floating=False)
+        if self.violated.dtype != torch.bool:
+            raise TypeError(f"{owner}: violated must be a bool tensor; got {self.violated.dtype}.")
+        rows = _check_ids(owner, "prompt", self.prompt, n_prompts, (None,)).numel()
+        _check_ids(owner, "chosen", self.chosen, n_responses, (rows,))
+        _check_ids(owner, "rejected", self.rejected, n_responses, (rows,))
+        check_tensor("weight", self.weight, owner=owner, shape=(rows,), finite=True)
+        if rows == 0 or bool((self.weight < 0).any()) or float(self.weight.sum()) <= 0:
+            raise ValueError(
+                f"{owner}: weight must be non-negative and not all zero over at least one row."
+            )
+
+
+def _check_problem(owner: str, problem: object) -> BanditProblem:
+    if not isinstance(problem, BanditProblem):
+        raise TypeError(f"{owner}: problem must be a BanditProblem; got {type(problem).__name__}.")
+    return problem
+
 
 def make_bandit_problem(
     n_prompts: int = 300,
@@ -91,7 +126,9 @@ def make_bandit_problem(
     Parameters
     ----------
     n_prompts, n_responses
-        Table size (``n_responses >= 2``).
+        Table size (``n_responses >= 2``); at most ``MAX_PROMPTS = 10**6`` prompts,
+        ``MAX_RESPONSES = 1024`` responses and ``MAX_ROWS = 10**7`` preference rows
+        ``n_prompts · n_responses · (n_responses - 1)``.
     violated_frac
         Fraction in ``[0, 1]`` of prompts whose reference is anti-aligned.
     ref_strength
@@ -119,8 +156,15 @@ def make_bandit_problem(
     ((10, 3), 4)
     """
     owner = "make_bandit_problem"
-    n_prompts = check_positive_int("n_prompts", n_prompts, owner=owner)
-    n_responses = check_positive_int("n_responses", n_responses, owner=owner, minimum=2)
+    n_prompts = check_positive_int("n_prompts", n_prompts, owner=owner, maximum=MAX_PROMPTS)
+    n_responses = check_positive_int(
+        "n_responses", n_responses, owner=owner, minimum=2, maximum=MAX_RESPONSES
+    )
+    if n_prompts * n_responses * (n_responses - 1) > MAX_ROWS:
+        raise ValueError(
+            f"{owner}: n_prompts * n_responses * (n_responses - 1) must be <= {MAX_ROWS} "
+            f"preference rows; got {n_prompts} * {n_responses} * {n_responses - 1}."
+        )
     violated_frac = check_in_interval(
         "violated_frac", violated_frac, low=0.0, high=1.0, owner=owner
     )
@@ -171,6 +215,7 @@ def true_pairs(problem: BanditProblem) -> tuple[torch.Tensor, torch.Tensor, torc
     >>> bool((p.reward[x, win] >= p.reward[x, lose]).all())
     True
     """
+    problem = _check_problem("true_pairs", problem)
     x, a, b = _all_pairs(*problem.reward.shape)
     swap = problem.reward[x, b] > problem.reward[x, a]
     return x, torch.where(swap, b, a), torch.where(swap, a, b)
@@ -196,7 +241,7 @@ def train_tabular(
     method
         ``"dpo"``, CPO's ``"smooth"``, ``"clip"`` or ``"easy"``, ``"ipo"`` or ``"simpo"``.
     steps
-        Adam steps.
+        Adam steps, at most ``MAX_STEPS = 10**6``.
     lr
         Adam learning rate.
     beta
@@ -225,8 +270,9 @@ def train_tabular(
     ['acc', 'acc_nonviol', 'acc_viol']
     """
     owner = "train_tabular"
+    problem = _check_problem(owner, problem)
     check_one_of("method", method, TABULAR_METHODS, owner=owner)
-    steps = check_positive_int("steps", steps, owner=owner)
+    steps = check_positive_int("steps", steps, owner=owner, maximum=MAX_STEPS)
     lr = check_in_interval("lr", lr, low=0.0, closed="neither", owner=owner)
     theta = problem.ref_logits.clone().requires_grad_(True)
     optimizer = torch.optim.Adam([theta], lr=lr)
@@ -261,12 +307,21 @@ def policy_metrics(problem: BanditProblem, logits: torch.Tensor) -> dict[str, fl
     dict
         ``acc``, ``acc_viol``, ``acc_nonviol``, ``frac_in_U``, ``expected_reward``, ``kl``.
 
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a BanditProblem or ``logits`` not a floating-point tensor.
+    ValueError
+        If ``logits`` does not have the shape of ``problem.reward``.
+
     Example
     -------
     >>> p = make_bandit_problem(n_prompts=20, seed=0)
     >>> policy_metrics(p, p.ref_logits)["kl"]
     0.0
     """
+    problem = _check_problem("policy_metrics", problem)
+    check_tensor("logits", logits, owner="policy_metrics", shape=tuple(problem.reward.shape))
     x, win, lose = true_pairs(problem)
     logp = torch.log_softmax(logits, dim=-1)
     ref_logp = torch.log_softmax(problem.ref_logits, dim=-1)

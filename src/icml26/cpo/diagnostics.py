@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from icml26.core import check_in_interval
+from icml26.core import check_in_interval, check_tensor
 
 __all__ = [
     "assumption_violated",
@@ -29,6 +29,22 @@ def _as_tensor(owner: str, name: str, value: object) -> torch.Tensor:
         ) from None
 
 
+def _check_ids(
+    owner: str, name: str, value: object, size: int, shape: tuple[int | None, ...]
+) -> torch.Tensor:
+    """``value`` if it is an integer tensor of ``shape`` (None: any length) with ids in
+    ``range(size)``."""
+    ids = check_tensor(name, value, owner=owner, shape=shape, floating=False)
+    if ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
+        raise TypeError(f"{owner}: {name} must be an integer tensor; got dtype {ids.dtype}.")
+    if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= size):
+        raise ValueError(
+            f"{owner}: {name} must hold ids in range(0, {size}); "
+            f"got {int(ids.min())}..{int(ids.max())}."
+        )
+    return ids
+
+
 def _pair(
     owner: str, a_name: str, a: object, b_name: str, b: object
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -43,7 +59,7 @@ def _pair(
 
 def _weighted_mean(owner: str, flags: torch.Tensor, weights: object | None) -> float:
     if flags.numel() == 0:
-        raise ValueError(f"{owner}: needs at least one pair; got an empty tensor.")
+        raise ValueError(f"{owner}: delta_pi needs at least one pair; got an empty tensor.")
     if weights is None:
         return float(flags.double().mean())
     w = _as_tensor(owner, "weights", weights)

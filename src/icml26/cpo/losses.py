@@ -147,17 +147,27 @@ def soft_margin_ranking_loss(
 
     Raises
     ------
+    TypeError
+        If ``delta`` or ``target`` is not a floating-point tensor.
     ValueError
-        If ``beta <= 0``.
+        If ``beta <= 0`` or ``target`` does not broadcast against ``delta``.
 
     Example
     -------
     >>> round(float(soft_margin_ranking_loss(torch.tensor(0.0), torch.tensor(0.0), 1.0)), 6)
     0.693147
     """
-    beta = check_in_interval(
-        "beta", beta, low=0.0, closed="neither", owner="soft_margin_ranking_loss"
-    )
+    owner = "soft_margin_ranking_loss"
+    beta = check_in_interval("beta", beta, low=0.0, closed="neither", owner=owner)
+    check_tensor("delta", delta, owner=owner)
+    check_tensor("target", target, owner=owner)
+    try:
+        torch.broadcast_shapes(delta.shape, target.shape)
+    except RuntimeError:
+        raise ValueError(
+            f"{owner}: target must broadcast against delta {tuple(delta.shape)}; "
+            f"got {tuple(target.shape)}."
+        ) from None
     return softplus(-beta * (delta - target))
 
 

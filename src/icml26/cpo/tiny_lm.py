@@ -31,12 +31,13 @@ from icml26.core import (
     check_in_interval,
     check_one_of,
     check_positive_int,
+    check_tensor,
     normal_init_,
     numpy_generator,
     seeded_default_init,
     torch_generator,
 )
-from icml26.cpo.diagnostics import frac_in_undesirable, policy_preference_accuracy
+from icml26.cpo.diagnostics import _check_ids, frac_in_undesirable, policy_preference_accuracy
 from icml26.cpo.losses import PrefLossOutput, constrained_po_loss, dpo_loss, sequence_logps
 
 __all__ = [
@@ -50,6 +51,15 @@ __all__ = [
 ]
 
 LM_METHODS = ("dpo", "smooth", "clip", "easy")
+MAX_NUMBERS = 1000  # make_arith_preference_task: operand range N
+MAX_TYPES = 1000  # make_arith_preference_task: operation types
+MAX_PROMPTS = 10**7  # make_arith_preference_task: prompts n_types · N · (N - 1)
+MAX_VOCAB = 2**17  # TinyCausalLM sizes: vocabulary,
+MAX_WIDTH = 4096  # width d_model (and heads),
+MAX_LAYERS = 64  # depth,
+MAX_LEN = 4096  # and positions
+MAX_STEPS = 10**6  # train_sft / train_tiny_lm: Adam steps
+MAX_BATCH = 2**16  # train_sft / train_tiny_lm: prompts per step
 
 
 @dataclass(frozen=True)
@@ -95,8 +105,34 @@ class ArithPreferenceTask:
         """Numbers, ``Q``, the operation tokens and ``=``."""
         return self.n_numbers + self.n_types + 2
 
+    def __post_init__(self) -> None:
+        owner = "ArithPreferenceTask"
+        check_positive_int("n_numbers", self.n_numbers, owner=owner, minimum=3)
+        check_positive_int("n_types", self.n_types, owner=owner)
+        _check_ids(owner, "violated_types", self.violated_types, self.n_types, (None,))
+        check_in_interval(
+            "wrong_frac", self.wrong_frac, low=0.0, high=1.0, closed="neither", owner=owner
+        )
+        check_in_interval(
+            "label_flip", self.label_flip, low=0.0, high=0.5, closed="left", owner=owner
+        )
+        for split in ("train", "test"):
+            prompts = getattr(self, f"{split}_prompts")
+            _check_ids(owner, f"{split}_prompts", prompts, self.vocab_size, (None, 5))
+            rows = prompts.shape[0]
+            if rows == 0:
+                raise ValueError(f"{owner}: {split}_prompts must hold at least one prompt.")
+            for name, size in (("correct", self.n_numbers), ("wrong", self.n_numbers)):
+                _check_ids(
+                    owner, f"{split}_{name}", getattr(self, f"{split}_{name}"), size, (rows,)
+                )
+            _check_ids(
+                owner, f"{split}_type", getattr(self, f"{split}_type"), self.n_types, (rows,)
+            )
+
     def is_violated(self, types: torch.Tensor) -> torch.Tensor:
-        """Boolean mask: which of ``types`` are violated operation types."""
+        """Boolean mask: which of ``types`` (an integer tensor) are violated operation types."""
+        check_tensor("types", types, owner="ArithPreferenceTask.is_violated", floating=False)
         return torch.isin(types, self.violated_types)
 
 
@@ -118,9 +154,10 @@ def make_arith_preference_task(
     Parameters
     ----------
     n_numbers
-        ``N ≥ 3``, the operand range.
+        ``N ≥ 3``, the operand range (at most ``MAX_NUMBERS = 1000``).
     n_types
-        Number of operation types.
+        Number of operation types (at most ``MAX_TYPES = 1000``), with at most
+        ``MAX_PROMPTS = 10**7`` prompts ``n_types · N · (N - 1)``.
     n_violated
         How many types are violated (``≤ n_types``).
     wrong_frac
@@ -148,8 +185,15 @@ def make_arith_preference_task(
     ((5,), 15, 3)
     """
     owner = "make_arith_preference_task"
-    n_numbers = check_positive_int("n_numbers", n_numbers, owner=owner, minimum=3)
-    n_types = check_positive_int("n_types", n_types, owner=owner)
+    n_numbers = check_positive_int(
+        "n_numbers", n_numbers, owner=owner, minimum=3, maximum=MAX_NUMBERS
+    )
+    n_types = check_positive_int("n_types", n_types, owner=owner, maximum=MAX_TYPES)
+    if n_types * n_numbers * (n_numbers - 1) > MAX_PROMPTS:
+        raise ValueError(
+            f"{owner}: n_types * n_numbers * (n_numbers - 1) must be <= {MAX_PROMPTS} prompts; "
+            f"got {n_types} * {n_numbers} * {n_numbers - 1}."
+        )
     n_violated = check_positive_int("n_violated", n_violated, owner=owner, minimum=0)
     if n_violated > n_types:
         raise ValueError(f"{owner}: n_violated must be <= n_types ({n_types}); got {n_violated}.")
@@ -211,6 +255,13 @@ class TinyCausalLM(nn.Module):
     seed
         Randomness of the initialisation (weights ``N(0, 0.02²)``, biases 0, norms 1).
 
+    Raises
+    ------
+    TypeError, ValueError
+        If a size is not an integer in range: ``vocab_size <= MAX_VOCAB = 2**17``,
+        ``d_model, n_heads <= MAX_WIDTH = 4096``, ``n_layers <= MAX_LAYERS = 64``,
+        ``max_len <= MAX_LEN = 4096``.
+
     Example
     -------
     >>> lm = TinyCausalLM(10, d_model=16, n_layers=1, n_heads=2, seed=0)
@@ -230,11 +281,13 @@ class TinyCausalLM(nn.Module):
     ) -> None:
         super().__init__()
         owner = "TinyCausalLM"
-        self.vocab_size = check_positive_int("vocab_size", vocab_size, owner=owner)
-        self.d_model = check_positive_int("d_model", d_model, owner=owner)
-        self.n_layers = check_positive_int("n_layers", n_layers, owner=owner)
-        self.n_heads = check_positive_int("n_heads", n_heads, owner=owner)
-        self.max_len = check_positive_int("max_len", max_len, owner=owner)
+        self.vocab_size = check_positive_int(
+            "vocab_size", vocab_size, owner=owner, maximum=MAX_VOCAB
+        )
+        self.d_model = check_positive_int("d_model", d_model, owner=owner, maximum=MAX_WIDTH)
+        self.n_layers = check_positive_int("n_layers", n_layers, owner=owner, maximum=MAX_LAYERS)
+        self.n_heads = check_positive_int("n_heads", n_heads, owner=owner, maximum=MAX_WIDTH)
+        self.max_len = check_positive_int("max_len", max_len, owner=owner, maximum=MAX_LEN)
         if d_model % n_heads:
             raise ValueError(f"{owner}: d_model must be divisible by n_heads; got {d_model}.")
         generator = torch_generator(seed)
@@ -258,8 +311,21 @@ class TinyCausalLM(nn.Module):
                     param.zero_()
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        """Next-token logits ``(batch, seq, vocab)`` of ``(batch, seq)`` token ids."""
+        """Next-token logits ``(batch, seq, vocab)`` of ``(batch, seq)`` token ids.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``tokens`` is not a 2-D integer tensor of ids in ``range(vocab_size)`` with
+            ``1 <= seq <= max_len``.
+        """
+        _check_ids("TinyCausalLM", "tokens", tokens, self.vocab_size, (None, None))
         seq = tokens.shape[1]
+        if not 1 <= seq <= self.max_len:
+            raise ValueError(
+                f"TinyCausalLM: tokens must have 1 to max_len = {self.max_len} positions; "
+                f"got {seq}."
+            )
         positions = torch.arange(seq, device=tokens.device)
         h = self.token(tokens) + self.position(positions)  # (batch, seq, d_model)
         mask = nn.Transformer.generate_square_subsequent_mask(seq, device=tokens.device)
@@ -288,7 +354,8 @@ def train_sft(
     task
         The task; only its training prompts are used.
     steps, batch_size, lr
-        Adam steps, prompts per step and peak learning rate.
+        Adam steps (at most ``MAX_STEPS = 10**6``), prompts per step (at most
+        ``MAX_BATCH = 2**16``) and peak learning rate.
     seed
         Randomness of the minibatches.
 
@@ -296,6 +363,12 @@ def train_sft(
     -------
     list of float
         The loss at every step.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``model`` is not a module (or a TinyCausalLM of another vocabulary), ``task`` is not
+        an ArithPreferenceTask, or a setting is out of range.
 
     Example
     -------
@@ -305,8 +378,9 @@ def train_sft(
     3
     """
     owner = "train_sft"
-    steps = check_positive_int("steps", steps, owner=owner)
-    batch_size = check_positive_int("batch_size", batch_size, owner=owner)
+    _check_lm(owner, "model", model, _check_task(owner, task))
+    steps = check_positive_int("steps", steps, owner=owner, maximum=MAX_STEPS)
+    batch_size = check_positive_int("batch_size", batch_size, owner=owner, maximum=MAX_BATCH)
     lr = check_in_interval("lr", lr, low=0.0, closed="neither", owner=owner)
     generator = torch_generator(seed)
     rows = task.train_prompts.shape[0]
@@ -362,7 +436,8 @@ def train_tiny_lm(
     method
         ``"dpo"`` or a CPO variant ``"smooth"``, ``"clip"``, ``"easy"``.
     steps, batch_size, lr
-        Adam steps, pairs per step and learning rate.
+        Adam steps (at most ``MAX_STEPS = 10**6``), pairs per step (at most
+        ``MAX_BATCH = 2**16``) and learning rate.
     beta
         ``β`` of the loss.
     seed
@@ -379,6 +454,8 @@ def train_tiny_lm(
 
     Raises
     ------
+    TypeError
+        If ``policy``/``reference`` is not a module or ``task`` not an ArithPreferenceTask.
     ValueError
         On an unknown method or out-of-range settings.
 
@@ -392,9 +469,12 @@ def train_tiny_lm(
     True
     """
     owner = "train_tiny_lm"
+    task = _check_task(owner, task)
+    _check_lm(owner, "policy", policy, task)
+    _check_lm(owner, "reference", reference, task)
     check_one_of("method", method, LM_METHODS, owner=owner)
-    steps = check_positive_int("steps", steps, owner=owner)
-    batch_size = check_positive_int("batch_size", batch_size, owner=owner)
+    steps = check_positive_int("steps", steps, owner=owner, maximum=MAX_STEPS)
+    batch_size = check_positive_int("batch_size", batch_size, owner=owner, maximum=MAX_BATCH)
     lr = check_in_interval("lr", lr, low=0.0, closed="neither", owner=owner)
     generator = torch_generator(seed)
     prompts, correct, wrong = task.train_prompts, task.train_correct, task.train_wrong
@@ -447,6 +527,12 @@ def tiny_lm_metrics(
         ``frac_in_U_viol``; greedy exact match of the answer ``em_viol`` / ``em_nonviol``; the
         mean log-ratios ``delta_viol`` / ``delta_ref_viol``. Groups that are empty give NaN.
 
+    Raises
+    ------
+    TypeError, ValueError
+        If ``policy``/``reference`` is not a module (or a TinyCausalLM of another vocabulary)
+        or ``task`` is not an ArithPreferenceTask.
+
     Example
     -------
     >>> t = make_arith_preference_task(n_numbers=5, seed=0)
@@ -454,6 +540,10 @@ def tiny_lm_metrics(
     >>> tiny_lm_metrics(lm, lm, t)["frac_in_U"]
     0.0
     """
+    owner = "tiny_lm_metrics"
+    task = _check_task(owner, task)
+    _check_lm(owner, "policy", policy, task)
+    _check_lm(owner, "reference", reference, task)
     prompts, correct, wrong = task.test_prompts, task.test_correct, task.test_wrong
     viol = task.is_violated(task.test_type)
     with torch.no_grad():
@@ -477,6 +567,25 @@ def tiny_lm_metrics(
         "delta_viol": group(delta, viol),
         "delta_ref_viol": group(delta_ref, viol),
     }
+
+
+def _check_task(owner: str, task: object) -> ArithPreferenceTask:
+    if not isinstance(task, ArithPreferenceTask):
+        raise TypeError(f"{owner}: task must be an ArithPreferenceTask; got {type(task).__name__}.")
+    return task
+
+
+def _check_lm(owner: str, name: str, model: object, task: ArithPreferenceTask) -> None:
+    """A module scoring the task's 6-token sequences; a TinyCausalLM must fit its vocabulary."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"{owner}: {name} must be a torch Module; got {type(model).__name__}.")
+    if isinstance(model, TinyCausalLM) and (
+        model.vocab_size != task.vocab_size or model.max_len < 6
+    ):
+        raise ValueError(
+            f"{owner}: {name} must have vocab_size = task.vocab_size = {task.vocab_size} and "
+            f"max_len >= 6; got {model.vocab_size} and {model.max_len}."
+        )
 
 
 def _pair_logps(

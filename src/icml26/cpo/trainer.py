@@ -11,6 +11,8 @@ Deviation: a PEFT policy without an explicit reference model is not supported.
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -167,6 +169,31 @@ class ConstrainedPOTrainer(DPOTrainer):
         return (loss, out) if return_outputs else loss
 
 
+# A hub id: "name" or "owner/name" of ASCII letters, digits, "_", "-" and "." (no "..").
+_HUB_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)?")
+
+
+def _check_name_or_dir(owner: str, name_or_dir: object) -> str:
+    """``name_or_dir`` as a string if it names an existing folder or is a hub id."""
+    if isinstance(name_or_dir, os.PathLike):
+        name_or_dir = os.fspath(name_or_dir)
+    if not isinstance(name_or_dir, str):
+        raise TypeError(
+            f"{owner}: name_or_dir must be a hub id or a folder path (str or PathLike); "
+            f"got {type(name_or_dir).__name__}."
+        )
+    if os.path.isdir(name_or_dir):
+        return name_or_dir
+    if _HUB_ID.fullmatch(name_or_dir) and ".." not in name_or_dir:
+        return name_or_dir
+    if os.sep in name_or_dir or name_or_dir.startswith((".", "~")):
+        raise FileNotFoundError(f"{owner}: name_or_dir {name_or_dir!r} is no existing folder.")
+    raise ValueError(
+        f"{owner}: name_or_dir must be an existing folder or a hub id such as 'owner/name'; "
+        f"got {name_or_dir!r}."
+    )
+
+
 def load_causal_lm(name_or_dir: str, **kwargs: Any) -> tuple[Any, Any]:
     """Load a causal LM and its tokenizer (hub id or local folder) through ``transformers``.
 
@@ -182,10 +209,20 @@ def load_causal_lm(name_or_dir: str, **kwargs: Any) -> tuple[Any, Any]:
     tuple
         ``(model, tokenizer)``; a tokenizer without a pad token gets its EOS token as pad.
 
+    Raises
+    ------
+    TypeError
+        If ``name_or_dir`` is not a string or path.
+    FileNotFoundError
+        If ``name_or_dir`` is a path (not a hub id) of no existing folder.
+    ValueError
+        If ``name_or_dir`` is neither an existing folder nor a hub id.
+
     Example
     -------
     >>> model, tok = load_causal_lm("HuggingFaceH4/mistral-7b-sft-beta")  # doctest: +SKIP
     """
+    name_or_dir = _check_name_or_dir("load_causal_lm", name_or_dir)
     transformers = require("transformers", "cpo", owner="load_causal_lm")
     model = transformers.AutoModelForCausalLM.from_pretrained(name_or_dir, **kwargs)
     tokenizer = transformers.AutoTokenizer.from_pretrained(name_or_dir)
