@@ -7,6 +7,7 @@ from icml26.unipercept.degradations import (
     severity_level,
 )
 from icml26.unipercept.evaluation import evaluate_vqa, evaluate_vr
+from icml26.unipercept.generator import GaussianKnobPolicy, render_iqa_knobs, render_ista_knobs
 from icml26.unipercept.grpo import (
     GRPOStats,
     PerceptPolicy,
@@ -27,6 +28,14 @@ from icml26.unipercept.perceptoy import (
     make_iqa_vr,
     make_ista,
 )
+from icml26.unipercept.real import (
+    BenchItem,
+    UniPerceptScorer,
+    load_bench,
+    load_unipercept,
+    load_vr_folder,
+)
+from icml26.unipercept.reward_model import PerceptualReward
 from icml26.unipercept.rewards import agsr_reward, threshold_reward, vqa_reward
 from icml26.unipercept.taxonomy import Taxonomy
 from icml26.unipercept.tokens import SCORE_TOKENS, expected_score, score_token, token_to_score
@@ -36,14 +45,18 @@ __all__ = [
     "KINDS",
     "OPTION_VOCAB",
     "SCORE_TOKENS",
+    "BenchItem",
     "DAPTHistory",
     "GRPOStats",
+    "GaussianKnobPolicy",
     "HandcraftedIQA",
     "PerceptBatch",
     "PerceptPolicy",
+    "PerceptualReward",
     "Policy",
     "Taxonomy",
     "TinyPercept",
+    "UniPerceptScorer",
     "VQAItem",
     "VRItem",
     "agsr_reward",
@@ -58,6 +71,9 @@ __all__ = [
     "grpo_step",
     "handcrafted_features",
     "ista_score",
+    "load_bench",
+    "load_unipercept",
+    "load_vr_folder",
     "make_iaa_proxy",
     "make_iqa_vqa",
     "make_iqa_vr",
@@ -66,6 +82,8 @@ __all__ = [
     "parse_score",
     "percept_reward_fn",
     "quality_from_severity",
+    "render_iqa_knobs",
+    "render_ista_knobs",
     "score_token",
     "severity_level",
     "texture_weight",

@@ -65,6 +65,6 @@ def evaluate_vqa(
     if not callable(getattr(model, "choose", None)):
         raise TypeError("evaluate_vqa: model must have a choose(items) method.")
     items = list(dataset) if not isinstance(dataset, str) else []
-    if not items or not all(isinstance(it, VQAItem) for it in items):
-        raise TypeError("evaluate_vqa: dataset must be a non-empty sequence of VQAItem.")
+    if not items or not all(hasattr(it, "answer") and hasattr(it, "options") for it in items):
+        raise TypeError("evaluate_vqa: dataset must be a non-empty sequence of VQAItem/BenchItem.")
     return vqa_accuracy(items, list(model.choose(items)), by=by)

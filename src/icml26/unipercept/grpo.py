@@ -237,9 +237,9 @@ def grpo_step(
         )
     actions, logp_old = policy.sample(batch, n)  # step 5: n responses per query from pi_old
     rewards = reward_fn(batch, actions)  # step 6
-    if not isinstance(rewards, torch.Tensor) or rewards.shape != actions.shape:
+    if not isinstance(rewards, torch.Tensor) or rewards.shape != logp_old.shape:
         raise ValueError(
-            f"grpo_step: reward_fn must return a tensor of shape {tuple(actions.shape)}."
+            f"grpo_step: reward_fn must return a tensor of shape {tuple(logp_old.shape)}."
         )
     rewards = rewards.to(logp_old.dtype)
     advantages = group_advantages(rewards)  # step 7

@@ -140,12 +140,28 @@ def random_crop(image: np.ndarray, size: int, seed: Seed = None) -> np.ndarray:
 
 
 def crops(
-    names: Sequence[str], n: int, size: int, short_side: int, seed: Seed = None
+    names: Sequence[str],
+    n: int,
+    size: int,
+    short_side: int,
+    seed: Seed = None,
+    min_std: float = 0.05,
 ) -> list[tuple[str, np.ndarray]]:
-    """``n`` random crops, each from a uniformly drawn source of ``names``."""
+    """``n`` random crops, each from a uniformly drawn source of ``names``.
+
+    A crop whose grey-level standard deviation is below ``min_std`` is redrawn (up to 20
+    times): on a flat patch blur, JPEG and pixelation leave no trace, so its quality label
+    would be unobservable (threshold *inferred*).
+    """
     rng = numpy_generator(seed)
     out = []
     for _ in range(n):
         name = names[int(rng.integers(len(names)))]
-        out.append((name, random_crop(load_source(name, short_side), size, rng)))
+        source = load_source(name, short_side)
+        crop = random_crop(source, size, rng)
+        for _attempt in range(20):
+            if crop.mean(axis=2).std() >= min_std:
+                break
+            crop = random_crop(source, size, rng)
+        out.append((name, crop))
     return out

@@ -156,14 +156,15 @@ def vqa_accuracy(
     >>> vqa_accuracy(items, ["A", "a"], by=("domain",))["domain"]
     {'IQA': 0.5}
     """
-    from icml26.unipercept.items import VQAItem
-
-    items = list(items)
-    preds = list(preds)
+    items = list(items) if not isinstance(items, str) else []
+    preds = list(preds) if not isinstance(preds, str) else [preds]
     if not items:
         raise ValueError("vqa_accuracy: items must not be empty.")
-    if not all(isinstance(it, VQAItem) for it in items):
-        raise TypeError("vqa_accuracy: items must be VQAItem instances.")
+    fields = ("answer", "domain", "category", "criterion", "template")
+    if not all(all(hasattr(it, f) for f in fields) for it in items):
+        raise TypeError(f"vqa_accuracy: items must be VQAItem-like (with {', '.join(fields)}).")
+    if not all(isinstance(p, str) for p in preds):
+        raise TypeError("vqa_accuracy: preds must be strings.")
     if len(preds) != len(items):
         raise ValueError(
             f"vqa_accuracy: preds must have one reply per item; got {len(preds)} for {len(items)}."

@@ -14,6 +14,7 @@ FunctionalInference and StyleType stay empty (nothing in a toy scene suggests th
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -108,10 +109,18 @@ def _material_colour(material: str, rng: np.random.Generator) -> tuple[float, fl
     return tuple(float(v) for v in np.clip(np.asarray(base) + jitter, 0.0, 1.0))
 
 
-def sample_component(rng: np.random.Generator) -> Component:
-    """Draw one component uniformly over contours, textures, materials and surfaces."""
+def sample_component(
+    rng: np.random.Generator, morphologies: tuple[str, ...] | None = None
+) -> Component:
+    """Draw one component uniformly over contours, textures, materials and surfaces.
+
+    ``morphologies`` restricts the texture to a subset of the procedural ones.
+    """
     contour = CONTOURS[int(rng.integers(len(CONTOURS)))]
-    if rng.random() < 3 / 17:  # the photo materials, in proportion to their 3 of 17 textures
+    if morphologies is not None:
+        material = PAINTED_MATERIALS[int(rng.integers(len(PAINTED_MATERIALS)))]
+        morphology = (morphologies[int(rng.integers(len(morphologies)))],)
+    elif rng.random() < 3 / 17:  # the photo materials, in proportion to their 3 of 17 textures
         material = tuple(PHOTO_MATERIALS)[int(rng.integers(3))]
         morphology = PHOTO_MATERIALS[material][1]
     else:
@@ -142,13 +151,27 @@ def sample_component(rng: np.random.Generator) -> Component:
     )
 
 
-def sample_scene(rng: np.random.Generator, n_components: int | None = None) -> Scene:
+def sample_scene(
+    rng: np.random.Generator,
+    n_components: int | None = None,
+    morphologies: tuple[str, ...] | None = None,
+) -> Scene:
     """A scene of ``n_components`` (uniform in 1..4 when None) random components."""
     n = int(rng.integers(1, 5)) if n_components is None else n_components
-    return Scene(tuple(sample_component(rng) for _ in range(n)), float(rng.uniform(0.1, 0.35)))
+    parts = tuple(sample_component(rng, morphologies) for _ in range(n))
+    return Scene(parts, float(rng.uniform(0.1, 0.35)))
 
 
 # --- rendering --------------------------------------------------------------------------------
+
+
+@functools.cache
+def _grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
+    """Read-only pixel coordinates (y, x) of an h x w patch."""
+    y, x = np.mgrid[0:h, 0:w].astype(float)
+    y.setflags(write=False)
+    x.setflags(write=False)
+    return y, x
 
 
 def _smooth_noise(shape: tuple[int, int], scale: float, rng: np.random.Generator) -> np.ndarray:
@@ -160,7 +183,7 @@ def _smooth_noise(shape: tuple[int, int], scale: float, rng: np.random.Generator
 
 def _texture(c: Component, h: int, w: int, rng: np.random.Generator, split: str) -> np.ndarray:
     """An (h, w) intensity pattern in [0, 1] (or (h, w, 3) for photo materials)."""
-    y, x = np.mgrid[0:h, 0:w].astype(float)
+    y, x = _grid(h, w)
     p, phase = c.period, c.phase
     term = c.morphology[0]
     if c.material in PHOTO_MATERIALS:
@@ -200,8 +223,9 @@ def _texture(c: Component, h: int, w: int, rng: np.random.Generator, split: str)
     return 0.5 + 0.5 * np.sin(2 * np.pi * x / (2 * p) + 3.0 * noise)  # marbled
 
 
+@functools.cache
 def _mask(contour: str, h: int, w: int) -> np.ndarray:
-    y, x = np.mgrid[0:h, 0:w].astype(float)
+    y, x = _grid(h, w)
     u, v = (x + 0.5) / w * 2 - 1, (y + 0.5) / h * 2 - 1  # in [-1, 1]
     r, theta = np.hypot(u, v), np.arctan2(v, u)
     if contour == "Square":
@@ -244,7 +268,7 @@ def render_scene(
             rgb = (0.35 + 0.65 * pattern[:, :, None]) * colour
         else:
             rgb = pattern.astype(float)
-        yy, xx = np.mgrid[0:side, 0:side].astype(float) / max(side - 1, 1)
+        yy, xx = (g / max(side - 1, 1) for g in _grid(side, side))
         if c.volume == "Sphere":  # Lambertian-looking radial shading
             rr = np.hypot(xx - 0.38, yy - 0.38)
             rgb = rgb * np.clip(1.15 - 1.1 * rr, 0.2, 1.0)[:, :, None]

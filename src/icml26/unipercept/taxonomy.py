@@ -10,6 +10,7 @@ enumerate 16 categories / 44 criteria; we ship the enumerated table and never ha
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
@@ -115,7 +116,7 @@ class Taxonomy:
     @classmethod
     def load_default(cls) -> Taxonomy:
         """The taxonomy enumerated in the paper's appendix (Tables 10–12)."""
-        return cls(TAXONOMY_TABLE)
+        return _default_taxonomy()
 
     @property
     def domains(self) -> tuple[str, ...]:
@@ -177,3 +178,8 @@ class Taxonomy:
             "category": {row[1]: i for i, row in enumerate(self.table)},
             "criterion": {c: i for i, c in enumerate(dict.fromkeys(criteria))},
         }
+
+
+@functools.cache
+def _default_taxonomy() -> Taxonomy:
+    return Taxonomy(TAXONOMY_TABLE)  # frozen: one validated instance is shared

@@ -190,9 +190,7 @@ def train_grpo(
     lr = check_in_interval("lr", lr, low=0.0, high=10.0, closed="right", owner="train_grpo")
     rng = numpy_generator(seed)
     reference = copy.deepcopy(model) if ref is None else ref
-    reference.eval()
-    for p in reference.parameters():
-        p.requires_grad_(False)
+    reference.eval()  # pi_ref is only read under no_grad (grpo_step); its weights stay as given
     reward_fn = percept_reward_fn(reward, sigma0, alpha, eps)
     policy = PerceptPolicy(model, seed=int(rng.integers(2**62)))
     ref_policy = PerceptPolicy(reference, seed=0)
