@@ -107,6 +107,7 @@ class ContextConfig:
 )
 def context(config: ContextConfig, ctx: RunContext) -> dict[str, float]:
     import torch
+    from threadpoolctl import threadpool_info
 
     with ctx.progress(config.steps, "toy steps") as bar:
         for _ in range(config.steps):
@@ -116,6 +117,7 @@ def context(config: ContextConfig, ctx: RunContext) -> dict[str, float]:
     return {
         "threads": float(torch.get_num_threads()),
         "ctx_threads": float(ctx.threads),
+        "blas_threads": float(max(pool["num_threads"] for pool in threadpool_info())),
         "device_is_cpu": float(ctx.device == "cpu"),
         "artifact_dir": str(ctx.artifact_dir),
         "draw": float(torch.rand(1, generator=ctx.torch_generator())),

@@ -99,6 +99,7 @@ def test_the_thread_budget_is_applied_and_restored_and_artifacts_land_per_task(t
         record = run_tasks([task], tmp_path, progress=False)[0]
         assert record.ok, record.error
         assert record.metrics["threads"] == record.metrics["ctx_threads"] == 1.0
+        assert record.metrics["blas_threads"] == 1.0  # numpy/scipy's pools too
         assert torch.get_num_threads() == 2  # restored
     finally:
         torch.set_num_threads(before)

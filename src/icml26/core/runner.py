@@ -142,9 +142,11 @@ def execute(
 ) -> TaskRecord:
     """Run one task with its context and return its record; an exception becomes ``failed``.
 
-    torch's intra-op thread count is set to ``threads`` for the task and restored after it.
+    torch's intra-op thread count and the BLAS/OpenMP pools numpy and scipy use are set to
+    ``threads`` for the task and restored after it.
     """
     import torch  # the thread budget is torch's; importing it here makes it apply from the start
+    from threadpoolctl import threadpool_limits
 
     ctx = RunContext(
         seed=task.seed,
@@ -159,7 +161,8 @@ def execute(
     metrics: dict[str, Any] = {}
     error = None
     try:
-        metrics = to_jsonable(task.run(task.config, ctx))
+        with threadpool_limits(limits=threads):
+            metrics = to_jsonable(task.run(task.config, ctx))
         if not isinstance(metrics, dict):
             raise TypeError(f"{task.experiment}: run must return a dict of metrics.")
     except Exception:
