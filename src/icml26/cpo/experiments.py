@@ -165,7 +165,7 @@ def bandit_tables(metrics: list[dict[str, Any]], config: BanditConfig) -> list[T
     ]  # fmt: skip
     return [
         Table(
-            "Final metrics per method (mean ± sd over seeds)",
+            f"Final metrics per method (mean ± sd over {len(metrics)} seeds)",
             ["method", *METRICS, "spec prototype (3 seeds; the paper gives no numbers)"],
             rows,
             note="acc_* = policy preference accuracy mean[δ_θ > 0] on truly ordered pairs; "
@@ -175,21 +175,29 @@ def bandit_tables(metrics: list[dict[str, Any]], config: BanditConfig) -> list[T
 
 
 def bandit_plot(metrics: list[dict[str, Any]], config: BanditConfig) -> dict[str, Any]:
-    """Bar chart of violated / non-violated accuracy and frac_in_U per method."""
+    """Violated / non-violated accuracy and frac_in_U per method: seed-mean bars, seed dots."""
     import matplotlib.pyplot as plt
+
+    from icml26.core.plotting import bars_with_seeds, legend_outside
 
     names = [n for n in ("ref", "dpo", "cpo", "clip", "easy", "ipo", "simpo")
              if f"{n}_acc_viol" in metrics[0]]  # fmt: skip
-    fig, ax = plt.subplots(figsize=(7, 3.5))
-    x = np.arange(len(names))
+    fig, ax = plt.subplots(figsize=(8.5, 3.8))
+    width = 0.27
     for i, key in enumerate(("acc_viol", "acc_nonviol", "frac_in_U")):
-        vals = [np.mean([m.get(f"{n}_{key}", np.nan) for m in metrics]) for n in names]
-        ax.bar(x + (i - 1) * 0.27, vals, width=0.27, label=key)
-    ax.set_xticks(x, names)
+        values = [[m.get(f"{n}_{key}", np.nan) for n in names] for m in metrics]  # (seeds, names)
+        bars_with_seeds(ax, names, values, offset=(i - 1) * width, width=width, label=key)
+    ax.set_xticks(np.arange(len(names)), names)
     ax.axhline(0.5, color="grey", lw=0.5)
     ax.set_ylabel("fraction of truly ordered pairs")
-    ax.legend()
+    ax.set_title(f"Tabular bandit: accuracy and U per method ({_bars_note(len(metrics))})")
+    legend_outside(ax)
+    fig.tight_layout()
     return {"accuracy": fig}
+
+
+def _bars_note(n_seeds: int) -> str:
+    return "1 seed" if n_seeds == 1 else f"bars: mean, dots: {n_seeds} seeds"
 
 
 register(
@@ -281,26 +289,37 @@ def kl_tables(metrics: list[dict[str, Any]], config: KLMatchedConfig) -> list[Ta
          _mean_sd([m["cpo_acc_viol"] for m in metrics]),
          _mean_sd([m["cpo_expected_reward"] for m in metrics])]
     )  # fmt: skip
-    return [Table("Accuracy-vs-KL frontier", ["method", "KL(π‖π_ref)", "acc_viol", "E[r]"], rows,
+    title = f"Accuracy-vs-KL frontier (mean ± sd over {len(metrics)} seeds)"
+    return [Table(title, ["method", "KL(π‖π_ref)", "acc_viol", "E[r]"], rows,
                   note="Spec prototype: DPO β=0.3 KL 2.35 → 0.59; β=0.1 KL 3.8 → 0.84; "
                   "CPO KL 2.4–2.8 → 0.83.")]  # fmt: skip
 
 
 def kl_plot(metrics: list[dict[str, Any]], config: KLMatchedConfig) -> dict[str, Any]:
-    """Violated-prompt accuracy against KL(π‖π_ref): the DPO β frontier and CPO."""
+    """Violated-prompt accuracy against KL(π‖π_ref): every seed's DPO β frontier (thin), their
+    mean (bold) and CPO per seed (stars) and on average (large star)."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5, 3.5))
-    kl = np.mean([m["dpo_kl"] for m in metrics], axis=0)
-    acc = np.mean([m["dpo_acc_viol"] for m in metrics], axis=0)
-    ax.plot(kl, acc, "o-", label="DPO β sweep")
-    for b, k, a in zip(config.dpo_betas, kl, acc, strict=True):
+    from icml26.core.plotting import legend_outside, stack
+
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    kl, acc = stack(metrics, "dpo_kl"), stack(metrics, "dpo_acc_viol")  # (seeds, betas)
+    (mean,) = ax.plot(kl.mean(axis=0), acc.mean(axis=0), "o-", label="DPO β sweep (mean)")
+    if len(metrics) > 1:
+        for i, (k, a) in enumerate(zip(kl, acc, strict=True)):
+            label = "DPO β sweep (per seed)" if i == 0 else None
+            ax.plot(k, a, ".-", color=mean.get_color(), alpha=0.3, lw=0.8, label=label)
+    for b, k, a in zip(config.dpo_betas, kl.mean(axis=0), acc.mean(axis=0), strict=True):
         ax.annotate(f"β={b:g}", (k, a), fontsize=7)
-    ax.plot([m["cpo_kl"] for m in metrics], [m["cpo_acc_viol"] for m in metrics], "r*",
-            ms=10, label="CPO (per seed)")  # fmt: skip
+    cpo_kl, cpo_acc = stack(metrics, "cpo_kl"), stack(metrics, "cpo_acc_viol")
+    ax.plot(cpo_kl, cpo_acc, "r*", ms=7, alpha=0.6, label="CPO (per seed)")
+    ax.plot(cpo_kl.mean(), cpo_acc.mean(), "r*", ms=14, mec="k", label="CPO (mean)")
     ax.set_xlabel("KL(π‖π_ref)")
     ax.set_ylabel("acc on violated prompts")
-    ax.legend()
+    n = len(metrics)
+    ax.set_title(f"Accuracy-vs-KL frontier ({n} seed{'s' if n > 1 else ''})", fontsize=10)
+    legend_outside(ax)
+    fig.tight_layout()
     return {"frontier": fig}
 
 
@@ -425,7 +444,7 @@ def tiny_lm_tables(metrics: list[dict[str, Any]], config: TinyLMConfig) -> list[
     ]  # fmt: skip
     return [
         Table(
-            "Tiny LM: held-out metrics per method (mean ± sd over seeds)",
+            f"Tiny LM: held-out metrics per method (mean ± sd over {len(metrics)} seeds)",
             ["method", *TINY_LM_METRICS],
             rows,
             note="em_* = greedy exact match of the answer; acc_* = mean[δ_θ > 0] on (correct, "
