@@ -60,8 +60,6 @@ FIGURES_NOT_YET_SEED_AWARE = {
     "hyperdepth.synthetic",
     "powerlaw_cd.grid",
     "powerlaw_cd.robustness",
-    "rex.learned",
-    "rex.order",
     "sgg_dp.composition",
     "sgg_dp.table",
     "spinefl.fashion_mnist",
