@@ -153,51 +153,77 @@ def _best_baseline(scores: dict[str, float]) -> float:
     return max(present) if present else float("nan")
 
 
+def _over_records(metrics: list[dict[str, Any]], get: Any) -> float:
+    """Mean over the records (framework seeds) of ``get(record)``; NaN where none has it."""
+    values = []
+    for m in metrics:
+        try:
+            values.append(float(get(m)))
+        except KeyError:
+            continue
+    return float(np.mean(values)) if values else float("nan")
+
+
+def _runs_note(config: CompareConfig, n_records: int) -> str:
+    """How many seeds stand behind a number: inner seeds of one record x records."""
+    seeds = f"{config.n_seeds} seed{'s' if config.n_seeds > 1 else ''}"
+    return f"mean over {seeds}" if n_records == 1 else f"mean over {n_records} records x {seeds}"
+
+
 def _table(metrics: list[dict[str, Any]], config: CompareConfig, title: str) -> list[Table]:
     m = metrics[0]
     keys = list(m["scores"])
+    note = _runs_note(config, len(metrics))
     rows = [
-        [method, *(f"{100 * m['scores'][k][method]:.2f}" for k in keys)]
+        [
+            method,
+            *(
+                f"{100 * _over_records(metrics, lambda r, k=k, a=method: r['scores'][k][a]):.2f}"
+                for k in keys
+            ),
+        ]
         for method in config.methods
     ]
     level_cols = sorted(
         {lvl for k in keys for levels in m["levels"][k].values() for lvl in levels}, key=float
     )
+
+    def level(k: str, method: str, lvl: str) -> str:
+        value = _over_records(metrics, lambda r: r["levels"][k][method][lvl])
+        return "—" if np.isnan(value) else f"{100 * value:.2f}"
+
     level_rows = [
-        [
-            f"{method} @ {k}",
-            *(
-                f"{100 * m['levels'][k][method][lvl]:.2f}" if lvl in m["levels"][k][method] else "—"
-                for lvl in level_cols
-            ),
-        ]
+        [f"{method} @ {k}", *(level(k, method, lvl) for lvl in level_cols)]
         for k in keys
         for method in config.methods
     ]
-    paired_rows = [
-        [
-            f"SpineFL − {other} @ {k}",
-            " ".join(f"{100 * d:+.2f}" for d in diffs),
-            f"{100 * float(np.mean(diffs)):+.2f}",
-        ]
-        for k in keys
-        for other, diffs in m["paired"].get(k, {}).items()
-    ]
+    paired_rows = []
+    for k in keys:
+        for other in m["paired"].get(k, {}):
+            diffs = [d for r in metrics for d in r["paired"].get(k, {}).get(other, [])]
+            paired_rows.append(
+                [
+                    f"SpineFL − {other} @ {k}",
+                    " ".join(f"{100 * d:+.2f}" for d in diffs),
+                    f"{100 * float(np.mean(diffs)):+.2f}",
+                    len(diffs),
+                ]
+            )
     return [
         Table(
-            f"{title}: final global accuracy (%), mean over {config.n_seeds} seeds",
+            f"{title}: final global accuracy (%), {note}",
             ["method", *keys],
             rows,
             note="score = mean of the last 5 evaluations (FedAvg-small: its r_min model)",
         ),
         Table(
-            "Per-level deployed sub-model accuracy (%)",
+            f"Per-level deployed sub-model accuracy (%), {note}",
             ["method @ task", *(f"r={lvl}" for lvl in level_cols)],
             level_rows,
         ),
         Table(
-            "Paired per-seed differences (pt)",
-            ["comparison", "per seed", "mean"],
+            "Paired per-seed differences (pt), every seed of every record",
+            ["comparison", "per seed", "mean", "n seeds"],
             paired_rows,
         ),
     ]
@@ -206,38 +232,50 @@ def _table(metrics: list[dict[str, Any]], config: CompareConfig, title: str) -> 
 def _plot(metrics: list[dict[str, Any]], config: CompareConfig) -> dict[str, Any]:
     import matplotlib.pyplot as plt
 
+    from icml26.core.plotting import bars_with_seeds, legend_outside, mean_band, seeds_note
+
     m = metrics[0]
+    n = len(metrics)
+    inner = f"{config.n_seeds} seed{'s' if config.n_seeds > 1 else ''} per record; {seeds_note(n)}"
     figures = {}
     for key, curves in m["curves"].items():
-        fig, ax = plt.subplots(figsize=(5.5, 3.8))
+        fig, ax = plt.subplots(figsize=(6.5, 3.8))
         for method, curve in curves.items():
             rounds = np.arange(1, len(curve) + 1) * config.eval_every
-            ax.plot(rounds, curve, label=method, lw=2 if method == "SpineFL" else 1)
+            values = np.asarray([r["curves"][key][method] for r in metrics], dtype=float)
+            mean_band(ax, rounds, values, label=method, lw=2 if method == "SpineFL" else 1)
         ax.set_xlabel("round")
         ax.set_ylabel("global test accuracy")
-        ax.set_title(f"{key}, mean over {config.n_seeds} seeds")
-        ax.legend(fontsize=7)
+        ax.set_title(f"{key}: global accuracy ({inner})", fontsize=8)
+        legend_outside(ax)
         fig.tight_layout()
         figures[f"accuracy_{key}"] = fig
-        fig, ax = plt.subplots(figsize=(5.5, 3.5))
+        fig, ax = plt.subplots(figsize=(6.5, 3.5))
         methods = list(m["levels"][key])
         levels = list(m["levels"][key][methods[0]])
         width = 0.8 / max(len(levels), 1)
         for i, lvl in enumerate(levels):
-            values = [m["levels"][key][meth].get(lvl, np.nan) for meth in methods]
-            ax.bar(np.arange(len(methods)) + i * width, values, width, label=f"r={lvl}")
+            values = np.asarray(
+                [[r["levels"][key][meth].get(lvl, np.nan) for meth in methods] for r in metrics],
+                dtype=float,
+            )
+            bars_with_seeds(ax, methods, values, offset=i * width, width=width, label=f"r={lvl}")
         ax.set_xticks(np.arange(len(methods)) + 0.4 - width / 2, methods, rotation=45, fontsize=7)
         ax.set_ylabel("deployed sub-model accuracy")
-        ax.legend(fontsize=7)
+        ax.set_title(f"{key}: accuracy of every width level ({inner})", fontsize=8)
+        legend_outside(ax)
         fig.tight_layout()
         figures[f"levels_{key}"] = fig
         if key in m["paired"]:
             fig, ax = plt.subplots(figsize=(5.5, 3.2))
-            for i, diffs in enumerate(m["paired"][key].values()):
+            names = list(m["paired"][key])
+            for i, other in enumerate(names):
+                diffs = [d for r in metrics for d in r["paired"].get(key, {}).get(other, [])]
                 ax.scatter(np.full(len(diffs), i), 100 * np.asarray(diffs), s=14)
             ax.axhline(0.0, color="grey", lw=0.8)
-            ax.set_xticks(range(len(m["paired"][key])), list(m["paired"][key]), rotation=45)
-            ax.set_ylabel("SpineFL − method (pt), per seed")
+            ax.set_xticks(range(len(names)), names, rotation=45)
+            ax.set_ylabel("SpineFL − method (pt)")
+            ax.set_title(f"{key}: paired differences, every seed of {n} record(s)", fontsize=8)
             fig.tight_layout()
             figures[f"paired_{key}"] = fig
     return figures
