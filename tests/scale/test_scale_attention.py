@@ -9,10 +9,10 @@ from torch import nn
 
 from icml26.scale import (
     AttentionTemperature,
-    MultiHeadAttention,
     attention_probs,
     scaled_dot_attention,
 )
+from icml26.scale.model import MultiHeadAttention
 
 G = torch.Generator().manual_seed(0)
 

@@ -82,8 +82,8 @@ def test_slide_and_grip_dynamics():
     env.reset(seed=0)
     scene = env.unwrapped._scene
     scene["agent"] = (0, 0)
-    assert env.move((0, 0), -1.0, 1.0) == (0, 1)  # off the grid in x: slide along y
-    assert env.move((0, 0), 0.4, -0.6) == (0, 0)  # rounds to (0, -1): blocked, stays
+    assert env._move((0, 0), -1.0, 1.0) == (0, 1)  # off the grid in x: slide along y
+    assert env._move((0, 0), 0.4, -0.6) == (0, 0)  # rounds to (0, -1): blocked, stays
     _, reward, terminated, _, info = env.step(np.array([0.0, 0.0, 1.0]))
     assert terminated and reward == float(scene["target"] == (0, 0))
     assert info["success"] == bool(reward)

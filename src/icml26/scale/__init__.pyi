@@ -3,8 +3,6 @@ from icml26.scale.attention import AttentionTemperature, attention_probs, scaled
 from icml26.scale.decoding import (
     DECODER_NAMES,
     BestOfN,
-    DecodeInfo,
-    Decoder,
     GreedyDecoder,
     ScaleConfig,
     ScaleDecoder,
@@ -20,11 +18,10 @@ from icml26.scale.env import (
     PALETTE_HUES,
     SPLITS,
     AmbiguousReach2DEnv,
-    SplitSpec,
     scripted_expert,
 )
-from icml26.scale.evaluation import EvalResult, evaluate
-from icml26.scale.model import KVCache, MultiHeadAttention, TinyARVLA
+from icml26.scale.evaluation import evaluate
+from icml26.scale.model import TinyARVLA
 from icml26.scale.openvla import (
     LIBERO_MAX_STEPS,
     OPENVLA_LIBERO,
@@ -33,7 +30,7 @@ from icml26.scale.openvla import (
     run_libero,
 )
 from icml26.scale.tokenizer import ActionTokenizer
-from icml26.scale.training import Demonstrations, collect_demonstrations, train_bc
+from icml26.scale.training import collect_demonstrations, train_bc
 from icml26.scale.uncertainty import (
     UncertaintyState,
     action_logits,
@@ -54,17 +51,10 @@ __all__ = [
     "AmbiguousReach2DEnv",
     "AttentionTemperature",
     "BestOfN",
-    "DecodeInfo",
-    "Decoder",
-    "Demonstrations",
-    "EvalResult",
     "GreedyDecoder",
-    "KVCache",
-    "MultiHeadAttention",
     "OpenVLAAdapter",
     "ScaleConfig",
     "ScaleDecoder",
-    "SplitSpec",
     "TemperatureDecoder",
     "TinyARVLA",
     "TinyVLAAdapter",

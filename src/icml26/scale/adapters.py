@@ -90,16 +90,34 @@ class TinyVLAAdapter:
 
     def prefill(self, obs: Any, instruction: Any) -> tuple[torch.Tensor, Any]:
         """Encode the images and the instruction once (one prefix pass)."""
-        images = torch.as_tensor(np.asarray(obs) if not isinstance(obs, torch.Tensor) else obs)
-        instr = torch.as_tensor(
-            np.asarray(instruction) if not isinstance(instruction, torch.Tensor) else instruction
-        )
-        return self.model.prefill(images, instr)
+        images, instr = _tensor("obs", obs), _tensor("instruction", instruction)
+        try:
+            return self.model.prefill(images, instr)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"TinyVLAAdapter.prefill: obs or instruction rejected: {err}") from None
 
     def step(self, token: torch.Tensor, cache: Any) -> tuple[torch.Tensor, Any]:
         """One cached pass for the fed-back token."""
-        return self.model.step(token, cache)
+        try:
+            return self.model.step(_tensor("token", token), cache)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"TinyVLAAdapter.step: token or cache rejected: {err}") from None
 
     def detokenize(self, tokens: torch.Tensor) -> np.ndarray:
         """Token ids ``(B, K_a)`` -> normalised actions ``(B, K_a)`` in [-1, 1]."""
-        return self.tokenizer.decode(np.asarray(tokens))
+        try:
+            return self.tokenizer.decode(_tensor("tokens", tokens).detach().cpu().numpy())
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"TinyVLAAdapter.detokenize: tokens rejected: {err}") from None
+
+
+def _tensor(name: str, value: Any) -> torch.Tensor:
+    """``value`` as a tensor (arrays and nested lists convert); a TypeError naming ``name``."""
+    if isinstance(value, torch.Tensor):
+        return value
+    try:
+        return torch.as_tensor(np.asarray(value))
+    except (TypeError, ValueError, RuntimeError):
+        raise TypeError(
+            f"{name} must be a tensor or an array; got {type(value).__name__}."
+        ) from None

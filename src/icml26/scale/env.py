@@ -228,6 +228,10 @@ class AmbiguousReach2DEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Draw a new scene; returns ``(obs, info)``."""
+        if seed is not None:
+            check_positive_int(
+                "seed", seed, owner="AmbiguousReach2DEnv.reset", minimum=0, maximum=2**63 - 1
+            )
         super().reset(seed=seed)
         rng = self.np_random
         spec = SPLITS[self.split]
@@ -268,7 +272,7 @@ class AmbiguousReach2DEnv(gym.Env):
     def _free(self, p: tuple[int, int]) -> bool:
         return 0 <= p[0] < GRID and 0 <= p[1] < GRID and not self._scene["walls"][p[1], p[0]]
 
-    def move(self, position: tuple[int, int], dx: float, dy: float) -> tuple[int, int]:
+    def _move(self, position: tuple[int, int], dx: float, dy: float) -> tuple[int, int]:
         """The cell reached from ``position`` by the move (dx, dy) (slides along walls)."""
         m = (round(float(np.clip(dx, -1, 1))), round(float(np.clip(dy, -1, 1))))
         for trial in (m, (m[0], 0), (0, m[1])):
@@ -280,10 +284,10 @@ class AmbiguousReach2DEnv(gym.Env):
     def step(self, action: np.ndarray):
         """Apply (dx, dy, grip); returns ``(obs, reward, terminated, truncated, info)``."""
         if self._scene is None:
-            raise RuntimeError("AmbiguousReach2DEnv: call reset() before step().")
+            raise ValueError("AmbiguousReach2DEnv.step: no action can be applied before reset().")
         a = check_array("action", action, owner="AmbiguousReach2DEnv.step", shape=(3,))
         scene = self._scene
-        scene["agent"] = self.move(scene["agent"], a[0], a[1])
+        scene["agent"] = self._move(scene["agent"], a[0], a[1])
         scene["t"] += 1
         gripped = bool(a[2] > 0)
         success = gripped and scene["agent"] == scene["target"]

@@ -151,6 +151,14 @@ class VisionEncoder(nn.Module):
         return self.norm(x)
 
 
+def _check_ids(name: str, ids: torch.Tensor, stop: int, owner: str, start: int = 0) -> None:
+    """Token ids must be an integer tensor with values in [start, stop)."""
+    if ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
+        raise TypeError(f"{owner}: {name} must be an integer tensor; got dtype {ids.dtype}.")
+    if ids.numel() and bool(((ids < start) | (ids >= stop)).any()):
+        raise ValueError(f"{owner}: {name} must be ids in [{start}, {stop}).")
+
+
 class TinyARVLA(nn.Module):
     """Tiny autoregressive VLA: ViT -> projector -> causal decoder over discrete action tokens.
 
@@ -246,6 +254,8 @@ class TinyARVLA(nn.Module):
 
     def _pixels(self, images: torch.Tensor) -> torch.Tensor:
         check_tensor("images", images, owner="TinyARVLA", floating=False)
+        if images.is_complex() or images.dtype == torch.bool:
+            raise TypeError(f"TinyARVLA: images must be uint8 or real; got dtype {images.dtype}.")
         side = self.image_size
         if images.ndim != 4 or tuple(images.shape[1:]) != (side, side, 3):
             raise ValueError(
@@ -261,11 +271,7 @@ class TinyARVLA(nn.Module):
         check_tensor(
             "instructions", instructions, owner="TinyARVLA", floating=False, shape=(batch,)
         )
-        if bool(((instructions < 0) | (instructions >= self.n_instructions)).any()):
-            raise ValueError(
-                f"TinyARVLA: instructions must be ids in [0, {self.n_instructions}); "
-                f"got {instructions.tolist()}."
-            )
+        _check_ids("instructions", instructions, self.n_instructions, "TinyARVLA")
         return instructions.long()
 
     def _decode(self, x: torch.Tensor, cache: KVCache | None) -> tuple[torch.Tensor, KVCache]:
@@ -309,8 +315,7 @@ class TinyARVLA(nn.Module):
             floating=False,
             shape=(cache.keys[0].shape[0],),
         )
-        if bool(((tokens < 0) | (tokens >= self.vocab_size)).any()):
-            raise ValueError(f"TinyARVLA.step: tokens must be ids in [0, {self.vocab_size}).")
+        _check_ids("tokens", tokens, self.vocab_size, "TinyARVLA.step")
         x = self.embed(tokens.long())[:, None] + self.pos[:, position : position + 1]  # (B, 1, d)
         h, cache = self._decode(x, cache)
         return self.head(h[:, -1]), cache
@@ -325,6 +330,7 @@ class TinyARVLA(nn.Module):
             "action_tokens", action_tokens, owner="TinyARVLA", floating=False,
             shape=(B, self.n_action_tokens),
         )  # fmt: skip
+        _check_ids("action_tokens", action_tokens, self.vocab_size, "TinyARVLA")
         fed = action_tokens[:, :-1].long()  # a_1 .. a_{K_a - 1}
         if fed.numel():
             start = self.n_prefix

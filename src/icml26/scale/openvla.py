@@ -100,10 +100,16 @@ def load_openvla(
     check_one_of("dtype", dtype, ("bfloat16", "float16", "float32"), owner=owner)
     transformers = require("transformers", "scale", owner=owner)
     name = OPENVLA_LIBERO.get(str(suite_or_dir), str(suite_or_dir))
+    looks_like_hub_id = name.count("/") == 1 and not name.startswith(("/", "."))
+    if not (Path(name).is_dir() or looks_like_hub_id):
+        raise FileNotFoundError(f"{owner}: suite_or_dir {name!r} is no suite, folder or hub id.")
     kwargs: dict[str, Any] = {"trust_remote_code": True, "dtype": getattr(torch, dtype)}
     if attn_implementation is not None:
         kwargs["attn_implementation"] = attn_implementation
-    model = _auto_model_class(transformers).from_pretrained(name, **kwargs).to(device).eval()
+    try:
+        model = _auto_model_class(transformers).from_pretrained(name, **kwargs).to(device).eval()
+    except ValueError as err:  # e.g. an invalid hub id
+        raise ValueError(f"{owner}: suite_or_dir {name!r} could not be loaded: {err}") from None
     processor = None
     if load_processor:
         processor = transformers.AutoProcessor.from_pretrained(name, trust_remote_code=True)

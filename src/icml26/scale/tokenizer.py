@@ -65,7 +65,8 @@ class ActionTokenizer:
 
     def bins(self, token_ids: np.ndarray) -> np.ndarray:
         """Bin index in [0, n_bins - 2] of each token id (out-of-range ids clip)."""
-        ids = check_array("token_ids", token_ids, owner="ActionTokenizer.bins", dtype=np.int64)
+        ids = check_array("token_ids", token_ids, owner="ActionTokenizer.bins")
+        ids = np.clip(ids, -1, self.vocab_size + 1).round().astype(np.int64)  # far ids clip too
         return np.clip(self.vocab_size - ids - 1, 0, self.n_bins - 2)
 
     def decode(self, token_ids: np.ndarray) -> np.ndarray:
