@@ -140,7 +140,7 @@ def test_rewards_inside_trl_grpo_trainer(tmp_path):
             "prompt": ["rate image quality", "rate image"] * 2,
             "mos": [30.0, 70.0] * 2,
             "answer": ["A", "B"] * 2,
-        }  # fmt: skip
+        }
     )
     args = trl.GRPOConfig(
         output_dir=str(tmp_path / "out"), per_device_train_batch_size=4, num_generations=4,

@@ -13,8 +13,8 @@ from typing import Literal
 
 import numpy as np
 
-from icml26.core.validation import check_array, check_one_of
-from icml26.unipercept.items import VRItem
+from icml26.core.validation import check_array, check_one_of, check_positive_int
+from icml26.unipercept.items import VRItem, check_sequence
 
 __all__ = ["HandcraftedIQA", "handcrafted_features"]
 
@@ -81,7 +81,9 @@ class HandcraftedIQA:
         self.regressor = check_one_of(
             "regressor", regressor, ("ridge", "gbr"), owner="HandcraftedIQA"
         )
-        self.seed = seed
+        self.seed = check_positive_int(
+            "seed", seed, owner="HandcraftedIQA", minimum=0, maximum=2**32 - 1
+        )
 
     def fit(self, items: Sequence[VRItem]) -> HandcraftedIQA:
         """Fit the regressor on the items' features and MOS."""
@@ -110,7 +112,9 @@ class HandcraftedIQA:
 
     @staticmethod
     def _check(items: Sequence[VRItem]) -> list[VRItem]:
-        items = list(items) if not isinstance(items, str) else []
-        if not items or not all(isinstance(it, VRItem) for it in items):
-            raise TypeError("HandcraftedIQA: items must be a non-empty sequence of VRItem.")
+        items = check_sequence("items", items, "HandcraftedIQA", VRItem)
+        if any(min(it.image.shape[:2]) < 8 for it in items):
+            raise ValueError("HandcraftedIQA: items must hold images of at least 8 x 8 pixels.")
+        if len({it.image.shape for it in items}) != 1:
+            raise ValueError("HandcraftedIQA: items must share one image shape.")
         return items

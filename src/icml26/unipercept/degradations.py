@@ -72,6 +72,13 @@ def _pixelate(x: np.ndarray, s: float) -> np.ndarray:
     return np.repeat(np.repeat(means, block, axis=0), block, axis=1)[:h, :w]
 
 
+def _rng(rng: Seed, owner: str) -> np.random.Generator:
+    try:
+        return numpy_generator(rng)
+    except TypeError:
+        raise TypeError(f"{owner}: rng must be an int, a numpy/torch Generator or None.") from None
+
+
 def degrade(img: np.ndarray, kind: Kind, severity: float, rng: Seed = None) -> np.ndarray:
     """Apply one degradation of known severity to an (H, W, 3) float image in [0, 1].
 
@@ -102,7 +109,7 @@ def degrade(img: np.ndarray, kind: Kind, severity: float, rng: Seed = None) -> n
     if kind == "blur":
         out = _blur(x, s)
     elif kind == "noise":
-        noise = numpy_generator(rng).normal(0.0, 0.15 * s, size=x.shape)
+        noise = _rng(rng, "degrade").normal(0.0, 0.15 * s, size=x.shape)
         out = x + noise.astype(np.float32)
     elif kind == "jpeg":
         out = _jpeg(x, s)
@@ -119,7 +126,7 @@ def degrade(img: np.ndarray, kind: Kind, severity: float, rng: Seed = None) -> n
 def degrade_many(img: np.ndarray, severities: Mapping[str, float], rng: Seed = None) -> np.ndarray:
     """Apply several degradations in the fixed order of ``KINDS``."""
     quality_from_severity(severities)  # validates the kinds and severities
-    generator = numpy_generator(rng)
+    generator = _rng(rng, "degrade_many")
     out = check_image("img", img, "degrade_many")
     for kind in KINDS:
         if kind in severities:
@@ -133,7 +140,7 @@ def degrade_quadrant(
     """Degrade one quadrant only; the other three are returned unchanged."""
     x = check_image("img", img, "degrade_quadrant")
     check_one_of("quadrant", quadrant, QUADRANTS, owner="degrade_quadrant")
-    full = degrade(x, kind, severity, rng)
+    full = degrade(x, kind, severity, _rng(rng, "degrade_quadrant"))
     h, w = x.shape[0] // 2, x.shape[1] // 2
     rows = slice(0, h) if quadrant.startswith("top") else slice(h, None)
     cols = slice(0, w) if quadrant.endswith("left") else slice(w, None)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from icml26.unipercept.items import VQAItem, VRItem
+from icml26.unipercept.items import VQAItem, VRItem, check_sequence
 from icml26.unipercept.metrics import vqa_accuracy, vr_metrics
 
 __all__ = ["evaluate_vqa", "evaluate_vr"]
@@ -39,9 +39,7 @@ def evaluate_vr(
     """
     if not callable(getattr(model, "rate", None)):
         raise TypeError("evaluate_vr: model must have a rate(images, domain) method.")
-    items = list(dataset) if not isinstance(dataset, str) else []
-    if not items or not all(isinstance(it, VRItem) for it in items):
-        raise TypeError("evaluate_vr: dataset must be a non-empty sequence of VRItem.")
+    items = check_sequence("dataset", dataset, "evaluate_vr", VRItem)
     out = {}
     for domain in dict.fromkeys(it.domain for it in items):
         group = [it for it in items if it.domain == domain]
@@ -64,7 +62,7 @@ def evaluate_vqa(
     """First-letter accuracy of ``model.choose(items)`` overall and by domain/category/template."""
     if not callable(getattr(model, "choose", None)):
         raise TypeError("evaluate_vqa: model must have a choose(items) method.")
-    items = list(dataset) if not isinstance(dataset, str) else []
-    if not items or not all(hasattr(it, "answer") and hasattr(it, "options") for it in items):
+    items = check_sequence("dataset", dataset, "evaluate_vqa", object)
+    if not all(hasattr(it, "answer") and hasattr(it, "options") for it in items):
         raise TypeError("evaluate_vqa: dataset must be a non-empty sequence of VQAItem/BenchItem.")
     return vqa_accuracy(items, list(model.choose(items)), by=by)

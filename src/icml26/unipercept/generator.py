@@ -24,14 +24,23 @@ import numpy as np
 import torch
 from torch import nn
 
-from icml26.core.validation import Seed, check_positive_int, numpy_generator, torch_generator
+from icml26.core.validation import (
+    Seed,
+    check_array,
+    check_one_of,
+    check_positive_int,
+    numpy_generator,
+    torch_generator,
+)
 from icml26.unipercept.degradations import degrade_many, quality_from_severity
 from icml26.unipercept.ista import TEXTURE_WEIGHTS, ista_score
+from icml26.unipercept.items import check_image, check_sequence
 from icml26.unipercept.scenes import PROCEDURAL_MORPHOLOGIES, render_scene, sample_scene
 
 __all__ = ["IQA_KNOBS", "GaussianKnobPolicy", "render_iqa_knobs", "render_ista_knobs"]
 
 IQA_KNOBS: Final = ("blur", "noise", "jpeg")
+MAX_DRAWS: Final = 1_000_000  # largest batch * n one sample() call draws
 _TIERS: Final = tuple(
     tuple(m for m in PROCEDURAL_MORPHOLOGIES if TEXTURE_WEIGHTS.get(m) == w) for w in (1, 2, 3)
 )
@@ -57,7 +66,12 @@ class GaussianKnobPolicy(nn.Module):
     ) -> None:  # fmt: skip
         super().__init__()
         n_knobs = check_positive_int("n_knobs", n_knobs, owner="GaussianKnobPolicy", maximum=64)
-        mean = np.broadcast_to(np.asarray(init_mean, dtype=float), (n_knobs,))
+        try:
+            mean = np.broadcast_to(np.asarray(init_mean, dtype=float), (n_knobs,))
+        except (TypeError, ValueError):
+            raise ValueError(
+                "GaussianKnobPolicy: init_mean must be a float or n_knobs floats."
+            ) from None
         if not np.all(np.isfinite(mean)):
             raise ValueError("GaussianKnobPolicy: init_mean must be finite.")
         if not (isinstance(init_std, int | float) and 0 < init_std < 1e3):
@@ -66,7 +80,12 @@ class GaussianKnobPolicy(nn.Module):
             )
         self.mean = nn.Parameter(torch.tensor(mean, dtype=torch.float64))
         self.log_std = nn.Parameter(torch.full((n_knobs,), math.log(init_std), dtype=torch.float64))
-        self.generator = torch_generator(seed)
+        try:
+            self.generator = torch_generator(seed)
+        except TypeError:
+            raise TypeError(
+                "GaussianKnobPolicy: seed must be an int, a Generator or None."
+            ) from None
 
     def _queries(self, batch: Any) -> int:
         if isinstance(batch, bool) or not isinstance(batch, int):
@@ -77,6 +96,10 @@ class GaussianKnobPolicy(nn.Module):
         """(B, n, k) knob draws and their log-probabilities (B, n), no gradient."""
         b = self._queries(batch)
         n = check_positive_int("n", n, owner="GaussianKnobPolicy", maximum=4096)
+        if b * n > MAX_DRAWS:
+            raise ValueError(
+                f"GaussianKnobPolicy: batch * n must be at most {MAX_DRAWS}; got {b * n}."
+            )
         with torch.no_grad():
             noise = torch.randn(
                 b, n, self.mean.numel(), generator=self.generator, dtype=torch.float64
@@ -86,8 +109,16 @@ class GaussianKnobPolicy(nn.Module):
 
     def logprob(self, batch: int, actions: torch.Tensor) -> torch.Tensor:
         """log N(actions; mean, std^2) summed over knobs, (B, n)."""
-        self._queries(batch)
-        dist = torch.distributions.Normal(self.mean, self.log_std.exp())
+        b = self._queries(batch)
+        k = self.mean.numel()
+        if not isinstance(actions, torch.Tensor) or not actions.is_floating_point():
+            raise TypeError("GaussianKnobPolicy.logprob: actions must be a float tensor.")
+        if actions.ndim != 3 or actions.shape[0] != b or actions.shape[2] != k:
+            raise ValueError(f"GaussianKnobPolicy.logprob: actions must have shape ({b}, n, {k}).")
+        if not bool(torch.isfinite(actions).all()):
+            raise ValueError("GaussianKnobPolicy.logprob: actions must be finite.")
+        actions = actions.to(self.mean.dtype)
+        dist = torch.distributions.Normal(self.mean, self.log_std.exp(), validate_args=False)
         return dist.log_prob(actions).sum(dim=-1)
 
 
@@ -99,11 +130,11 @@ def render_iqa_knobs(
     knobs: np.ndarray, crops: Sequence[np.ndarray], seed: Seed = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Images and true quality for (m, 3) knobs: crop i % len(crops) degraded by sigmoid(knobs)."""
-    k = np.asarray(knobs, dtype=float)
-    if k.ndim != 2 or k.shape[1] != len(IQA_KNOBS) or not np.all(np.isfinite(k)):
-        raise ValueError(f"render_iqa_knobs: knobs must be a finite (m, 3) array; got {k.shape}.")
-    if not crops:
-        raise ValueError("render_iqa_knobs: crops must not be empty.")
+    k = check_array("knobs", knobs, owner="render_iqa_knobs", ndim=2)
+    if k.shape[1] != len(IQA_KNOBS):
+        raise ValueError(f"render_iqa_knobs: knobs must be an (m, 3) array; got {k.shape}.")
+    crops = check_sequence("crops", crops, "render_iqa_knobs", np.ndarray)
+    crops = [check_image("crops", c, "render_iqa_knobs") for c in crops]
     rng = numpy_generator(seed)
     severities = _sigmoid(k)
     images, truth = [], []
@@ -111,6 +142,8 @@ def render_iqa_knobs(
         sev = {kind: float(v) for kind, v in zip(IQA_KNOBS, s, strict=True)}
         images.append(degrade_many(crops[i % len(crops)], sev, rng))
         truth.append(quality_from_severity(sev))
+    if not images:
+        return np.zeros((0, *crops[0].shape), np.float32), np.zeros(0)
     return np.stack(images), np.asarray(truth)
 
 
@@ -118,9 +151,10 @@ def render_ista_knobs(
     knobs: np.ndarray, size: int, seed: Seed = None, split: str = "train"
 ) -> tuple[np.ndarray, np.ndarray]:
     """Images and true ISTA score for (m, 2) knobs (number of components, texture tier)."""
-    k = np.asarray(knobs, dtype=float)
-    if k.ndim != 2 or k.shape[1] != 2 or not np.all(np.isfinite(k)):
-        raise ValueError(f"render_ista_knobs: knobs must be a finite (m, 2) array; got {k.shape}.")
+    k = check_array("knobs", knobs, owner="render_ista_knobs", ndim=2)
+    if k.shape[1] != 2:
+        raise ValueError(f"render_ista_knobs: knobs must be an (m, 2) array; got {k.shape}.")
+    check_one_of("split", split, ("train", "val", "test"), owner="render_ista_knobs")
     size = check_positive_int("size", size, owner="render_ista_knobs", minimum=16, maximum=128)
     rng = numpy_generator(seed)
     images, truth = [], []
@@ -130,4 +164,6 @@ def render_ista_knobs(
         scene = sample_scene(rng, n, tier)
         images.append(render_scene(scene, size, rng, split))
         truth.append(float(ista_score(scene.annotation())))
+    if not images:
+        return np.zeros((0, size, size, 3), np.float32), np.zeros(0)
     return np.stack(images), np.asarray(truth)

@@ -47,6 +47,7 @@ __all__ = [
 ]
 
 MAX_GROUP = 1024  # largest group size n one step draws
+LOG_RATIO_CLAMP = 20.0  # exp(20) ~ 5e8: far outside any trust region, still finite
 
 
 @runtime_checkable
@@ -94,6 +95,10 @@ class PerceptPolicy:
 
     def log_probs(self, batch: PerceptBatch) -> torch.Tensor:
         """(B, 101) log pi(a | q); invalid actions get -inf."""
+        if not isinstance(batch, PerceptBatch):
+            raise TypeError(
+                f"PerceptPolicy: batch must be a PerceptBatch; got {type(batch).__name__}."
+            )
         return torch.log_softmax(self.model(batch), dim=-1)
 
     def sample(self, batch: PerceptBatch, n: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -108,7 +113,20 @@ class PerceptPolicy:
 
     def logprob(self, batch: PerceptBatch, actions: torch.Tensor) -> torch.Tensor:
         """log pi_theta(actions | q), (B, n), with gradient."""
-        return self.log_probs(batch).gather(1, actions)
+        logp_all = self.log_probs(batch)
+        if (
+            not isinstance(actions, torch.Tensor)
+            or actions.ndim != 2
+            or actions.is_floating_point()
+        ):
+            raise TypeError("PerceptPolicy.logprob: actions must be a (B, n) integer tensor.")
+        if actions.shape[0] != len(batch) or (
+            actions.numel() and (int(actions.min()) < 0 or int(actions.max()) > 100)
+        ):
+            raise ValueError(
+                "PerceptPolicy.logprob: actions must be (B, n) token indices in [0, 100]."
+            )
+        return logp_all.gather(1, actions.long())
 
 
 def group_advantages(rewards: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
@@ -124,6 +142,8 @@ def group_advantages(rewards: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
     """
     if not isinstance(rewards, torch.Tensor) or rewards.ndim != 2 or rewards.shape[1] < 2:
         raise ValueError("group_advantages: rewards must be a (B, n) tensor with n >= 2.")
+    if not rewards.is_floating_point():
+        rewards = rewards.double()
     if not torch.isfinite(rewards).all():
         raise ValueError("group_advantages: rewards must be finite.")
     eps = check_in_interval("eps", eps, low=0.0, owner="group_advantages")
@@ -146,21 +166,22 @@ def grpo_loss(
     """
     tensors = {"logp": logp, "logp_old": logp_old, "logp_ref": logp_ref, "advantages": advantages}
     for name, value in tensors.items():
-        if not isinstance(value, torch.Tensor):
-            raise TypeError(
-                f"grpo_loss: {name} must be a torch.Tensor; got {type(value).__name__}."
-            )
+        if not isinstance(value, torch.Tensor) or not value.is_floating_point():
+            raise TypeError(f"grpo_loss: {name} must be a floating-point torch.Tensor.")
         if value.shape != logp.shape:
             raise ValueError(f"grpo_loss: {name} must have the shape of logp {tuple(logp.shape)}.")
+    if logp.numel() == 0:
+        raise ValueError("grpo_loss: logp must hold at least one response.")
     clip_eps = check_in_interval(
         "clip_eps", clip_eps, low=0.0, high=1.0, closed="right", owner="grpo_loss"
     )
     beta = check_in_interval("beta", beta, low=0.0, high=1e3, owner="grpo_loss")
-    ratio = torch.exp(logp - logp_old)  # rho_{i,t}
+    # rho_{i,t}; log-ratios clamped to +-20 only so that absurd inputs stay finite (no NaN)
+    ratio = torch.exp(torch.clamp(logp - logp_old, -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP))
     unclipped = ratio * advantages
     clipped = torch.clamp(ratio, 1.0 - clip_eps, 1.0 + clip_eps) * advantages
     surrogate = torch.minimum(unclipped, clipped)
-    log_ratio_ref = logp_ref - logp
+    log_ratio_ref = torch.clamp(logp_ref - logp, -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP)
     kl = torch.exp(log_ratio_ref) - log_ratio_ref - 1.0  # k3 estimator of KL(pi_theta || pi_ref)
     loss = -(surrogate.mean() - beta * kl.mean())  # token-level mean: one token per response
     stats = {

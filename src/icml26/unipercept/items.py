@@ -18,6 +18,19 @@ __all__ = ["VQAItem", "VRItem", "check_image"]
 LETTERS = string.ascii_uppercase
 
 
+def check_sequence(
+    name: str, value: Any, owner: str, types: type | tuple[type, ...], *, allow_empty: bool = False
+) -> list[Any]:
+    """``value`` as a list after checking it is a list/tuple of ``types`` (not a string)."""
+    if isinstance(value, str | bytes) or not isinstance(value, list | tuple):
+        raise TypeError(f"{owner}: {name} must be a list or tuple; got {type(value).__name__}.")
+    if not value and not allow_empty:
+        raise ValueError(f"{owner}: {name} must not be empty.")
+    if not all(isinstance(v, types) for v in value):
+        raise TypeError(f"{owner}: {name} must hold {types} only.")
+    return list(value)
+
+
 def check_image(name: str, image: Any, owner: str) -> np.ndarray:
     """An (H, W, 3) float image with values in [0, 1] (float32), else a clear error."""
     if not isinstance(image, np.ndarray):
@@ -66,6 +79,8 @@ class VRItem:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "image", check_image("image", self.image, "VRItem"))
+        if not isinstance(self.domain, str):
+            raise TypeError(f"VRItem: domain must be a str; got {type(self.domain).__name__}.")
         if self.domain not in ("IAA", "IQA", "ISTA"):
             raise ValueError(f"VRItem: domain must be one of IAA, IQA, ISTA; got {self.domain!r}.")
         if isinstance(self.mos, bool) or not isinstance(self.mos, int | float | np.number):
@@ -127,6 +142,13 @@ class VQAItem:
             raise ValueError(
                 f"VQAItem: template must be one of {TEMPLATES}; got {self.template!r}."
             )
+        if isinstance(self.options, str) or not isinstance(self.options, list | tuple):
+            raise TypeError("VQAItem: options must be a tuple of option texts.")
+        if not isinstance(self.answer, str):
+            raise TypeError(f"VQAItem: answer must be a letter; got {type(self.answer).__name__}.")
+        for field_name in ("domain", "category", "criterion", "template", "question"):
+            if not isinstance(getattr(self, field_name), str):
+                raise TypeError(f"VQAItem: {field_name} must be a str.")
         options = tuple(self.options)
         if not 2 <= len(options) <= 4 or not all(isinstance(o, str) and o for o in options):
             raise ValueError(f"VQAItem: options must be 2-4 non-empty strings; got {options!r}.")

@@ -156,10 +156,10 @@ def vqa_accuracy(
     >>> vqa_accuracy(items, ["A", "a"], by=("domain",))["domain"]
     {'IQA': 0.5}
     """
-    items = list(items) if not isinstance(items, str) else []
-    preds = list(preds) if not isinstance(preds, str) else [preds]
-    if not items:
-        raise ValueError("vqa_accuracy: items must not be empty.")
+    from icml26.unipercept.items import check_sequence
+
+    items = check_sequence("items", items, "vqa_accuracy", object)
+    preds = check_sequence("preds", preds, "vqa_accuracy", str, allow_empty=True)
     fields = ("answer", "domain", "category", "criterion", "template")
     if not all(all(hasattr(it, f) for f in fields) for it in items):
         raise TypeError(f"vqa_accuracy: items must be VQAItem-like (with {', '.join(fields)}).")
@@ -170,7 +170,7 @@ def vqa_accuracy(
             f"vqa_accuracy: preds must have one reply per item; got {len(preds)} for {len(items)}."
         )
     allowed = ("domain", "category", "criterion", "template")
-    if isinstance(by, str) or not all(b in allowed for b in by):
+    if isinstance(by, str) or not isinstance(by, list | tuple) or not all(b in allowed for b in by):
         raise ValueError(f"vqa_accuracy: by must be a sequence of {allowed}; got {by!r}.")
     correct = [parse_choice(p) == it.answer for it, p in zip(items, preds, strict=True)]
     result: dict[str, Any] = {"overall": float(np.mean(correct))}

@@ -29,7 +29,7 @@ from torch import nn
 
 from icml26.core.validation import check_positive_int, numpy_generator
 from icml26.core.weights import seeded_default_init
-from icml26.unipercept.items import LETTERS, VQAItem, VRItem, check_image
+from icml26.unipercept.items import LETTERS, VQAItem, VRItem, check_image, check_sequence
 from icml26.unipercept.taxonomy import DOMAINS, TEMPLATES, Taxonomy
 from icml26.unipercept.tokens import N_SCORES
 
@@ -70,11 +70,38 @@ class PerceptBatch:
     target: torch.Tensor
     mos: torch.Tensor
 
+    def __post_init__(self) -> None:
+        rows = None
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if not isinstance(value, torch.Tensor) or value.ndim == 0:
+                raise TypeError(f"PerceptBatch: {name} must be a torch.Tensor with a batch axis.")
+            if rows is not None and value.shape[0] != rows:
+                raise ValueError(
+                    f"PerceptBatch: {name} must have {rows} rows; got {value.shape[0]}."
+                )
+            rows = value.shape[0]
+        if (
+            self.images.ndim != 4
+            or self.images.shape[1] != 3
+            or not self.images.is_floating_point()
+        ):
+            raise ValueError("PerceptBatch: images must be a float (B, 3, H, W) tensor.")
+        if (
+            tuple(self.option_ids.shape[1:]) != (MAX_OPTIONS,)
+            or self.option_mask.shape != self.option_ids.shape
+        ):
+            raise ValueError("PerceptBatch: option_ids and option_mask must be (B, 4).")
+
     def __len__(self) -> int:
         return int(self.images.shape[0])
 
-    def subset(self, index: torch.Tensor | slice) -> PerceptBatch:
-        """The rows ``index`` of the batch."""
+    def subset(self, index: torch.Tensor) -> PerceptBatch:
+        """The rows ``index`` (a 1-D integer tensor) of the batch."""
+        if not isinstance(index, torch.Tensor) or index.ndim != 1 or index.is_floating_point():
+            raise TypeError("PerceptBatch.subset: index must be a 1-D integer tensor.")
+        if index.numel() and (int(index.min()) < -len(self) or int(index.max()) >= len(self)):
+            raise ValueError(f"PerceptBatch.subset: index must lie in [0, {len(self)}).")
         return PerceptBatch(**{k: getattr(self, k)[index] for k in self.__dataclass_fields__})
 
     @property
@@ -122,13 +149,12 @@ class TinyPercept(nn.Module):
             raise TypeError("TinyPercept: option_vocab must be a non-empty sequence of strings.")
         if len(set(vocab)) != len(vocab):
             raise ValueError("TinyPercept: option_vocab must not repeat an option.")
-        if isinstance(channels, str | bytes) or len(tuple(channels)) != 4:
+        if not isinstance(channels, list | tuple) or len(channels) != 4:
             raise ValueError(f"TinyPercept: channels must be 4 integers; got {channels!r}.")
         channels = tuple(check_positive_int("channels", c, owner="TinyPercept", maximum=512)
                          for c in channels)  # fmt: skip
         d_model = check_positive_int("d_model", d_model, owner="TinyPercept", maximum=2048)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError(f"TinyPercept: seed must be an int; got {type(seed).__name__}.")
+        seed = check_positive_int("seed", seed, owner="TinyPercept", minimum=0, maximum=2**62)
         self.option_vocab = vocab
         self.channels = channels
         self.d_model = d_model
@@ -171,6 +197,12 @@ class TinyPercept(nn.Module):
 
     def features(self, batch: PerceptBatch) -> torch.Tensor:
         """The fused trunk state h of every row, (B, d_model)."""
+        if not isinstance(batch, PerceptBatch):
+            raise TypeError(
+                f"TinyPercept: batch must be a PerceptBatch; got {type(batch).__name__}."
+            )
+        if min(batch.images.shape[2:]) < 4:
+            raise ValueError("TinyPercept: batch images must be at least 4 x 4 pixels.")
         fmap = self.encoder(batch.images * 2.0 - 1.0)  # (B, C, H', W')
         pooled = torch.cat(
             [fmap.mean(dim=(2, 3)), fmap.std(dim=(2, 3), correction=0)], dim=1
@@ -215,6 +247,12 @@ class TinyPercept(nn.Module):
     @torch.no_grad()
     def expected_scores(self, items: Sequence[VRItem], batch_size: int = 256) -> np.ndarray:
         """Token-As-Score expectation sum_s s softmax(logits)[s] of rating items."""
+        items = check_sequence(
+            "items", items, "TinyPercept.expected_scores", VRItem, allow_empty=True
+        )
+        batch_size = check_positive_int(
+            "batch_size", batch_size, owner="TinyPercept", maximum=65536
+        )
         was_training = self.training
         self.eval()
         out = []
@@ -228,6 +266,10 @@ class TinyPercept(nn.Module):
     @torch.no_grad()
     def choose(self, items: Sequence[VQAItem], batch_size: int = 256) -> list[str]:
         """The most likely option letter of each question item (greedy decoding)."""
+        items = check_sequence("items", items, "TinyPercept.choose", VQAItem, allow_empty=True)
+        batch_size = check_positive_int(
+            "batch_size", batch_size, owner="TinyPercept", maximum=65536
+        )
         was_training = self.training
         self.eval()
         letters: list[str] = []
@@ -244,6 +286,11 @@ class TinyPercept(nn.Module):
         """Write ``config.json`` and ``model.safetensors`` to the folder ``path``."""
         from safetensors.torch import save_file
 
+        if not isinstance(path, str | Path):
+            raise TypeError(
+                "TinyPercept.save_pretrained: path must be a str or Path; "
+                f"got {type(path).__name__}."
+            )
         folder = Path(path)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "config.json").write_text(json.dumps(self.config()))
@@ -278,11 +325,9 @@ def encode_items(items: Sequence[VRItem | VQAItem], model: TinyPercept) -> Perce
     """
     if not isinstance(model, TinyPercept):
         raise TypeError(f"encode_items: model must be a TinyPercept; got {type(model).__name__}.")
-    items = list(items)
-    if not items:
-        raise ValueError("encode_items: items must not be empty.")
-    shapes = {it.image.shape for it in items if isinstance(it, VRItem | VQAItem)}
-    if len(shapes) != 1 or not all(isinstance(it, VRItem | VQAItem) for it in items):
+    items = check_sequence("items", items, "encode_items", (VRItem, VQAItem))
+    shapes = {it.image.shape for it in items}
+    if len(shapes) != 1:
         raise ValueError("encode_items: items must be VRItem/VQAItem of one image shape.")
     ids = model._ids
     n_cat, n_crit = len(ids["category"]), len(ids["criterion"])

@@ -175,7 +175,7 @@ def make_iqa_vqa(
     ['Distortion Type', 'Distortion Severity', 'Distortion Location']
     """
     n, size = _check(n, size, split, "make_iqa_vqa")
-    if isinstance(questions, str) or not questions:
+    if not isinstance(questions, list | tuple) or not questions:
         raise ValueError("make_iqa_vqa: questions must be a non-empty tuple of question kinds.")
     for q in questions:
         check_one_of("questions", q, ("type", "severity", "location"), owner="make_iqa_vqa")

@@ -319,12 +319,22 @@ def load_vr_folder(
     """
     import csv
 
+    for name, value in (("folder", folder), ("labels", labels)):
+        if not isinstance(value, str | Path):
+            raise TypeError(
+                f"load_vr_folder: {name} must be a str or Path; got {type(value).__name__}."
+            )
+    if not isinstance(mos_range, list | tuple) or len(mos_range) != 2:
+        raise TypeError("load_vr_folder: mos_range must be a (low, high) pair.")
     root = Path(folder)
     table = root / labels
     if not table.is_file():
         raise FileNotFoundError(f"load_vr_folder: no {labels} in {root}")
-    lo, hi = (float(v) for v in mos_range)
-    if not hi > lo:
+    try:
+        lo, hi = (float(v) for v in mos_range)
+    except (TypeError, ValueError):
+        raise TypeError("load_vr_folder: mos_range must hold two numbers.") from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
         raise ValueError(
             f"load_vr_folder: mos_range must be (low, high) with high > low; got {mos_range!r}."
         )

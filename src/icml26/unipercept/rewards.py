@@ -47,6 +47,19 @@ def completion_text(completion: Any) -> str:
     )
 
 
+def _check_completions(completions: Any, owner: str) -> list[Any]:
+    if isinstance(completions, str) or not isinstance(completions, list | tuple):
+        raise TypeError(f"{owner}: completions must be a list of replies.")
+    for c in completions:
+        try:
+            completion_text(c)
+        except TypeError:
+            raise TypeError(
+                f"{owner}: completions must hold strings or chat message lists."
+            ) from None
+    return list(completions)
+
+
 def _scores(name: str, value: Any, owner: str) -> np.ndarray:
     array = check_array(name, value, owner=owner)
     if array.size and (array.min() < 0.0 or array.max() > 100.0):
@@ -68,8 +81,12 @@ def _pair(pred: Any, gt: Any, owner: str) -> tuple[np.ndarray, np.ndarray, bool]
 def _trl_targets(columns: dict[str, Any], owner: str, keys: tuple[str, ...]) -> list[Any]:
     for key in keys:
         if key in columns:
+            if isinstance(columns[key], str) or not isinstance(columns[key], list | tuple):
+                raise TypeError(f"{owner}: with completions, the column {key} must be a list.")
             return list(columns[key])
-    raise ValueError(f"{owner}: as a TRL reward it needs a dataset column {' or '.join(keys)}.")
+    raise ValueError(
+        f"{owner}: with completions (TRL mode) it needs a dataset column {' or '.join(keys)}."
+    )
 
 
 def _agsr(e: np.ndarray, sigma0: float, alpha: float) -> np.ndarray:
@@ -112,6 +129,7 @@ def agsr_reward(
     sigma0 = check_in_interval("sigma0", sigma0, low=0.0, closed="neither", owner="agsr_reward")
     alpha = check_in_interval("alpha", alpha, low=0.0, owner="agsr_reward")
     if completions is not None:
+        completions = _check_completions(completions, "agsr_reward")
         targets = _trl_targets(columns, "agsr_reward", ("mos", "gt"))
         if len(targets) != len(completions):
             raise ValueError("agsr_reward: completions and the mos column must have one length.")
@@ -154,6 +172,7 @@ def threshold_reward(
     """
     eps = check_in_interval("eps", eps, low=0.0, closed="neither", owner="threshold_reward")
     if completions is not None:
+        completions = _check_completions(completions, "threshold_reward")
         targets = _trl_targets(columns, "threshold_reward", ("mos", "gt"))
         if len(targets) != len(completions):
             raise ValueError(
@@ -196,6 +215,7 @@ def vqa_reward(
     (1.0, 0.0)
     """
     if completions is not None:
+        completions = _check_completions(completions, "vqa_reward")
         answers = _trl_targets(columns, "vqa_reward", ("answer",))
         if len(answers) != len(completions):
             raise ValueError("vqa_reward: completions and the answer column must have one length.")
@@ -209,6 +229,9 @@ def vqa_reward(
         raise TypeError("vqa_reward: pred_letter and gt_letter are required.")
     if isinstance(pred_letter, str) or isinstance(gt_letter, str):
         raise TypeError("vqa_reward: pred_letter and gt_letter must both be str or both sequences.")
+    for name, value in (("pred_letter", pred_letter), ("gt_letter", gt_letter)):
+        if not isinstance(value, list | tuple):
+            raise TypeError(f"vqa_reward: {name} must be a str or a list of str.")
     preds, gts = list(pred_letter), list(gt_letter)
     if len(preds) != len(gts):
         raise ValueError(

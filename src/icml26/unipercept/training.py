@@ -47,13 +47,11 @@ class DAPTHistory:
 
 
 def _check_data(data: Sequence[VRItem | VQAItem], owner: str) -> list[VRItem | VQAItem]:
-    if isinstance(data, str) or not isinstance(data, Sequence):
-        raise TypeError(f"{owner}: data must be a sequence of VRItem/VQAItem.")
-    items = list(data)
-    if not items:
-        raise ValueError(f"{owner}: data must not be empty.")
-    if not all(isinstance(it, VRItem | VQAItem) for it in items):
-        raise TypeError(f"{owner}: data must hold VRItem/VQAItem only.")
+    from icml26.unipercept.items import check_sequence
+
+    items = check_sequence("data", data, owner, (VRItem, VQAItem))
+    if len({it.image.shape for it in items}) != 1:
+        raise ValueError(f"{owner}: data must hold items of one image shape.")
     return items
 
 
