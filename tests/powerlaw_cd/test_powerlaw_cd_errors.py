@@ -76,9 +76,9 @@ def test_unknown_fdr_method():
 def test_pvalues_outside_unit_interval_and_shape_mismatches():
     with pytest.raises(ValueError, match=r"pvalues must be in \[0, 1\]"):
         benjamini_hochberg([0.1, 1.2])
-    with pytest.raises(ValueError, match="adjacency must be square"):
+    with pytest.raises(ValueError, match="adjacency must be a square 2-D array"):
         make_acyclic(np.ones((2, 3)), np.ones((2, 3)))
-    with pytest.raises(ValueError, match="adjacencies must be square of the same shape"):
+    with pytest.raises(ValueError, match=r"adj_est must have the shape of adj_true \(2, 2\)"):
         f1_tnr(np.ones((2, 2)), np.ones((3, 3)))
 
 

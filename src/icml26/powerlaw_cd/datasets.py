@@ -7,6 +7,7 @@ code expects (tests use synthetic stand-ins in the same layout).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,7 @@ import numpy as np
 
 from icml26.core import check_positive_int, require
 from icml26.powerlaw_cd.features import as_series
+from icml26.powerlaw_cd.graph import check_adjacency
 from icml26.powerlaw_cd.metrics import f1_tnr
 from icml26.powerlaw_cd.pairwise import CDResult
 
@@ -59,6 +61,39 @@ class Dataset:
     adjacency: np.ndarray
     names: tuple[str, ...]
 
+    def __post_init__(self) -> None:
+        owner = "Dataset"
+        X = as_series(self.X, owner=owner, min_vars=1)
+        adjacency = check_adjacency("adjacency", self.adjacency, owner=owner).astype(int)
+        if adjacency.shape != (X.shape[0],) * 2:
+            raise ValueError(
+                f"{owner}: adjacency must be ({X.shape[0]}, {X.shape[0]}) for {X.shape[0]} "
+                f"series; got {adjacency.shape}."
+            )
+        if isinstance(self.names, str) or not all(isinstance(n, str) for n in self.names):
+            raise TypeError(f"{owner}: names must be a tuple of strings; got {self.names!r}.")
+        if len(self.names) != X.shape[0]:
+            raise ValueError(
+                f"{owner}: names must name the {X.shape[0]} series; got {len(self.names)}."
+            )
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "adjacency", adjacency)
+        object.__setattr__(self, "names", tuple(self.names))
+
+
+def _path(name: str, value: object, *, owner: str) -> Path:
+    if not isinstance(value, str | os.PathLike):
+        raise TypeError(f"{owner}: {name} must be a path (str or PathLike); got {value!r}.")
+    return Path(value)
+
+
+def _numbers(frame, name: str, *, owner: str) -> np.ndarray:  # frame: pandas.DataFrame
+    """The frame's values as float64 (N, T): one row per column."""
+    try:
+        return frame.to_numpy(dtype=np.float64).T
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{owner}: {name} must hold numbers only; {err}.") from None
+
 
 def _read_csv(path: Path):  # -> pandas.DataFrame
     import pandas as pd
@@ -66,20 +101,24 @@ def _read_csv(path: Path):  # -> pandas.DataFrame
     return pd.read_csv(path)
 
 
-def _truth(truth: Path, names: tuple[str, ...]) -> np.ndarray:
+def _truth(truth: Path, names: tuple[str, ...], *, owner: str, name: str) -> np.ndarray:
+    """The truth file's (N, N) adjacency; ``name`` is the caller's parameter that led to it."""
     n = len(names)
     if truth.suffix == ".npy":
-        adjacency = np.load(truth, allow_pickle=False)
+        try:
+            adjacency = np.load(truth, allow_pickle=False)
+        except ValueError as err:
+            raise ValueError(f"{owner}: {name}: {truth.name} is no numeric array: {err}") from None
         if adjacency.shape != (n, n):
             raise ValueError(
-                f"load_csv_with_truth: truth must be ({n}, {n}) for {n} columns; "
+                f"{owner}: {name}: {truth.name} must be ({n}, {n}) for {n} columns; "
                 f"got {adjacency.shape}."
             )
-        return (adjacency != 0).astype(int)
+        return (check_adjacency(name, adjacency, owner=owner)).astype(int)
     edges = _read_csv(truth)
     if list(edges.columns[:2]) != ["cause", "effect"]:
         raise ValueError(
-            "load_csv_with_truth: an edge-list CSV must have columns 'cause,effect'; "
+            f"{owner}: {name}: an edge-list CSV must have columns 'cause,effect'; "
             f"got {list(edges.columns)}."
         )
     index = {name: k for k, name in enumerate(names)}
@@ -89,7 +128,7 @@ def _truth(truth: Path, names: tuple[str, ...]) -> np.ndarray:
             adjacency[index[str(cause)], index[str(effect)]] = 1
         except KeyError as err:
             raise ValueError(
-                f"load_csv_with_truth: edge {cause} -> {effect} names an unknown column {err}; "
+                f"{owner}: {name}: edge {cause} -> {effect} names an unknown column {err}; "
                 f"columns are {list(names)}."
             ) from None
     return adjacency
@@ -124,10 +163,12 @@ def load_csv_with_truth(csv: str | Path, truth: str | Path) -> Dataset:
     >>> load_csv_with_truth(d / "x.csv", d / "g.csv").adjacency.tolist()
     [[0, 1], [0, 0]]
     """
-    frame = _read_csv(Path(csv))
+    owner = "load_csv_with_truth"
+    csv_path, truth_path = _path("csv", csv, owner=owner), _path("truth", truth, owner=owner)
+    frame = _read_csv(csv_path)
     names = tuple(str(c) for c in frame.columns)
-    X = as_series(frame.to_numpy(dtype=np.float64).T, owner="load_csv_with_truth")
-    return Dataset(X, _truth(Path(truth), names), names)
+    X = as_series(_numbers(frame, "csv", owner=owner), owner=owner)
+    return Dataset(X, _truth(truth_path, names, owner=owner, name="truth"), names)
 
 
 def load_rivers(directory: str | Path) -> Dataset:
@@ -158,14 +199,16 @@ def load_rivers(directory: str | Path) -> Dataset:
     """
     import pandas as pd
 
+    owner = "load_rivers"
+    folder = _path("directory", directory, owner=owner)
     frames = []
     for split in RIVERS_SPLITS:
-        frame = _read_csv(Path(directory) / split)
+        frame = _read_csv(folder / split)
         missing = [c for c in RIVERS_COLUMNS if c not in frame.columns]
         if missing:
-            raise ValueError(f"load_rivers: {split} lacks columns {missing}.")
+            raise ValueError(f"{owner}: directory's {split} lacks columns {missing}.")
         frames.append(frame[list(RIVERS_COLUMNS)])
-    X = as_series(pd.concat(frames).to_numpy(dtype=np.float64).T, owner="load_rivers")
+    X = as_series(_numbers(pd.concat(frames), "directory", owner=owner), owner=owner)
     adjacency = np.zeros((6, 6), dtype=int)
     for cause, effect in RIVERS_EDGES:
         adjacency[cause, effect] = 1
@@ -199,14 +242,15 @@ def load_airquality(directory: str | Path) -> Dataset:
     """
     import pandas as pd
 
-    folder = Path(directory)
+    owner = "load_airquality"
+    folder = _path("directory", directory, owner=owner)
     paths = sorted(folder.glob("*.csv"))
     if not paths:
-        raise FileNotFoundError(f"load_airquality: no CSV file in {folder}.")
+        raise FileNotFoundError(f"{owner}: no CSV file in directory {str(folder)!r}.")
     frame = pd.concat([_read_csv(p).iloc[:, 1:] for p in paths])
     names = tuple(str(c) for c in frame.columns)
-    X = as_series(frame.to_numpy(dtype=np.float64).T, owner="load_airquality")
-    adjacency = _truth(folder / "gc_real.npy", names)
+    X = as_series(_numbers(frame, "directory", owner=owner), owner=owner)
+    adjacency = _truth(folder / "gc_real.npy", names, owner=owner, name="directory")
     np.fill_diagonal(adjacency, 0)
     return Dataset(X, adjacency, names)
 
@@ -267,6 +311,8 @@ def windowed_scores(
 
     Raises
     ------
+    TypeError
+        If ``dataset`` is not a Dataset or ``method`` is not callable or returns no CDResult.
     ValueError
         If ``window`` exceeds the series length.
 
@@ -278,7 +324,12 @@ def windowed_scores(
     >>> windowed_scores(data, lambda X: granger_pairwise(X, max_lags=5)).shape
     (2, 2)
     """
-    window = check_positive_int("window", window, owner="windowed_scores")
+    owner = "windowed_scores"
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"{owner}: dataset must be a Dataset; got {type(dataset).__name__}.")
+    if not callable(method):
+        raise TypeError(f"{owner}: method must be callable; got {method!r}.")
+    window = check_positive_int("window", window, owner=owner)
     n_win = dataset.X.shape[1] // window
     if n_win == 0:
         raise ValueError(
@@ -287,5 +338,7 @@ def windowed_scores(
     scores = []
     for k in range(n_win):
         result = method(dataset.X[:, k * window : (k + 1) * window])
+        if not isinstance(result, CDResult):
+            raise TypeError(f"{owner}: method must return a CDResult; got {type(result).__name__}.")
         scores.append(f1_tnr(dataset.adjacency, result.adjacency))
     return np.array(scores)

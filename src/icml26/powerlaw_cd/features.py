@@ -63,25 +63,44 @@ def as_series(X: object, *, owner: str, min_vars: int = 2) -> np.ndarray:
     return arr
 
 
+MAX_WINDOW = 2**24  # window_frequencies: samples per window (a 128 MiB frequency grid)
+
+
 def n_windows(length: int, window: int, stride: int) -> int:
     """Number of windows n_w = ⌊(T - W)/s⌋ + 1 (0 when T < W).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``length`` is not an integer >= 0 or ``window``/``stride`` not an integer >= 1.
 
     Example
     -------
     >>> n_windows(5000, 50, 1)
     4951
     """
+    length = check_positive_int("length", length, owner="n_windows", minimum=0)
+    window = check_positive_int("window", window, owner="n_windows")
+    stride = check_positive_int("stride", stride, owner="n_windows")
     return 0 if length < window else (length - window) // stride + 1
 
 
 def window_frequencies(window: int, fmin: float = 1e-5) -> np.ndarray:
     """Frequencies f_m = m/W, m = 0..⌊W/2⌋-1, that exceed ``fmin`` (the DC bin is dropped).
 
+    Raises
+    ------
+    TypeError, ValueError
+        If ``window`` is not an integer in ``[1, MAX_WINDOW = 2**24]`` or ``fmin`` is negative
+        or NaN.
+
     Example
     -------
     >>> window_frequencies(50).size
     24
     """
+    window = check_positive_int("window", window, owner="window_frequencies", maximum=MAX_WINDOW)
+    fmin = check_in_interval("fmin", fmin, low=0.0, owner="window_frequencies")
     f = np.arange(window // 2) / window
     return f[f > fmin]
 

@@ -56,10 +56,36 @@ def benjamini_hochberg(pvalues: object, alpha: float = 0.05) -> np.ndarray:
     return tested & (p <= finite[passed[-1]])
 
 
+def check_adjacency(name: str, adjacency: object, *, owner: str) -> np.ndarray:
+    """``adjacency`` as a boolean (N, N) edge mask (nonzero entries are edges).
+
+    Raises
+    ------
+    TypeError
+        If it is not numeric.
+    ValueError
+        If it is not a finite square 2-D array.
+
+    Example
+    -------
+    >>> check_adjacency("A", [[0, 2], [0, 0]], owner="demo").tolist()
+    [[False, True], [False, False]]
+    """
+    A = check_array(name, adjacency, owner=owner, dtype=np.float64)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"{owner}: {name} must be a square 2-D array; got shape {A.shape}.")
+    return A != 0
+
+
 def find_cycle(adjacency: np.ndarray) -> list[tuple[int, int]] | None:
     """A directed cycle of ``adjacency`` (A[j, i] = 1 means j → i) as its edges, or None.
 
     Depth-first search from node 0, 1, ... in index order, successors in index order.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``adjacency`` is not a finite square numeric array.
 
     Example
     -------
@@ -67,7 +93,11 @@ def find_cycle(adjacency: np.ndarray) -> list[tuple[int, int]] | None:
     >>> find_cycle(np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]]))
     [(0, 1), (1, 2), (2, 0)]
     """
-    A = np.asarray(adjacency) != 0
+    A = check_adjacency("adjacency", adjacency, owner="find_cycle")
+    return _find_cycle(A)
+
+
+def _find_cycle(A: np.ndarray) -> list[tuple[int, int]] | None:
     n = A.shape[0]
     state = np.zeros(n, dtype=int)  # 0 unvisited, 1 on the stack, 2 done
     for root in range(n):
@@ -94,12 +124,17 @@ def find_cycle(adjacency: np.ndarray) -> list[tuple[int, int]] | None:
 def is_dag(adjacency: object) -> bool:
     """True when the directed graph has no cycle (self-loops count as cycles).
 
+    Raises
+    ------
+    TypeError, ValueError
+        If ``adjacency`` is not a finite square numeric array.
+
     Example
     -------
     >>> is_dag([[0, 1], [0, 0]]), is_dag([[0, 1], [1, 0]])
     (True, False)
     """
-    return find_cycle(np.asarray(adjacency)) is None
+    return _find_cycle(check_adjacency("adjacency", adjacency, owner="is_dag")) is None
 
 
 def make_acyclic(adjacency: object, pvalues: object) -> np.ndarray:
@@ -119,8 +154,10 @@ def make_acyclic(adjacency: object, pvalues: object) -> np.ndarray:
 
     Raises
     ------
+    TypeError
+        If an array is not numeric.
     ValueError
-        If the arrays are not square or their shapes differ.
+        If ``adjacency`` is not finite and square or the shapes differ.
 
     Example
     -------
@@ -129,15 +166,15 @@ def make_acyclic(adjacency: object, pvalues: object) -> np.ndarray:
     >>> make_acyclic(A, np.array([[np.nan, 0.01], [0.04, np.nan]])).tolist()
     [[0, 1], [0, 0]]
     """
-    A = (np.asarray(adjacency) != 0).astype(int)
-    P = np.asarray(pvalues, dtype=np.float64)
-    if A.ndim != 2 or A.shape[0] != A.shape[1] or P.shape != A.shape:
+    owner = "make_acyclic"
+    A = check_adjacency("adjacency", adjacency, owner=owner).astype(int)
+    P = check_array("pvalues", pvalues, owner=owner, finite=False)  # NaN: untested
+    if P.shape != A.shape:
         raise ValueError(
-            "make_acyclic: adjacency must be square and pvalues of the same shape; "
-            f"got {A.shape} and {P.shape}."
+            f"{owner}: pvalues must have the shape of adjacency {A.shape}; got {P.shape}."
         )
     P = np.where(np.isnan(P), 1.0, P)
-    while (cycle := find_cycle(A)) is not None:
+    while (cycle := _find_cycle(A != 0)) is not None:
         worst = max(cycle, key=lambda edge: P[edge])
         A[worst] = 0
     return A

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml26.powerlaw_cd.graph import check_adjacency
+
 __all__ = ["f1_tnr"]
 
 
@@ -26,19 +28,21 @@ def f1_tnr(adj_true: object, adj_est: object, ignore_diagonal: bool = True) -> t
 
     Raises
     ------
+    TypeError
+        If an adjacency is not numeric.
     ValueError
-        If the shapes differ or are not square.
+        If an adjacency is not finite and square, or the shapes differ.
 
     Example
     -------
     >>> f1_tnr([[0, 1], [0, 0]], [[0, 1], [1, 0]])
     (0.6666666666666666, 0.0)
     """
-    t = np.asarray(adj_true) != 0
-    e = np.asarray(adj_est) != 0
-    if t.ndim != 2 or t.shape[0] != t.shape[1] or e.shape != t.shape:
+    t = check_adjacency("adj_true", adj_true, owner="f1_tnr")
+    e = check_adjacency("adj_est", adj_est, owner="f1_tnr")
+    if e.shape != t.shape:
         raise ValueError(
-            f"f1_tnr: adjacencies must be square of the same shape; got {t.shape} and {e.shape}."
+            f"f1_tnr: adj_est must have the shape of adj_true {t.shape}; got {e.shape}."
         )
     mask = ~np.eye(t.shape[0], dtype=bool) if ignore_diagonal else np.ones(t.shape, dtype=bool)
     t, e = t[mask], e[mask]

@@ -19,7 +19,7 @@ from threadpoolctl import threadpool_limits
 from icml26.core import check_array, check_in_interval, check_one_of, check_positive_int
 from icml26.powerlaw_cd.features import as_series, n_windows, powerlaw_features
 from icml26.powerlaw_cd.graph import benjamini_hochberg, make_acyclic
-from icml26.powerlaw_cd.wald import var_wald_test
+from icml26.powerlaw_cd.wald import _var_wald_test
 
 __all__ = ["CDResult", "granger_on_features", "granger_pairwise", "placy"]
 
@@ -129,7 +129,7 @@ def granger_on_features(
                 if i == j:
                     continue
                 try:
-                    pvalues[j, i] = var_wald_test(targets[i], drivers[j], max_lags).pvalue
+                    pvalues[j, i] = _var_wald_test(targets[i], drivers[j], max_lags).pvalue
                 except np.linalg.LinAlgError as err:
                     log.warning("pair %d -> %d: VAR fit failed (%s); edge left out", j, i, err)
     adjacency = _decide(pvalues, alpha, fdr, acyclic)

@@ -9,6 +9,7 @@ Deviation: the colored noise is seeded (the reference's is not), see docs/powerl
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +19,8 @@ from icml26.core import Seed, check_in_interval, check_one_of, check_positive_in
 __all__ = ["SimResult", "powerlaw_noise", "simulate_ou"]
 
 NORMALIZATIONS = ("first", "zscore", None)
+MAX_NOISE = 2**25  # powerlaw_noise: values drawn at once (its complex spectrum is 512 MiB)
+MAX_EXPONENT = 16.0  # powerlaw_noise: spectral exponent β
 
 
 @dataclass(frozen=True)
@@ -53,9 +56,9 @@ def powerlaw_noise(exponent: float, shape: tuple[int, ...], seed: Seed = None) -
     Parameters
     ----------
     exponent
-        The spectral exponent β >= 0 (0 white, 1 pink, 2 Brownian).
+        The spectral exponent β in ``[0, MAX_EXPONENT = 16]`` (0 white, 1 pink, 2 Brownian).
     shape
-        Output shape; the last axis is time (n >= 2).
+        Output shape; the last axis is time (n >= 2); at most ``MAX_NOISE = 2**25`` values.
     seed
         Seed or generator.
 
@@ -66,16 +69,30 @@ def powerlaw_noise(exponent: float, shape: tuple[int, ...], seed: Seed = None) -
 
     Raises
     ------
+    TypeError
+        If ``shape`` is not a tuple of ints.
     ValueError
-        If ``exponent`` < 0 or the time axis is shorter than 2.
+        If ``exponent`` is outside [0, 16], the time axis is shorter than 2 or ``shape`` is too
+        large.
 
     Example
     -------
     >>> powerlaw_noise(2.0, (3, 1024), seed=0).shape
     (3, 1024)
     """
-    check_in_interval("exponent", exponent, low=0.0, owner="powerlaw_noise")
-    n = check_positive_int("shape[-1]", shape[-1], minimum=2, owner="powerlaw_noise")
+    owner = "powerlaw_noise"
+    # f^-β over n <= 2^25 bins spans 2^(25β): β <= 16 keeps its square inside float64.
+    check_in_interval("exponent", exponent, low=0.0, high=MAX_EXPONENT, owner=owner)
+    if isinstance(shape, int | np.integer):
+        shape = (int(shape),)
+    if not isinstance(shape, tuple | list) or not shape:
+        raise TypeError(f"{owner}: shape must be a non-empty tuple of ints; got {shape!r}.")
+    shape = tuple(check_positive_int("shape", d, owner=owner, minimum=0) for d in shape)
+    n = check_positive_int("shape[-1]", shape[-1], minimum=2, owner=owner)
+    if math.prod(shape) > MAX_NOISE:
+        raise ValueError(
+            f"{owner}: shape must hold at most {MAX_NOISE} values (2^25); got {shape}."
+        )
     rng = numpy_generator(seed)
     f = np.fft.rfftfreq(n)
     f[0] = 1.0 / n
@@ -122,7 +139,8 @@ def simulate_ou(
     n_vars
         Number of series N.
     length
-        Simulated length L; the first N·τ samples are trimmed.
+        Simulated length L; the first N·τ samples are trimmed. ``n_vars · length`` is at most
+        ``MAX_NOISE = 2**25``.
     p_edge
         Probability of each edge i → j (i < j) of the random DAG.
     lag
@@ -134,7 +152,8 @@ def simulate_ou(
     tau_c
         Mean-reversion time (and the stock-like level).
     noise_exponent, decay_exponent, causal_exponent
-        PSD exponent of the colored noise, d in the drift and e in the coupling f(x) = sign(x)|x|^e.
+        PSD exponent of the colored noise (at most 16, see :func:`powerlaw_noise`), d in the
+        drift and e in the coupling f(x) = sign(x)|x|^e.
     dt
         Euler–Maruyama step.
     stationary
@@ -176,8 +195,13 @@ def simulate_ou(
                         ("noise_exponent", noise_exponent), ("decay_exponent", decay_exponent),
                         ("causal_exponent", causal_exponent)]:  # fmt: skip
         check_in_interval(name, value, low=0.0, owner=owner)
+    check_in_interval("noise_exponent", noise_exponent, high=MAX_EXPONENT, owner=owner)
     check_in_interval("tau_c", tau_c, low=0.0, closed="right", owner=owner)
     check_in_interval("dt", dt, low=0.0, closed="right", owner=owner)
+    if n * L > MAX_NOISE:
+        raise ValueError(
+            f"{owner}: n_vars * length must be <= {MAX_NOISE} (2^25) samples; got {n} * {L}."
+        )
     check_one_of("normalize", normalize, NORMALIZATIONS, owner=owner)
     if n * lag + 1 >= L:
         raise ValueError(f"{owner}: length must be > n_vars * lag + 1 = {n * lag + 1}; got {L}.")

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, stats
 
+from icml26.core import check_array, check_positive_int
+
 __all__ = ["WaldResult", "lagged_design", "var_wald_test"]
 
 
@@ -53,6 +55,11 @@ def lagged_design(Y: np.ndarray, lags: int) -> np.ndarray:
     numpy.ndarray
         Array of shape (n - p, 1 + m p); column 1 + (l - 1) m + c holds column c at lag l.
 
+    Raises
+    ------
+    TypeError, ValueError
+        If ``Y`` is not a 2-D numeric array or ``lags`` not an integer in ``[0, n]``.
+
     Example
     -------
     >>> import numpy as np
@@ -61,6 +68,12 @@ def lagged_design(Y: np.ndarray, lags: int) -> np.ndarray:
            [1., 2., 3.],
            [1., 4., 5.]])
     """
+    Y = check_array("Y", Y, owner="lagged_design", ndim=2, finite=False)
+    lags = check_positive_int("lags", lags, owner="lagged_design", minimum=0, maximum=Y.shape[0])
+    return _lagged_design(Y, lags)
+
+
+def _lagged_design(Y: np.ndarray, lags: int) -> np.ndarray:
     n = Y.shape[0]
     blocks = [np.ones((n - lags, 1))]
     blocks += [Y[lags - lag : n - lag] for lag in range(1, lags + 1)]  # (n - p, m) each lag
@@ -86,9 +99,12 @@ def var_wald_test(target: np.ndarray, drivers: np.ndarray, lags: int) -> WaldRes
 
     Raises
     ------
+    TypeError, ValueError
+        If ``target`` is not 1-D numeric, ``drivers`` not (k, n) numeric with k >= 1, or
+        ``lags`` not an integer >= 1.
     numpy.linalg.LinAlgError
-        If a series is not finite, the design is rank deficient or it leaves no residual degree
-        of freedom.
+        (A ``ValueError``.) If a series is not finite, the design is rank deficient or it leaves
+        no residual degree of freedom.
 
     Example
     -------
@@ -99,30 +115,48 @@ def var_wald_test(target: np.ndarray, drivers: np.ndarray, lags: int) -> WaldRes
     >>> var_wald_test(y, d[None], lags=2).pvalue < 1e-6
     True
     """
+    owner = "var_wald_test"
+    target = check_array("target", target, owner=owner, ndim=1, finite=False)
+    drivers = check_array("drivers", drivers, owner=owner, ndim=2, finite=False)
+    if drivers.shape[0] < 1 or drivers.shape[1] != target.shape[0]:
+        raise ValueError(
+            f"{owner}: drivers must have shape (k >= 1, n = {target.shape[0]}) like target; "
+            f"got {drivers.shape}."
+        )
+    lags = check_positive_int("lags", lags, owner=owner, maximum=max(1, target.shape[0]))
+    return _var_wald_test(target, drivers, lags)
+
+
+def _var_wald_test(target: np.ndarray, drivers: np.ndarray, lags: int) -> WaldResult:
     Y = np.column_stack([target, *drivers])  # (n, 1 + k)
     if not np.all(np.isfinite(Y)):
         raise np.linalg.LinAlgError(
-            "VAR series hold NaN/inf (e.g. windows that could not be fitted)."
+            "target and drivers must be finite; got NaN/inf (e.g. windows that could not be "
+            "fitted)."
         )
     m = Y.shape[1]
-    Z = lagged_design(Y, lags)  # (n - p, 1 + m p)
+    Z = _lagged_design(Y, lags)  # (n - p, 1 + m p)
     y = target[lags:]
     dof = Z.shape[0] - Z.shape[1]
     if dof <= 0:
         raise np.linalg.LinAlgError(
-            f"VAR({lags}) with {m} series needs more than {Z.shape[1]} samples after the lags; "
-            f"got {Z.shape[0]}."
+            f"VAR(lags={lags}) of target and {m - 1} drivers needs more than {Z.shape[1]} "
+            f"samples after the lags; got {Z.shape[0]}."
         )
     # Centring and scaling the lag columns leaves their coefficients' Wald statistic unchanged
     # (the constant absorbs the shift) and keeps the normal equations well conditioned.
     mean, scale = Z[:, 1:].mean(axis=0), Z[:, 1:].std(axis=0)
     if np.any(scale <= 1e-12 * np.maximum(np.abs(mean), 1.0)):
-        raise np.linalg.LinAlgError(f"VAR({lags}) design has a constant lag column.")
+        raise np.linalg.LinAlgError(
+            f"VAR(lags={lags}) design has a constant lag column (a constant target or driver)."
+        )
     Z[:, 1:] = (Z[:, 1:] - mean) / scale
     try:
         factor = linalg.cho_factor(Z.T @ Z)
     except linalg.LinAlgError as err:
-        raise np.linalg.LinAlgError(f"VAR({lags}) design is rank deficient.") from err
+        raise np.linalg.LinAlgError(
+            f"VAR(lags={lags}) design of target and drivers is rank deficient."
+        ) from err
     beta = linalg.cho_solve(factor, Z.T @ y)
     resid = y - Z @ beta
     sigma2 = resid @ resid / dof
