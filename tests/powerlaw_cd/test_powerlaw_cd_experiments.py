@@ -94,3 +94,30 @@ def test_a_missing_extra_module_names_the_install_line(module):
     assert result.returncode != 0
     assert f"MissingExtraError: icml26.powerlaw_cd needs {module}" in result.stderr
     assert "pip install 'icml26[powerlaw_cd]'" in result.stderr
+
+
+def test_grid_report_pools_every_run_like_one_sample():
+    # Two runs of the grid, each summarising its own datasets of one cell: the report's mean and
+    # standard deviation must be those of all datasets together (numpy on the raw values).
+    import numpy as np
+
+    from icml26.powerlaw_cd.experiments import _grid_frame
+
+    rng = np.random.default_rng(0)
+    runs = [rng.uniform(size=n) for n in (5, 3)]
+    tnrs = [rng.uniform(size=n) for n in (5, 3)]
+    cell = {"data": "ou_stationary", "strength": 0.5, "sigma_g": 1.0, "sigma_b": 1.0}
+    metrics = [
+        {"summary": [{**cell, "method": "placy", "f1": f.mean(), "f1_std": f.std(ddof=1),
+                      "tnr": t.mean(), "tnr_std": t.std(ddof=1), "n": f.size}]}
+        for f, t in zip(runs, tnrs, strict=True)
+    ]  # fmt: skip
+    row = _grid_frame(metrics).iloc[0]
+    every_f1, every_tnr = np.concatenate(runs), np.concatenate(tnrs)
+    assert row["n"] == 8
+    assert row["f1"] == pytest.approx(every_f1.mean(), abs=1e-12)
+    assert row["f1_std"] == pytest.approx(every_f1.std(ddof=1), abs=1e-12)
+    assert row["tnr_std"] == pytest.approx(every_tnr.std(ddof=1), abs=1e-12)
+    # One run is passed through unchanged.
+    single = _grid_frame(metrics[:1]).iloc[0]
+    assert single["f1_std"] == pytest.approx(runs[0].std(ddof=1), abs=1e-12)
