@@ -58,8 +58,6 @@ FIGURES_NOT_YET_SEED_AWARE = {
     "debias.minilm",
     "debias.toy",
     "hyperdepth.synthetic",
-    "powerlaw_cd.grid",
-    "powerlaw_cd.robustness",
     "sgg_dp.composition",
     "sgg_dp.table",
     "taco.speed_memory",
