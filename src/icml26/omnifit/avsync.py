@@ -1,11 +1,11 @@
 """AV-Sync QA: a synthetic audio-visual stream whose answers link an audio event to a frame.
 
 A stream has ``W`` time windows. Window ``w`` holds 16 video tokens (the 8x8 patches, 64 pixel
-values each, of a 32x32 frame: a static clutter background, one scikit-learn digit upsampled x2
-in one of four quadrants, mild per-frame noise; the digit and quadrant change only every 2-4
-windows) and 8 audio tokens (16-bin log-magnitude spectra of 256-sample frames: noise, plus a
-tone burst in one or two windows whose pitch class ``c`` is one of 8 frequencies). The question
-(4-6 tokens, left-padded to 6) asks one of
+values each, of a 32x32 frame: a static clutter background of amplitude 0.3 by default, one
+scikit-learn digit upsampled x2 in one of four quadrants, mild per-frame noise; the digit and
+quadrant change only every 2-4 windows) and 8 audio tokens (16-bin log-magnitude spectra of
+256-sample frames: noise, plus a tone burst in one or two windows whose pitch class ``c`` is one
+of 8 frequencies). The question (4-6 tokens, left-padded to 6) asks one of
 
 0. "which digit is on screen during pitch c?"      -> digit (classes 0-9)
 1. "which pitch plays while digit d is shown?"     -> pitch (classes 10-17)
@@ -242,7 +242,7 @@ def make_dataset(
     windows: int = 8,
     seed: Seed = None,
     split: Literal["train", "test"] = "train",
-    clutter: float = 0.6,
+    clutter: float = 0.3,
     question_types: Sequence[int] = (0, 1, 2),
 ) -> AVSyncData:
     """Generate ``n`` AV-Sync QA streams of ``windows`` windows.
