@@ -8,6 +8,8 @@ RGB float32 in [0, 1] and resized so that its short side is ``short_side`` pixel
 Deviations: ``lfw_subset`` (25 x 25) and ``load_digits`` (8 x 8) are too small for 32–48 px crops
 and are not used; brick, grass and gravel are reserved as ISTA material textures and split by
 disjoint horizontal bands of the image instead of by image (they are the only real textures).
+A crop whose grey-level standard deviation is below 0.05 is redrawn (*inferred*): on a flat patch
+blur, JPEG and pixelation leave no trace and the quality label would be unobservable.
 """
 
 from __future__ import annotations
