@@ -48,6 +48,7 @@ __all__ = [
     "mask_features",
 ]
 
+MAX_FEATURES = 4096  # largest feature dimension load_hypergraphx makes
 HYPERGRAPHX_FILES = {
     "high_school": "tests/test_data/hs/hs.json",
     "workplace": "tests/test_data/workplace/workplace.json",
@@ -124,12 +125,22 @@ def mask_features(x: np.ndarray | Any, p: float, rng: Seed = None) -> Any:
     ValueError
         If ``p`` is outside ``[0, 1)``.
     """
-    p = check_in_interval("p", p, low=0.0, high=1.0, closed="left", owner="mask_features")
+    import torch
+
+    owner = "mask_features"
+    p = check_in_interval("p", p, low=0.0, high=1.0, closed="left", owner=owner)
+    if not isinstance(x, np.ndarray | torch.Tensor) or x.ndim != 2:
+        shape = f" of shape {tuple(x.shape)}" if hasattr(x, "shape") else ""
+        raise TypeError(
+            f"{owner}: x must be a 2-D numpy array or torch tensor (n, f); "
+            f"got {type(x).__name__}{shape}."
+        )
+    floating = x.is_floating_point() if isinstance(x, torch.Tensor) else x.dtype.kind in "fc"
+    if not floating:
+        raise TypeError(f"{owner}: x must hold floating features; got dtype {x.dtype}.")
     keep = numpy_generator(rng).random(x.shape[1]) >= p
     if isinstance(x, np.ndarray):
         return x * keep.astype(x.dtype)[None]
-    import torch
-
     return x * torch.from_numpy(keep).to(x.dtype)[None]
 
 
@@ -308,7 +319,7 @@ def load_hypergraphx(
         ``"laplacian"`` (label-free spectral embedding; default for the labelled sets) or
         ``"random"`` (seeded N(0, 1); default for Walmart, too large for a dense eigensolver).
     dim
-        Feature dimension.
+        Feature dimension (at most ``MAX_FEATURES`` = 4096).
     weighted
         Keep hypergraphx's hyperedge weights (High School: contact counts).
     seed
@@ -318,7 +329,7 @@ def load_hypergraphx(
     check_one_of("name", name, tuple(HYPERGRAPHX_FILES), owner=owner)
     default = "random" if name == "walmart" else "laplacian"
     features = check_one_of("features", features or default, ("laplacian", "random"), owner=owner)
-    dim = check_positive_int("dim", dim, owner=owner)
+    dim = check_positive_int("dim", dim, owner=owner, maximum=MAX_FEATURES)
     path = _hypergraphx_file(HYPERGRAPHX_FILES[name])
     y = y_coarse = None
     if name == "walmart":
@@ -381,6 +392,11 @@ def load_tricl_format(root: str | Path, name: str) -> HypergraphData:
     FileNotFoundError
         If a file is missing.
     """
+    owner = "load_tricl_format"
+    if not isinstance(root, str | Path):
+        raise TypeError(f"{owner}: root must be a folder path (str or Path); got {root!r}.")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"{owner}: name must be a dataset folder inside root; got {name!r}.")
     folder = Path(root) / name
     for file in ("features.pickle", "hypergraph.pickle", "labels.pickle"):
         if not (folder / file).is_file():

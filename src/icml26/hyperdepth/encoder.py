@@ -27,7 +27,7 @@ from torch import nn
 from icml26.core import check_in_interval, check_one_of, check_positive_int, check_tensor
 from icml26.core.validation import Seed
 from icml26.core.weights import seeded_default_init
-from icml26.hyperdepth.filters import MODES, AbstractFilter, spectral_filters
+from icml26.hyperdepth.filters import MAX_ORDER, MODES, AbstractFilter, spectral_filters
 
 if TYPE_CHECKING:
     from icml26.hyperdepth.hypergraph import Hypergraph
@@ -58,14 +58,21 @@ class EncoderOutput:
     z_contrast: torch.Tensor
 
 
+MAX_DIM = 2**14  # widest feature, embedding or projection dimension
+
+
 def _mlp(in_dim: int, dim: int) -> nn.Sequential:
     return nn.Sequential(nn.Linear(in_dim, dim), nn.PReLU(), nn.Linear(dim, dim))
 
 
 def projection_head(dim: int, proj_dim: int, *, seed: Seed = None) -> nn.Sequential:
-    """TriCL's projection head ``q(·) = Linear–ELU–Linear``, ``dim → proj_dim → proj_dim``."""
-    dim = check_positive_int("dim", dim, owner="projection_head")
-    proj_dim = check_positive_int("proj_dim", proj_dim, owner="projection_head")
+    """TriCL's projection head ``q(·) = Linear–ELU–Linear``, ``dim → proj_dim → proj_dim``.
+
+    Both sizes are at most ``MAX_DIM`` = 2**14.
+    """
+    owner = "projection_head"
+    dim = check_positive_int("dim", dim, owner=owner, maximum=MAX_DIM)
+    proj_dim = check_positive_int("proj_dim", proj_dim, owner=owner, maximum=MAX_DIM)
     with seeded_default_init(seed):
         return nn.Sequential(nn.Linear(dim, proj_dim), nn.ELU(), nn.Linear(proj_dim, proj_dim))
 
@@ -121,9 +128,9 @@ class HyperDepthEncoder(nn.Module):
     ) -> None:
         super().__init__()
         owner = "HyperDepthEncoder"
-        self.in_dim = check_positive_int("in_dim", in_dim, owner=owner)
-        self.dim = check_positive_int("dim", dim, owner=owner)
-        self.K = check_positive_int("K", K, owner=owner)
+        self.in_dim = check_positive_int("in_dim", in_dim, owner=owner, maximum=MAX_DIM)
+        self.dim = check_positive_int("dim", dim, owner=owner, maximum=MAX_DIM)
+        self.K = check_positive_int("K", K, owner=owner, maximum=MAX_ORDER)
         self.mode = check_one_of("mode", mode, MODES, owner=owner)
         self.cutoff = check_in_interval(
             "cutoff", cutoff, low=0.0, high=1.0, closed="right", owner=owner

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, final
 
 import numpy as np
 
-from icml26.core import check_in_interval, check_one_of, check_positive_int
+from icml26.core import check_array, check_in_interval, check_one_of, check_positive_int
 
 if TYPE_CHECKING:
     import torch
@@ -30,6 +30,32 @@ if TYPE_CHECKING:
 __all__ = ["AbstractFilter", "PolyFilter", "ProjectorFilter", "spectral_filters"]
 
 MODES = ("poly", "exact")
+MAX_ORDER = 1000  # highest polynomial order K (K sparse products per call)
+
+
+def _check_high(high: object, owner: str) -> bool:
+    if not isinstance(high, bool):
+        raise TypeError(f"{owner}: high must be a bool; got {type(high).__name__}.")
+    return high
+
+
+def check_dtype(dtype: object, owner: str, name: str = "dtype") -> torch.dtype | None:
+    """``None`` or a floating torch dtype."""
+    import torch
+
+    if dtype is not None and (not isinstance(dtype, torch.dtype) or not dtype.is_floating_point):
+        raise TypeError(f"{owner}: {name} must be a floating torch dtype or None; got {dtype!r}.")
+    return dtype
+
+
+def _check_signal(z: object, n: int, dtype: torch.dtype, owner: str) -> torch.Tensor:
+    """A node signal ``(n, d)`` in the filter's dtype."""
+    from icml26.core import check_tensor
+
+    check_tensor("z", z, ndim=2, shape=(n, None), owner=owner)
+    if z.dtype != dtype:
+        raise TypeError(f"{owner}: z must have the filter's dtype {dtype}; got {z.dtype}.")
+    return z
 
 
 class AbstractFilter(abc.ABC):
@@ -46,10 +72,17 @@ class AbstractFilter(abc.ABC):
         """The spectral response ``h(λ)`` of ``F`` at Laplacian eigenvalues ``λ``."""
 
     def matrix(self, dtype: torch.dtype | None = None) -> torch.Tensor:
-        """``F`` as a dense ``(n, n)`` tensor (for tests and small graphs)."""
+        """``F`` as a dense ``(n, n)`` tensor (for tests and small graphs, ``n <= 12 000``)."""
         import torch
 
-        return self(torch.eye(self.num_nodes, dtype=dtype or self.dtype))
+        from icml26.hyperdepth.hypergraph import EXACT_MAX_NODES
+
+        owner = f"{type(self).__name__}.matrix"
+        check_dtype(dtype, owner)
+        if self.num_nodes > EXACT_MAX_NODES:
+            raise ValueError(f"{owner}: a dense matrix needs num_nodes <= {EXACT_MAX_NODES}.")
+        eye = torch.eye(self.num_nodes, dtype=self.dtype)
+        return self(eye).to(dtype or self.dtype)
 
     @property
     @abc.abstractmethod
@@ -72,9 +105,17 @@ class PolyFilter(AbstractFilter):
     """
 
     def __init__(self, propagation: torch.Tensor, K: int, *, high: bool) -> None:
+        from icml26.core import check_tensor
+
+        owner = "PolyFilter"
+        check_tensor("propagation", propagation, ndim=2, owner=owner)
+        if propagation.shape[0] != propagation.shape[1]:
+            raise ValueError(
+                f"{owner}: propagation must be square (n, n); got {tuple(propagation.shape)}."
+            )
         self.P = propagation
-        self.K = check_positive_int("K", K, owner="PolyFilter")
-        self.high = bool(high)
+        self.K = check_positive_int("K", K, owner=owner, maximum=MAX_ORDER)
+        self.high = _check_high(high, owner)
         self.num_nodes = int(propagation.shape[0])
 
     @property
@@ -84,14 +125,15 @@ class PolyFilter(AbstractFilter):
 
     def __call__(self, z: torch.Tensor) -> torch.Tensor:
         """``P^K z`` or ``z − P^K z``."""
-        low = z
+        low = z = _check_signal(z, self.num_nodes, self.dtype, "PolyFilter")
         for _ in range(self.K):
             low = self.P @ low  # (n, d)
         return z - low if self.high else low
 
     def response(self, eigenvalues: np.ndarray) -> np.ndarray:
         """``(1 − λ)^K`` or ``1 − (1 − λ)^K``."""
-        low = (1.0 - np.asarray(eigenvalues, dtype=np.float64)) ** self.K
+        lam = check_array("eigenvalues", eigenvalues, owner="PolyFilter.response", finite=False)
+        low = (1.0 - lam) ** self.K
         return 1.0 - low if self.high else low
 
 
@@ -110,9 +152,12 @@ class ProjectorFilter(AbstractFilter):
     """
 
     def __init__(self, basis: torch.Tensor, threshold: float, *, high: bool) -> None:
-        self.U = basis
-        self.threshold = float(threshold)
-        self.high = bool(high)
+        from icml26.core import check_tensor
+
+        owner = "ProjectorFilter"
+        self.U = check_tensor("basis", basis, ndim=2, owner=owner)
+        self.threshold = check_in_interval("threshold", threshold, owner=owner)
+        self.high = _check_high(high, owner)
         self.num_nodes = int(basis.shape[0])
 
     @property
@@ -122,12 +167,16 @@ class ProjectorFilter(AbstractFilter):
 
     def __call__(self, z: torch.Tensor) -> torch.Tensor:
         """``U (Uᵀ z)`` or ``z − U (Uᵀ z)``."""
+        z = _check_signal(z, self.num_nodes, self.dtype, "ProjectorFilter")
         low = self.U @ (self.U.T @ z)  # (n, d)
         return z - low if self.high else low
 
     def response(self, eigenvalues: np.ndarray) -> np.ndarray:
         """``1[λ <= threshold]`` or its complement."""
-        low = (np.asarray(eigenvalues, dtype=np.float64) <= self.threshold).astype(np.float64)
+        lam = check_array(
+            "eigenvalues", eigenvalues, owner="ProjectorFilter.response", finite=False
+        )
+        low = (lam <= self.threshold).astype(np.float64)
         return 1.0 - low if self.high else low
 
 
@@ -171,8 +220,13 @@ def spectral_filters(
     """
     import torch
 
+    from icml26.hyperdepth.hypergraph import Hypergraph
+
+    if not isinstance(hg, Hypergraph):
+        raise TypeError(f"spectral_filters: hg must be a Hypergraph; got {type(hg).__name__}.")
     check_one_of("mode", mode, MODES, owner="spectral_filters")
-    K = check_positive_int("K", K, owner="spectral_filters")
+    K = check_positive_int("K", K, owner="spectral_filters", maximum=MAX_ORDER)
+    check_dtype(dtype, "spectral_filters")
     cutoff = check_in_interval(
         "cutoff", cutoff, low=0.0, high=1.0, closed="right", owner="spectral_filters"
     )

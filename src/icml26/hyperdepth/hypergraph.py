@@ -367,6 +367,8 @@ def drop_incidence_mask(hg: Hypergraph, p: float, rng: Seed = None) -> np.ndarra
     ValueError
         If ``p`` is outside ``[0, 1)``.
     """
+    if not isinstance(hg, Hypergraph):
+        raise TypeError(f"drop_incidence_mask: hg must be a Hypergraph; got {type(hg).__name__}.")
     p = check_in_interval("p", p, low=0.0, high=1.0, closed="left", owner="drop_incidence")
     generator = numpy_generator(rng)
     keep = generator.random(hg.incidence_pairs[0].shape[0]) >= p

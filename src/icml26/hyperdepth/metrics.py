@@ -300,6 +300,12 @@ def evaluate_embedding(
         ``fine_acc``, ``fine_acc_std``, ``uniformity``, ``nmi_fine`` and, when ``y_coarse`` is
         given, ``coarse_acc``, ``sfi``, ``dp``, ``nmi_coarse``.
     """
+    owner = "evaluate_embedding"
+    z = _embedding(z, owner)
+    y = _labels("y", y, z.shape[0], owner)
+    if y_coarse is not None:
+        y_coarse = _labels("y_coarse", y_coarse, z.shape[0], owner)
+    n_splits = check_positive_int("n_splits", n_splits, owner=owner, maximum=10**4)
     rng = numpy_generator(seed)
     seeds = [int(s) for s in rng.integers(2**31 - 1, size=4)]
     fine = linear_probe(z, y, n_splits=n_splits, seed=seeds[0])

@@ -50,19 +50,27 @@ def free_energy(dist: torch.Tensor, tau: float) -> torch.Tensor:
 
 
 def gibbs(dist: torch.Tensor, tau: float) -> torch.Tensor:
-    """The Gibbs posterior ``q = softmax(−e / τ)`` over the last axis."""
+    """The Gibbs posterior ``q = softmax(−e / τ)`` over the last axis (``τ > 0``)."""
+    tau = check_in_interval("tau", tau, low=0.0, closed="neither", owner="gibbs")
+    dist = check_tensor("dist", dist, owner="gibbs")
+    if dist.dim() == 0 or dist.shape[-1] == 0:
+        shape = tuple(dist.shape)
+        raise ValueError(f"gibbs: dist must have at least one entry on its last axis; got {shape}.")
     return torch.softmax(-dist / tau, dim=-1)
 
 
-def check_tree_sizes(sizes: Sequence[int], owner: str) -> tuple[int, ...]:
+MAX_PROTOTYPES = 2**26  # most prototype numbers (sum of sizes x dim) of a tree
+
+
+def check_tree_sizes(sizes: Sequence[int], owner: str, name: str = "sizes") -> tuple[int, ...]:
     """Validate level sizes: strictly decreasing, each divisible by the next (balanced tree)."""
     if isinstance(sizes, str | bytes) or not isinstance(sizes, Sequence) or len(sizes) == 0:
-        raise ValueError(f"{owner}: sizes must be a non-empty sequence of ints; got {sizes!r}.")
-    out = tuple(check_positive_int("sizes", s, owner=owner) for s in sizes)
+        raise ValueError(f"{owner}: {name} must be a non-empty sequence of ints; got {sizes!r}.")
+    out = tuple(check_positive_int(name, s, owner=owner, maximum=MAX_PROTOTYPES) for s in sizes)
     for child, parent in itertools.pairwise(out):
         if not child > parent or child % parent:
             raise ValueError(
-                f"{owner}: sizes must be strictly decreasing with each level divisible by the "
+                f"{owner}: {name} must be strictly decreasing with each level divisible by the "
                 f"next (e.g. (16, 4)); got {out!r}."
             )
     return out
@@ -123,8 +131,12 @@ class PrototypeTree(nn.Module):
     ) -> None:
         super().__init__()
         owner = "PrototypeTree"
-        self.dim = check_positive_int("dim", dim, owner=owner)
+        self.dim = check_positive_int("dim", dim, owner=owner, maximum=MAX_PROTOTYPES)
         self.sizes = check_tree_sizes(sizes, owner)
+        if sum(self.sizes) * self.dim > MAX_PROTOTYPES:
+            raise ValueError(
+                f"{owner}: sizes {self.sizes} x dim {self.dim} exceed {MAX_PROTOTYPES} numbers."
+            )
         self.tau = check_in_interval("tau", tau, low=0.0, closed="neither", owner=owner)
         self.rho = check_in_interval("rho", rho, low=0.0, owner=owner)
         self.eta = check_in_interval("eta", eta, low=0.0, owner=owner)
@@ -136,6 +148,9 @@ class PrototypeTree(nn.Module):
 
     def parents(self, level: int) -> torch.Tensor:
         """The parent map ``π_level``: for each prototype at ``level``, its parent's index."""
+        check_positive_int(
+            "level", level, minimum=0, maximum=len(self.sizes) - 2, owner="PrototypeTree.parents"
+        )
         return getattr(self, f"parent_{level}")
 
     # ------------------------------------------------------------------ initialisation
@@ -148,6 +163,8 @@ class PrototypeTree(nn.Module):
         ``K_ℓ / K_{ℓ+1}`` children).
         """
         u = check_tensor("u", u, owner="PrototypeTree.init_from", ndim=2, shape=(None, self.dim))
+        if u.shape[0] == 0:
+            raise ValueError("PrototypeTree.init_from: u must hold at least one point.")
         rng = numpy_generator(seed)
         points = u.detach().double().cpu().numpy()
         top = len(self.sizes) - 1
@@ -167,6 +184,17 @@ class PrototypeTree(nn.Module):
             self.parents(level).copy_(torch.tensor(parents))
             centroids, groups = np.concatenate(children), child_groups
 
+    def _check_q(self, q: object, u: torch.Tensor, method: str) -> list[torch.Tensor]:
+        """One posterior ``(n, K_ℓ)`` per level."""
+        owner = f"PrototypeTree.{method}"
+        if isinstance(q, torch.Tensor) or not isinstance(q, Sequence) or len(q) != len(self.sizes):
+            raise ValueError(
+                f"{owner}: q must be a list of one posterior per level ({len(self.sizes)})."
+            )
+        for level, (qi, k) in enumerate(zip(q, self.sizes, strict=True)):
+            check_tensor(f"q[{level}]", qi, shape=(u.shape[0], k), owner=owner)
+        return [qi.to(u.dtype) for qi in q]
+
     # ------------------------------------------------------------------ energy
 
     def distances(self, u: torch.Tensor) -> list[torch.Tensor]:
@@ -182,6 +210,10 @@ class PrototypeTree(nn.Module):
     def assignments(self, u: torch.Tensor) -> list[torch.Tensor]:
         """The Gibbs posteriors ``q^{(ℓ)} = softmax(−e^{(ℓ)} / τ)`` per level."""
         return [gibbs(e, self.tau) for e in self.distances(u)]
+
+    def forward(self, u: torch.Tensor) -> list[torch.Tensor]:
+        """``tree(u)``: the per-level Gibbs posteriors, as :meth:`assignments`."""
+        return self.assignments(u)
 
     def tree_term(self) -> torch.Tensor:
         """``Σ_{ℓ<T} Σ_k ‖μ_k^{(ℓ)} − μ_{π(k)}^{(ℓ+1)}‖²``."""
@@ -204,13 +236,10 @@ class PrototypeTree(nn.Module):
             ``= fit + entropy + ρ·tree + η·balance + κ·consistency``.
         """
         dist = self.distances(u)
-        q = [gibbs(e, self.tau) for e in dist] if q is None else list(q)
-        if len(q) != len(self.sizes):
-            raise ValueError(
-                f"PrototypeTree.energy: q must have one posterior per level ({len(self.sizes)}); "
-                f"got {len(q)}."
-            )
         n = u.shape[0]
+        if n == 0:
+            raise ValueError("PrototypeTree.energy: u must hold at least one point.")
+        q = [gibbs(e, self.tau) for e in dist] if q is None else self._check_q(q, u, "energy")
         fit = sum((qi * e).sum() for qi, e in zip(q, dist, strict=True)) / n
         entropy = self.tau * sum(torch.special.xlogy(qi, qi).sum() for qi in q) / n
         free = sum(free_energy(e, self.tau).sum() for e in dist) / n
@@ -273,7 +302,12 @@ class PrototypeTree(nn.Module):
         ``b_k = (1/n) Σ_i q_ik u_i``, all levels stacked (float64).
         """
         u64 = check_tensor("u", u, owner="PrototypeTree", ndim=2, shape=(None, self.dim)).double()
-        q = self.assignments(u64) if q is None else [qi.double() for qi in q]
+        if u64.shape[0] == 0:
+            raise ValueError("PrototypeTree.closed_form_update: u must hold at least one point.")
+        if q is None:
+            q = self.assignments(u64)
+        else:
+            q = [qi.double() for qi in self._check_q(q, u64, "closed_form_update")]
         n = u64.shape[0]
         N = torch.cat([qi.sum(0) for qi in q]) / n  # (ΣK,)
         b = torch.cat([qi.T @ u64 for qi in q]) / n  # (ΣK, d_h)

@@ -33,12 +33,17 @@ from icml26.core import check_in_interval, check_one_of, check_positive_int
 from icml26.core.validation import Seed, numpy_generator
 from icml26.core.weights import seeded_default_init
 from icml26.hyperdepth.data import HypergraphData, mask_features
-from icml26.hyperdepth.encoder import EncoderOutput, HyperDepthEncoder, projection_head
-from icml26.hyperdepth.filters import MODES, AbstractFilter, PolyFilter
+from icml26.hyperdepth.encoder import MAX_DIM, EncoderOutput, HyperDepthEncoder, projection_head
+from icml26.hyperdepth.filters import MAX_ORDER, MODES, AbstractFilter, PolyFilter
 from icml26.hyperdepth.hypergraph import Hypergraph
 from icml26.hyperdepth.objectives import edge_means, group_info_nce, info_nce, membership_loss
 from icml26.hyperdepth.prototypes import PrototypeTree, check_tree_sizes
-from icml26.hyperdepth.training import PARTS, AbstractContrastiveTrainer, GraphView
+from icml26.hyperdepth.training import (
+    PARTS,
+    AbstractContrastiveTrainer,
+    GraphView,
+    NotFittedError,
+)
 
 __all__ = ["HyperDepth", "gradient_conflict"]
 
@@ -162,15 +167,16 @@ class HyperDepth(AbstractContrastiveTrainer):
     def _check_params(self) -> None:
         owner = "HyperDepth"
         self._check_common()
-        for name in ("dim", "K", "proj_dim", "d_h"):
-            check_positive_int(name, getattr(self, name), owner=owner)
+        for name in ("dim", "proj_dim", "d_h"):
+            check_positive_int(name, getattr(self, name), owner=owner, maximum=MAX_DIM)
+        check_positive_int("K", self.K, owner=owner, maximum=MAX_ORDER)
         check_one_of("mode", self.mode, MODES, owner=owner)
         check_in_interval("cutoff", self.cutoff, low=0.0, high=1.0, closed="right", owner=owner)
         for name in ("tau_c", "tau_h"):
             check_in_interval(name, getattr(self, name), low=0.0, closed="neither", owner=owner)
         for name in ("rho", "eta", "kappa", "lam", "w_g", "w_m"):
             check_in_interval(name, getattr(self, name), low=0.0, owner=owner)
-        check_tree_sizes(self.tree, owner)
+        check_tree_sizes(self.tree, owner, name="tree")
         check_one_of("balance", self.balance, ("fixed", "gradnorm"), owner=owner)
         check_positive_int("refresh_every", self.refresh_every, owner=owner, minimum=0)
 
@@ -231,7 +237,24 @@ class HyperDepth(AbstractContrastiveTrainer):
         views: Sequence[GraphView],
         generator: torch.Generator | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(L_con, L_hier)`` of two encoded views."""
+        """``(L_con, L_hier)`` of two encoded views (after :meth:`initialize` or :meth:`fit`)."""
+        owner = "HyperDepth.losses"
+        if not hasattr(self, "in_dim_"):
+            raise NotFittedError(
+                f"{owner}: call initialize(data) or fit(data) before losses(outputs, views)."
+            )
+        for name, value, kind in (
+            ("outputs", outputs, EncoderOutput),
+            ("views", views, GraphView),
+        ):
+            if (
+                not isinstance(value, Sequence)
+                or len(value) != 2
+                or not all(isinstance(v, kind) for v in value)
+            ):
+                raise TypeError(f"{owner}: {name} must be two {kind.__name__}s (one per view).")
+        if generator is not None and not isinstance(generator, torch.Generator):
+            raise TypeError(f"{owner}: generator must be a torch.Generator or None.")
         h = [self.head_(out.z_contrast) for out in outputs]  # (n, proj_dim) each
         idx = self._batch(h[0].shape[0], generator)
         l_con = info_nce(*(h if idx is None else [hv[idx] for hv in h]), self.tau_c)

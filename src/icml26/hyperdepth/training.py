@@ -22,7 +22,13 @@ import numpy as np
 import torch
 from sklearn.base import BaseEstimator
 
-from icml26.core import check_in_interval, check_one_of, check_positive_int, numpy_generator
+from icml26.core import (
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    check_tensor,
+    numpy_generator,
+)
 from icml26.core.validation import Seed, torch_generator
 from icml26.hyperdepth.data import HypergraphData, mask_features
 from icml26.hyperdepth.hypergraph import (
@@ -74,7 +80,17 @@ def make_view(
     *,
     device: str = "cpu",
 ) -> GraphView:
-    """One view of ``(x, hg)``: feature masking with ``p_f``, incidence dropping with ``p_e``."""
+    """One view of ``(x, hg)``: feature masking with ``p_f``, incidence dropping with ``p_e``.
+
+    ``x`` is a floating tensor ``(n, f)`` with one row per node of ``hg``.
+    """
+    owner = "make_view"
+    if not isinstance(hg, Hypergraph):
+        raise TypeError(f"{owner}: hg must be a Hypergraph; got {type(hg).__name__}.")
+    x = check_tensor("x", x, ndim=2, shape=(hg.num_nodes, None), owner=owner)
+    check_one_of("device", device, ("cpu", "cuda"), owner=owner)
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"{owner}: device 'cuda' is not available on this machine.")
     x_view = mask_features(x, p_f, rng)
     keep = drop_incidence_mask(hg, p_e, rng)
     node_idx, edge_idx = (a[keep] for a in hg.incidence_pairs)
