@@ -146,7 +146,7 @@ def test_tinyvla_token_pruning_runs_fewer_tokens_and_changes_little_at_keep_one(
     model.act(obs)
     handle.remove()
     model.set_token_pruning(1.0, 2)
-    assert seen == [2 + 32 + 4]  # 64 visual tokens halved
+    assert seen == [3 + 32 + 4]  # 64 patch tokens halved
 
 
 def test_measure_latency_counts_calls_and_refuses_bad_input():

@@ -210,6 +210,40 @@ class BackboneAdapter(abc.ABC):
             for handle in handles:
                 handle.remove()
 
+    @contextmanager
+    def masked(self, pattern: SparsityPattern) -> Iterator[None]:
+        """Dense weights with the pruned channels/heads zeroed before W_down/W_O (masks only).
+
+        The same function as :meth:`install` of ``pattern`` but without any saving: the
+        anchor showing that masks alone give no speed-up.
+        """
+        import torch
+
+        self._check_pattern(pattern)
+        self.install(None)
+        d = self.dims()
+        handles = []
+        for i, layer in enumerate(self.layers):
+            dtype = layer.mlp.down_proj.weight.dtype
+            mlp_mask = torch.zeros(d.d_ff, dtype=dtype)
+            mlp_mask[pattern.mlp[i]] = 1.0
+            head_mask = torch.zeros(d.n_heads, d.head_dim, dtype=dtype)
+            head_mask[pattern.heads[i]] = 1.0
+            for module, mask in (
+                (layer.mlp.down_proj, mlp_mask),
+                (layer.self_attn.o_proj, head_mask.reshape(-1)),
+            ):
+
+                def zero(module: Any, args: tuple, mask: torch.Tensor = mask) -> tuple:
+                    return (args[0] * mask,)
+
+                handles.append(module.register_forward_pre_hook(zero))
+        try:
+            yield
+        finally:
+            for handle in handles:
+                handle.remove()
+
     def dense_pattern(self) -> SparsityPattern:
         """The pattern that keeps everything (ratio 0)."""
         import torch

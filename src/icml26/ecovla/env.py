@@ -30,15 +30,22 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from icml26.core.validation import check_in_interval, check_one_of, check_positive_int
+from icml26.core.validation import (
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    numpy_generator,
+)
+from icml26.ecovla._inputs import check_seed
 
 __all__ = ["Shift2DPickPlaceEnv", "scripted_expert"]
 
 ENV_ID = "Shift2DPickPlace-v0"
 SPLITS = ("clean", "train", "shift")
-MAX_STEP = 0.035
-GRASP_RADIUS = 0.06
-PAD_RADIUS = 0.08
+MAX_STEP = 0.03
+SLOWDOWN = 0.09  # the expert moves proportionally to the distance within this radius
+GRASP_RADIUS = 0.07
+PAD_RADIUS = 0.09
 RING_INNER = PAD_RADIUS - 1.6 / 64  # pad rings are about 1.6 pixels wide at 64 x 64
 MIN_SEPARATION = 0.2
 TEXTURES = ("brick", "grass", "gravel")
@@ -100,7 +107,7 @@ class Shift2DPickPlaceEnv(gym.Env):
     def __init__(
         self,
         split: Literal["clean", "train", "shift"] = "train",
-        max_steps: int = 60,
+        max_steps: int = 80,
         image_size: int = 64,
         render_mode: str | None = None,
     ) -> None:
@@ -127,6 +134,7 @@ class Shift2DPickPlaceEnv(gym.Env):
         yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
         self._grid = ((xx + 0.5) / n, (yy + 0.5) / n)
         self._state: dict[str, Any] = {}
+        self._new_episode(np.random.default_rng(0))  # a valid scene before the first reset
 
     # --- episode ----------------------------------------------------------------------------
 
@@ -134,8 +142,17 @@ class Shift2DPickPlaceEnv(gym.Env):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Start an episode: random layout, instruction, shift step and shift combination."""
+        check_seed(seed, "Shift2DPickPlaceEnv.reset")
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(
+                f"Shift2DPickPlaceEnv.reset: options must be a dict or None; got "
+                f"{type(options).__name__}."
+            )
         super().reset(seed=seed)
-        rng = self.np_random
+        self._new_episode(self.np_random)
+        return self._obs(), self._info()
+
+    def _new_episode(self, rng: np.random.Generator) -> None:
         points = self._layout(rng, 7)  # gripper, 3 objects, 2 pads, distractor
         combos = TRAIN_COMBOS if self.split == "train" else SHIFT_COMBOS
         texture, light = combos[int(rng.integers(len(combos)))]
@@ -159,7 +176,6 @@ class Shift2DPickPlaceEnv(gym.Env):
             "lighting": LIGHTING[light],
             "t": 0,
         }
-        return self._obs(), self._info()
 
     def _layout(self, rng: np.random.Generator, n: int) -> np.ndarray:
         while True:
@@ -174,9 +190,12 @@ class Shift2DPickPlaceEnv(gym.Env):
         s = self._state
         return s["shift_step"] is not None and s["t"] >= s["shift_step"]
 
-    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+    def step(self, action: np.ndarray) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Move, grasp/release, and test success."""
-        a = np.asarray(action, dtype=np.float64).reshape(-1)
+        try:
+            a = np.asarray(action, dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError):
+            a = np.full(1, np.nan)
         if a.shape != (3,) or not np.all(np.isfinite(a)):
             raise ValueError(f"action must be 3 finite numbers (dx, dy, grip); got {action!r}.")
         a = np.clip(a, -1.0, 1.0)
@@ -301,6 +320,11 @@ class Shift2DPickPlaceEnv(gym.Env):
 
     # --- privileged state for the scripted expert --------------------------------------------
 
+    def task_positions(self) -> np.ndarray:
+        """(x, y) of the instructed object and of the instructed pad, in [0, 1]: shape (4,)."""
+        s = self._state
+        return np.concatenate([s["objects"][s["target"]], s["pads"][s["goal"]]])
+
     def expert_action(self) -> np.ndarray:
         """The noise-free expert action (dx, dy, grip) in the current state (potential field)."""
         s = self._state
@@ -311,7 +335,7 @@ class Shift2DPickPlaceEnv(gym.Env):
         goal = s["pads"][s["goal"]] if holding else s["objects"][target]
         to_goal = goal - pos
         dist = float(np.linalg.norm(to_goal))
-        move = to_goal / MAX_STEP  # attraction: reach the goal in one step when close
+        move = to_goal / SLOWDOWN  # attraction: full speed far away, proportional near
         if not holding:  # repulsion from the other graspable things within 2 grasp radii
             for i, p in enumerate(self._positions()):
                 away = pos - p
@@ -320,13 +344,14 @@ class Shift2DPickPlaceEnv(gym.Env):
                     move = move + 0.5 * away / max(d, 1e-6) * (2 * GRASP_RADIUS - d) / GRASP_RADIUS
         move = np.clip(move, -1.0, 1.0)
         if holding:
-            grip = -1.0 if dist < 0.025 else 1.0
+            grip = -1.0 if dist < 0.5 * PAD_RADIUS else 1.0
         else:
-            grip = 1.0 if dist < 0.02 and not s["closed"] else -1.0
+            # close well inside the grasp radius, so an imprecise imitator still grasps
+            grip = 1.0 if dist < 0.5 * GRASP_RADIUS and not s["closed"] else -1.0
         return np.array([move[0], move[1], grip])
 
 
-def scripted_expert(env: gym.Env, noise: float = 0.15, seed: int | None = 0) -> Any:
+def scripted_expert(env: Shift2DPickPlaceEnv, noise: float = 0.15, seed: int | None = 0) -> Any:
     """A potential-field expert for ``env``: ``policy(obs) -> action``, noise on (dx, dy).
 
     Parameters
@@ -344,7 +369,7 @@ def scripted_expert(env: gym.Env, noise: float = 0.15, seed: int | None = 0) -> 
             f"scripted_expert: env must be a Shift2DPickPlaceEnv; got {type(env).__name__}."
         )
     noise = check_in_interval("noise", noise, low=0.0, high=1.0, owner="scripted_expert")
-    rng = np.random.default_rng(seed)
+    rng = numpy_generator(check_seed(seed, "scripted_expert"))
 
     def policy(obs: Any = None) -> np.ndarray:
         action = unwrapped.expert_action()

@@ -51,6 +51,7 @@ class ShiftConfig:
     calib_frames: int = 64
     token_keep: float = 0.5  # FastV: half of the visual tokens after block 2
     token_layer: int = 2
+    execute: int = 2  # actions run per chunk (receding horizon): ~16 backbone steps per episode
 
 
 SHIFT_DEFAULT = ShiftConfig()
@@ -70,6 +71,7 @@ SHIFT_PRESETS = {
         p_sweep=(5.0, 80.0),
         alpha_sweep=(0.0, 0.7),
         calib_frames=4,
+        token_layer=1,
     ),
     # about 2 minutes: small model, 40 episodes, 40 % only (spec §5)
     "quick": replace(
@@ -158,7 +160,14 @@ def _evaluate(
 
     env = Shift2DPickPlaceEnv(split=split)
     eval_seed = int(ctx.numpy_generator("eval").integers(2**20))
-    result = evaluate(policy, env, config.eval_episodes, seeds=[eval_seed], on_episode=stats)
+    result = evaluate(
+        policy,
+        env,
+        config.eval_episodes,
+        seeds=[eval_seed],
+        execute=config.execute,
+        on_episode=stats,
+    )
     return 100.0 * result.success_rate
 
 
@@ -464,4 +473,417 @@ def shift_experiment(config: ShiftConfig, ctx: RunContext) -> dict[str, Any]:
             oracle - out[f"sr_static_initial_{tag}"] if has else math.nan
         )
     out["main_ratio"] = float(main)
+    return out
+
+
+# --- ecovla.flops -----------------------------------------------------------------------------
+
+
+FLOPS_PRESETS = {
+    "smoke": replace(SHIFT_PRESETS["smoke"], p_sweep=(), alpha_sweep=()),
+    "quick": replace(SHIFT_PRESETS["quick"], p_sweep=(), alpha_sweep=()),
+    "full": replace(SHIFT_DEFAULT, p_sweep=(), alpha_sweep=()),
+}
+FLOPS_CLAIMS = (
+    Claim(
+        "C4a",
+        "Analytic backbone FLOPs of a sparse step at 40 % <= 0.65 x dense",
+        "flops_ratio_40",
+        "<=",
+        0.65,
+        "Ours 40 %: 2.74 / 4.05 T = 0.68",
+        "spec §5 C4 (paper Table 1)",
+        source="spec",
+    ),
+    Claim(
+        "C4b",
+        "EAP + FastV (50 % visual tokens after block 2) at 40 %: >= 1.8x fewer FLOPs",
+        "fastv_flops_reduction_40",
+        ">=",
+        1.8,
+        "FastV+Ours 40 %: 4.05 / 1.64 T = 2.47x",
+        "spec §5 C4 (paper Table 1)",
+        source="spec",
+    ),
+    Claim(
+        "C4c",
+        "EAP + FastV at 40 %: SR >= Dense SR - 10 points",
+        "eap_fastv_minus_dense_40",
+        ">=",
+        -10.0,
+        "FastV+Ours 40 %: 92.9 vs 96.7 (−3.8)",
+        "spec §5 C4 (paper Table 1)",
+        source="spec",
+    ),
+)
+
+
+def _token_counts(model: Any, keep: float, start: int) -> list[int]:
+    """Sequence length per layer with FastV keeping ``keep`` of the visual tokens from ``start``."""
+    c = model.config
+    pruned = c.n_tokens - c.n_visual + max(1, math.floor(keep * c.n_visual + 0.5))
+    return [c.n_tokens if i < start else pruned for i in range(c.n_layers)]
+
+
+def _mean_step_flops(
+    model: Any, pruner: Any, tokens: list[int], episodes: list
+) -> dict[str, float]:
+    """Mean backbone FLOPs per step, with and without the dense trigger steps."""
+    from icml26.ecovla import backbone_flops
+
+    dense = backbone_flops(model, None, tokens)
+    sparse = backbone_flops(model, pruner.initial_pattern_, tokens)  # every pattern: same counts
+    n_dense = sum(sum(r.dense for r in ep) for ep in episodes)
+    n_steps = sum(len(ep) for ep in episodes)
+    return {
+        "dense": dense,
+        "sparse": sparse,
+        "with_dense_steps": (n_dense * dense + (n_steps - n_dense) * sparse) / max(n_steps, 1),
+    }
+
+
+def flops_tables(metrics: list[dict[str, Any]], config: ShiftConfig) -> list[Table]:
+    rows = []
+    for ratio in config.ratios:
+        tag = _pct(ratio)
+        cells = [
+            np.mean([m[k] for m in metrics])
+            for k in (
+                f"flops_ratio_{tag}",
+                f"flops_ratio_with_dense_steps_{tag}",
+                f"fastv_flops_reduction_{tag}",
+                f"fastv_flops_reduction_with_dense_steps_{tag}",
+                f"sr_eap_{tag}",
+                f"sr_eap_fastv_{tag}",
+            )
+        ]
+        rows.append(
+            [
+                f"{tag} %",
+                *(f"{c:.3f}" for c in cells[:2]),
+                *(f"{c:.2f}x" for c in cells[2:4]),
+                *(f"{c:.1f}" for c in cells[4:]),
+            ]
+        )
+    return [
+        Table(
+            "Backbone FLOPs (analytic) relative to dense, and success rates (%)",
+            [
+                "ratio",
+                "EAP sparse step",
+                "EAP incl. dense steps",
+                "FastV+EAP reduction",
+                "... incl. dense steps",
+                "SR EAP",
+                "SR FastV+EAP",
+            ],
+            rows,
+            note=f"dense SR {np.mean([m['sr_dense'] for m in metrics]):.1f}; paper (OpenVLA-OFT): "
+            "25 % 3.23/4.05 T (0.80), 40 % 2.74/4.05 T (0.68); FastV+Ours 2.07x / 2.47x",
+        )
+    ]
+
+
+def flops_plot(metrics: list[dict[str, Any]], config: ShiftConfig) -> dict[str, Any]:
+    import matplotlib.pyplot as plt
+
+    from icml26.core.plotting import bars_with_seeds, legend_outside, seeds_note, stack
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    labels = [f"{_pct(r)} %" for r in config.ratios]
+    for i, (key, name) in enumerate(
+        (
+            ("flops_ratio", "EAP, sparse step"),
+            ("flops_ratio_with_dense_steps", "EAP, incl. dense steps"),
+            ("fastv_flops_ratio", "FastV+EAP, sparse step"),
+        )
+    ):
+        values = np.stack([stack(metrics, f"{key}_{_pct(r)}") for r in config.ratios], axis=1)
+        bars_with_seeds(ax, labels, values, offset=i * 0.27, width=0.27, label=name)
+    ax.set_ylabel("backbone FLOPs / dense")
+    ax.set_title(f"Analytic backbone FLOPs ({seeds_note(len(metrics))})")
+    legend_outside(ax)
+    fig.tight_layout()
+    return {"flops": fig}
+
+
+@register(
+    name="ecovla.flops",
+    title="Analytic backbone FLOPs of EAP, alone and with FastV token pruning (C4)",
+    paper=PAPER,
+    claims=FLOPS_CLAIMS,
+    presets=FLOPS_PRESETS,
+    tables=flops_tables,
+    plot=flops_plot,
+    seeds=1,
+    requires=REQUIRES,
+    resources=RESOURCES,
+)
+def flops_experiment(config: ShiftConfig, ctx: RunContext) -> dict[str, Any]:
+    from icml26.ecovla import DensePolicy, EcoVLAPruner
+
+    model, demos = _train_policy(config, ctx)
+    initial, _ = _calibration_sets(config, demos, ctx)
+    full_tokens = [model.config.n_tokens] * model.config.n_layers
+    fastv_tokens = _token_counts(model, config.token_keep, config.token_layer)
+    out: dict[str, Any] = {"train_loss": model.train_loss_}
+    with ctx.progress(1 + 2 * len(config.ratios), "policies evaluated") as bar:
+        out["sr_dense"] = _evaluate(DensePolicy(model), config, ctx)
+        bar.advance()
+        for ratio in config.ratios:
+            tag = _pct(ratio)
+            for name, keep in (("eap", 1.0), ("eap_fastv", config.token_keep)):
+                model.set_token_pruning(keep, config.token_layer)
+                pruner = EcoVLAPruner(model, ratio, config.p, alpha=config.alpha).calibrate(initial)
+                episodes: list = []
+                out[f"sr_{name}_{tag}"] = _evaluate(
+                    pruner, config, ctx, stats=lambda p, eps=episodes: eps.append(p.records)
+                )
+                model.set_token_pruning(1.0, config.token_layer)
+                tokens = full_tokens if keep == 1.0 else fastv_tokens
+                f = _mean_step_flops(model, pruner, tokens, episodes)
+                dense_flops = f["dense"] if keep == 1.0 else out[f"flops_dense_{tag}"]
+                out[f"flops_dense_{tag}" if keep == 1.0 else f"flops_fastv_dense_{tag}"] = f[
+                    "dense"
+                ]
+                prefix = "" if keep == 1.0 else "fastv_"
+                out[f"{prefix}flops_ratio_{tag}"] = f["sparse"] / dense_flops
+                out[f"{prefix}flops_ratio_with_dense_steps_{tag}"] = (
+                    f["with_dense_steps"] / dense_flops
+                )
+                bar.advance()
+            out[f"fastv_flops_reduction_{tag}"] = 1.0 / out[f"fastv_flops_ratio_{tag}"]
+            out[f"fastv_flops_reduction_with_dense_steps_{tag}"] = (
+                1.0 / out[f"fastv_flops_ratio_with_dense_steps_{tag}"]
+            )
+            out[f"eap_fastv_minus_dense_{tag}"] = out[f"sr_eap_fastv_{tag}"] - out["sr_dense"]
+    for tag in ("25", "40"):
+        for key in ("flops_ratio", "fastv_flops_reduction", "eap_fastv_minus_dense"):
+            out.setdefault(f"{key}_{tag}", math.nan)
+    return out
+
+
+# --- ecovla.latency ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LatencyConfig:
+    d_model: int = 128
+    n_layers: int = 6
+    n_heads: int = 4
+    d_ff: int = 512
+    patch: int = 8
+    ratios: tuple[float, ...] = (0.25, 0.4)
+    repeats: int = 30
+    episode_steps: int = 40  # control steps of the I²O timing loop
+    p: float = 50.0  # frequent triggers, so the pattern work matters
+    clock: str = "wall"  # "flops": analytic costs replace timings (deterministic; smoke)
+
+
+LATENCY_DEFAULT = LatencyConfig()
+LATENCY_PRESETS = {
+    "smoke": replace(
+        LATENCY_DEFAULT,
+        d_model=32,
+        n_layers=2,
+        d_ff=64,
+        patch=16,
+        repeats=3,
+        episode_steps=8,
+        ratios=(0.4,),
+        clock="flops",
+    ),  # seconds
+    "quick": replace(LATENCY_DEFAULT, repeats=15, episode_steps=24),
+    "full": LATENCY_DEFAULT,
+}
+LATENCY_CLAIMS = (
+    Claim(
+        "C5a",
+        "Sliced-weight backbone step at 40 %: >= 1.15x faster than dense (CPU)",
+        "speedup_40",
+        ">=",
+        1.15,
+        "1.26-1.60x (GPU, 7B models)",
+        "spec §5 C5 (paper Tables 1-3)",
+        source="spec",
+    ),
+    Claim(
+        "C5b",
+        "I²O: threaded pattern computation makes a control step no slower than serial",
+        "i2o_over_serial",
+        "<=",
+        1.0,
+        "L_I²O 148.06 ms vs L_sync 215.24 ms (0.69)",
+        "paper latency breakdown (§4.3)",
+        source="paper",
+    ),
+)
+
+
+def _pattern_flops(model: Any, n_tokens: int) -> float:
+    """Eq. 12 work of one pattern update (weight norms precomputed): per layer and module the
+    activation sum of squares 2·S·C_in and the fusion/top-k 4·C_in."""
+    d = model.dims()
+    per_layer = sum(2 * n_tokens * c + 4 * c for c in (d.d_ff, d.n_heads * d.head_dim))
+    return float(d.n_layers * per_layer)
+
+
+def latency_tables(metrics: list[dict[str, Any]], config: LatencyConfig) -> list[Table]:
+    rows = []
+    for ratio in config.ratios:
+        tag = _pct(ratio)
+        rows.append(
+            [
+                f"{tag} %",
+                *(
+                    f"{np.mean([m[k] for m in metrics]):.2f}"
+                    for k in (
+                        "t_dense_ms",
+                        f"t_sliced_{tag}_ms",
+                        f"t_masked_{tag}_ms",
+                        f"speedup_{tag}",
+                    )
+                ),
+            ]
+        )
+    m = {
+        k: np.mean([x[k] for x in metrics])
+        for k in ("t_serial_ms", "t_thread_ms", "t_infer_ms", "delta_ms", "t_prune_ms")
+    }
+    return [
+        Table(
+            "Backbone step latency on CPU (median ms; ratio = dense / sliced)",
+            ["ratio", "dense", "sliced", "masked (not sliced)", "speed-up"],
+            rows,
+            note="paper: 1.26x (25 %) and 1.41x (40 %) for OpenVLA-OFT on an RTX 3090",
+        ),
+        Table(
+            "I²O: mean control-step latency (ms) over a trajectory with frequent triggers",
+            ["no pattern work", "serial", "threaded", "δ = threaded − none", "pattern work"],
+            [
+                [
+                    f"{m['t_infer_ms']:.2f}",
+                    f"{m['t_serial_ms']:.2f}",
+                    f"{m['t_thread_ms']:.2f}",
+                    f"{m['delta_ms']:.2f}",
+                    f"{m['t_prune_ms']:.2f}",
+                ]
+            ],
+            note="paper: δ = 4.50 ms (143.56 → 148.06 ms); CPU threads, not CUDA streams",
+        ),
+    ]
+
+
+@register(
+    name="ecovla.latency",
+    title="Sliced-weight speed-up and the I²O overhead δ on CPU (C5, informational)",
+    paper=PAPER,
+    claims=LATENCY_CLAIMS,
+    presets=LATENCY_PRESETS,
+    tables=latency_tables,
+    seeds=1,  # timing of random-init weights: latency does not depend on training
+    requires=REQUIRES,
+    resources=RESOURCES,
+)
+def latency_experiment(config: LatencyConfig, ctx: RunContext) -> dict[str, Any]:
+    import time
+
+    from icml26.ecovla import (
+        EcoVLAPruner,
+        InterleavedOrchestrator,
+        Shift2DPickPlaceEnv,
+        TinyVLA,
+        TinyVLAConfig,
+        backbone_flops,
+        measure_latency,
+        random_pattern,
+    )
+
+    model = TinyVLA(
+        TinyVLAConfig(
+            d_model=config.d_model,
+            n_layers=config.n_layers,
+            n_heads=config.n_heads,
+            n_kv_heads=config.n_heads,
+            d_ff=config.d_ff,
+            patch=config.patch,
+        ),
+        seed=ctx.torch_generator("init"),
+    )
+    env = Shift2DPickPlaceEnv(split="shift")
+    rng = ctx.numpy_generator("trajectory")
+    obs, _ = env.reset(seed=int(rng.integers(2**31)))
+    features = model.visual_features(obs)
+
+    def step() -> None:
+        model.act(obs, features=features)
+
+    n_tokens = model.config.n_tokens
+    wall = config.clock == "wall"
+
+    def timed(flops: float) -> float:
+        """ms of one backbone step, or its analytic MFLOPs on the deterministic clock."""
+        return 1e3 * measure_latency(step, config.repeats).median if wall else flops / 1e6
+
+    out: dict[str, Any] = {}
+    model.install(None)
+    dense_flops = backbone_flops(model, None, n_tokens)
+    out["t_dense_ms"] = timed(dense_flops)
+    for ratio in config.ratios:
+        tag = _pct(ratio)
+        pattern = random_pattern(model, ratio, seed=ctx.torch_generator(f"pattern{tag}"))
+        model.install(pattern)
+        out[f"t_sliced_{tag}_ms"] = timed(backbone_flops(model, pattern, n_tokens))
+        model.install(None)
+        with model.masked(pattern):
+            out[f"t_masked_{tag}_ms"] = timed(dense_flops)  # masks compute every channel
+        out[f"speedup_{tag}"] = out["t_dense_ms"] / out[f"t_sliced_{tag}_ms"]
+    out.setdefault("speedup_40", math.nan)
+
+    frames = [obs]
+    for _ in range(config.episode_steps - 1):
+        frames.append(env.step(rng.uniform(-1, 1, 3))[0])
+    ratio = config.ratios[-1]
+    prune_flops = _pattern_flops(model, n_tokens)
+    timings = {}
+    for mode in ("none", "serial", "thread"):
+        pruner = EcoVLAPruner(model, ratio, config.p, warmup=2).calibrate(frames[:2])
+        if mode == "none":  # the same dense/sparse schedule, pattern work skipped
+            pruner.make_pattern = lambda captured, p=pruner: p.pattern
+        orch = InterleavedOrchestrator(pruner, mode="serial" if mode == "none" else mode)
+        orch.reset()
+        start = time.perf_counter()
+        for frame in frames:
+            orch.step(frame)
+        orch.drain()
+        elapsed = 1e3 * (time.perf_counter() - start) / len(frames)
+        orch.close()
+        if not wall:  # per step: backbone + trigger (5ND) + Eq. 12 work on the acting path
+            sparse = backbone_flops(model, pruner.initial_pattern_, n_tokens)
+            d = model.dims()
+            total = sum(
+                (dense_flops if r.dense else sparse)
+                + 5 * model.config.n_visual * d.d_model
+                + (prune_flops if r.triggered and mode == "serial" else 0.0)
+                for r in pruner.records
+            )
+            elapsed = total / len(frames) / 1e6
+        timings[mode] = elapsed
+    pruner = EcoVLAPruner(model, ratio, config.p).calibrate(frames[:2])
+    pruner.run_backbone(frames[0], model.visual_features(frames[0]), dense=True)
+    _, captured = pruner.run_backbone(frames[1], model.visual_features(frames[1]), dense=True)
+    out["t_prune_ms"] = (
+        1e3
+        * measure_latency(lambda: pruner.make_pattern(captured), max(3, config.repeats // 3)).median
+        if wall
+        else prune_flops / 1e6
+    )
+    out["t_infer_ms"], out["t_serial_ms"], out["t_thread_ms"] = (
+        timings["none"],
+        timings["serial"],
+        timings["thread"],
+    )
+    out["delta_ms"] = timings["thread"] - timings["none"]
+    out["i2o_over_serial"] = timings["thread"] / timings["serial"]
+    model.install(None)
     return out

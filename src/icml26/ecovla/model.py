@@ -1,15 +1,19 @@
 """TinyVLA: a small vision-language-action policy on Hugging Face Llama decoder layers (spec §5).
 
-A convolutional patch encoder turns the 64 x 64 image into 64 visual tokens (never pruned); the
-instruction (object id, goal id) and the proprioception (gripper x, y, grip) are one token each;
-four learned action queries follow. The sequence runs through ``transformers`` Llama decoder
-layers (pre-norm, RoPE, SwiGLU MLP with gate/up/down, q/k/v/o attention: the layout of
+A convolutional encoder (CoordConv input, FiLM-conditioned on the instruction as in RT-1) turns the
+64 x 64 image into a keypoint token (spatial softmax, Levine et al. 2016) and 64 patch tokens (never
+pruned); the instruction (object id, goal id) and the proprioception (gripper x, y, grip) are one
+token each; four learned action queries (plus the instruction embedding) follow. The sequence
+runs through ``transformers`` Llama decoder layers (pre-norm, RoPE, SwiGLU MLP with gate/up/down,
+q/k/v/o attention: the layout of
 OpenVLA's Llama-2 backbone), and an MLP on the pooled action-query tokens regresses an action
 chunk of 4 steps x (dx, dy, grip) (OpenVLA-OFT style parallel decoding: one backbone pass per
 chunk). FastV-style token pruning can drop visual tokens after a chosen layer.
 
 Deviations: a stand-in for the paper's 7B backbones; sizes follow the spec (d = 128, 6 blocks,
-4 heads, d_ff = 512 in ``full``).
+4 heads, d_ff = 512 in ``full``). FiLM, the keypoint token and an auxiliary localisation head
+(``locate``: the instructed object's and pad's positions, used only as a training loss) are ours:
+without them behaviour cloning did not localise the target within the CPU budget.
 """
 
 from __future__ import annotations
@@ -22,8 +26,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from icml26.core.validation import Seed, check_in_interval, check_positive_int
+from icml26.core.validation import Seed, check_in_interval, check_positive_int, check_tensor
 from icml26.core.weights import seeded_default_init
+from icml26.ecovla._inputs import check_seed
 from icml26.ecovla.adapter import BackboneAdapter
 from icml26.ecovla.tokens import fastv_token_prune
 
@@ -56,7 +61,7 @@ class TinyVLAConfig:
     image_size: int = 64
     patch: int = 8
     chunk: int = 4
-    conv_channels: int = 16
+    conv_channels: int = 32
 
     def __post_init__(self) -> None:
         owner = "TinyVLAConfig"
@@ -76,8 +81,8 @@ class TinyVLAConfig:
                 f"{owner}: n_kv_heads must divide n_heads; got "
                 f"{self.n_kv_heads} and {self.n_heads}."
             )
-        if self.patch % 2:
-            raise ValueError(f"{owner}: patch must be even; got {self.patch}.")
+        if self.patch % 4:
+            raise ValueError(f"{owner}: patch must be a multiple of 4; got {self.patch}.")
         if self.image_size % self.patch:
             raise ValueError(
                 f"{owner}: patch must divide image_size; got {self.patch} and {self.image_size}."
@@ -90,8 +95,8 @@ class TinyVLAConfig:
 
     @property
     def n_tokens(self) -> int:
-        """Sequence length: instruction (1) + proprio (1) + visual + action queries."""
-        return 2 + self.n_visual + self.chunk
+        """Sequence length: instruction, proprio, keypoints (1 each) + patches + action queries."""
+        return 3 + self.n_visual + self.chunk
 
 
 @final
@@ -114,7 +119,7 @@ class TinyVLA(nn.Module, BackboneAdapter):
     (4, 3)
     """
 
-    VISUAL_START = 2  # tokens before the visual ones: instruction, proprio
+    VISUAL_START = 3  # tokens before the patch tokens: instruction, proprio, keypoints
 
     def __init__(self, config: TinyVLAConfig | None = None, *, seed: Seed = 0) -> None:
         super().__init__()
@@ -139,20 +144,28 @@ class TinyVLA(nn.Module, BackboneAdapter):
             max_position_embeddings=max(64, c.n_tokens),
             attn_implementation="eager",  # FastV reads the last row of the attention map
         )
-        with seeded_default_init(seed):
+        with seeded_default_init(check_seed(seed, "TinyVLA")):
             # two non-overlapping strided convolutions (cheap on CPU): patch = sub-patch x 2
             # RGB + (x, y) coordinate maps (CoordConv): sub-patch positions are linear features
-            self.conv = nn.Conv2d(5, c.conv_channels, c.patch // 2, stride=c.patch // 2)
-            self.patchify = nn.Conv2d(c.conv_channels, c.d_model, 2, stride=2)
+            self.conv = nn.Conv2d(5, c.conv_channels, 4, stride=4)
+            self.keypoint_scale = nn.Parameter(torch.tensor(10.0))  # spatial-softmax inverse temp.
+            self.keypoints = nn.Linear(2 * c.conv_channels, c.d_model)
+            self.patchify = nn.Conv2d(c.conv_channels, c.d_model, c.patch // 4, stride=c.patch // 4)
             self.visual_pos = nn.Parameter(torch.randn(c.n_visual, c.d_model) * 0.02)
+            # FiLM of the encoder by the instruction (as RT-1's image tokenizer): (γ, β) per channel
+            self.film_object = nn.Embedding(3, 2 * c.conv_channels)
+            self.film_goal = nn.Embedding(2, 2 * c.conv_channels)
             self.object_emb = nn.Embedding(3, c.d_model)
             self.goal_emb = nn.Embedding(2, c.d_model)
             self.proprio = nn.Linear(3, c.d_model)
             self.queries = nn.Parameter(torch.randn(c.chunk, c.d_model) * 0.02)
             self.backbone = LlamaModel(llama)
+            self.locate = nn.Linear(c.d_model, 4)  # auxiliary: instructed object/pad (x, y)
             self.head = nn.Sequential(
                 nn.Linear(c.d_model, c.d_model), nn.GELU(), nn.Linear(c.d_model, c.chunk * 3)
             )
+        nn.init.zeros_(self.film_object.weight)  # FiLM starts as the identity
+        nn.init.zeros_(self.film_goal.weight)
         self.backbone.embed_tokens = None  # inputs are embeddings; no vocabulary
         self.token_keep = 1.0
         self.token_layer = 2
@@ -178,16 +191,31 @@ class TinyVLA(nn.Module, BackboneAdapter):
 
     # --- encoders ---------------------------------------------------------------------------
 
-    def encode_images(self, images: torch.Tensor) -> torch.Tensor:
-        """Visual tokens (before position embeddings), ``(B, N, D)`` from uint8 ``(B, H, W, 3)``."""
+    def encode_images(self, images: torch.Tensor, instruction: torch.Tensor) -> torch.Tensor:
+        """Vision-encoder tokens ``(B, 1 + N, D)`` from uint8 images ``(B, H, W, 3)``.
+
+        Token 0 is the keypoint token (a spatial softmax over the FiLM-conditioned feature map,
+        Levine et al. 2016), tokens 1..N the patch tokens (before position embeddings). The
+        feature map's channels are FiLM-modulated by the instruction ``(B, 2)``.
+        """
+        images, instruction = self._check_images(images, instruction)
         dtype = self.visual_pos.dtype
         x = images.permute(0, 3, 1, 2).to(dtype) / 255.0 - 0.5  # (B, 3, H, W)
         n = x.shape[-1]
         ramp = torch.linspace(-0.5, 0.5, n, dtype=dtype)
         coords = torch.stack([ramp.expand(n, n), ramp[:, None].expand(n, n)])  # (2, H, W): x, y
         x = torch.cat([x, coords.expand(x.shape[0], -1, -1, -1)], dim=1)  # (B, 5, H, W)
-        x = self.patchify(nn.functional.gelu(self.conv(x)))  # (B, D, H/p, W/p)
-        return x.flatten(2).transpose(1, 2)  # (B, N, D)
+        film = self.film_object(instruction[:, 0]) + self.film_goal(instruction[:, 1])  # (B, 2C)
+        gamma, beta = film[:, :, None, None].chunk(2, dim=1)  # (B, C, 1, 1) each
+        x = nn.functional.gelu(self.conv(x) * (1.0 + gamma) + beta)  # (B, C, H/4, W/4)
+        m = x.shape[-1]
+        attention = torch.softmax(x.flatten(2) * self.keypoint_scale, dim=-1)  # (B, C, m·m)
+        grid = torch.linspace(0.0, 1.0, m, dtype=dtype)
+        kx = (attention.view(*attention.shape[:2], m, m) * grid).sum(dim=(2, 3))  # (B, C)
+        ky = (attention.view(*attention.shape[:2], m, m) * grid[:, None]).sum(dim=(2, 3))
+        keypoints = self.keypoints(torch.cat([kx, ky], dim=1))  # (B, D)
+        patches = self.patchify(x).flatten(2).transpose(1, 2)  # (B, N, D)
+        return torch.cat([keypoints[:, None], patches], dim=1)  # (B, 1 + N, D)
 
     def forward(
         self,
@@ -195,23 +223,58 @@ class TinyVLA(nn.Module, BackboneAdapter):
         instruction: torch.Tensor,
         proprio: torch.Tensor,
         visual: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """Action chunks ``(B, chunk, 3)`` from a batch of observations."""
+        return_positions: bool = False,
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+        """Action chunks ``(B, chunk, 3)`` from a batch of observations.
+
+        With ``return_positions`` also the auxiliary localisation ``(B, 4)`` (training aid).
+        """
         c = self.config
-        visual = self.encode_images(images) if visual is None else visual
+        images, instruction = self._check_images(images, instruction)
+        batch, owner = images.shape[0], "TinyVLA"
+        proprio = check_tensor("proprio", proprio, shape=(batch, 3), finite=True, owner=owner)
+        if visual is not None:
+            shape = (batch, 1 + c.n_visual, c.d_model)
+            check_tensor("visual", visual, shape=shape, finite=True, owner=owner)
+        visual = self.encode_images(images, instruction) if visual is None else visual
         instr = self.object_emb(instruction[:, 0]) + self.goal_emb(instruction[:, 1])  # (B, D)
         tokens = torch.cat(
             [
                 instr[:, None],
                 self.proprio(proprio.to(visual.dtype))[:, None],
-                visual + self.visual_pos,
-                self.queries.expand(visual.shape[0], -1, -1),
+                visual[:, :1],  # keypoint token
+                visual[:, 1:] + self.visual_pos,  # patch tokens
+                self.queries + instr[:, None],  # (B, chunk, D): queries know the task
             ],
             dim=1,
         )  # (B, S, D)
         h = self._backbone(tokens)
         pooled = h[:, -c.chunk :].mean(dim=1)  # (B, D)
-        return self.head(pooled).view(-1, c.chunk, 3)
+        chunk = self.head(pooled).view(-1, c.chunk, 3)
+        return (chunk, self.locate(pooled)) if return_positions else chunk
+
+    def _check_images(self, images: Any, instruction: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """Shapes, dtypes and ids of an image batch and its instructions, checked before compute."""
+        n, owner = self.config.image_size, "TinyVLA"
+        if not isinstance(images, torch.Tensor) or images.dtype != torch.uint8:
+            raise TypeError(f"{owner}: images must be a uint8 tensor (B, {n}, {n}, 3).")
+        if images.ndim != 4 or tuple(images.shape[1:]) != (n, n, 3) or images.shape[0] == 0:
+            raise ValueError(
+                f"{owner}: images must have shape (B >= 1, {n}, {n}, 3); got {tuple(images.shape)}."
+            )
+        if not isinstance(instruction, torch.Tensor) or instruction.is_floating_point():
+            raise TypeError(f"{owner}: instruction must be an integer tensor (B, 2).")
+        if instruction.shape != (images.shape[0], 2):
+            raise ValueError(
+                f"{owner}: instruction must have shape ({images.shape[0]}, 2); got "
+                f"{tuple(instruction.shape)}."
+            )
+        objects, goals = instruction[:, 0], instruction[:, 1]
+        if not bool(((objects >= 0) & (objects < 3) & (goals >= 0) & (goals < 2)).all()):
+            raise ValueError(
+                f"{owner}: instruction must hold object ids in 0..2, goal ids in 0..1."
+            )
+        return images, instruction.long()
 
     def _backbone(self, h: torch.Tensor) -> torch.Tensor:
         positions = torch.arange(h.shape[1])
@@ -250,9 +313,9 @@ class TinyVLA(nn.Module, BackboneAdapter):
 
     def visual_features(self, obs: Mapping[str, Any]) -> torch.Tensor:
         """The encoder's visual tokens of one observation, ``(N, D)``."""
-        images, _, _ = _batch(obs, self.config)
+        images, instruction, _ = _batch(obs, self.config)
         with torch.no_grad():
-            return self.encode_images(images)[0]
+            return self.encode_images(images, instruction)[0]
 
     def act(self, obs: Mapping[str, Any], *, features: torch.Tensor | None = None) -> np.ndarray:
         """The action chunk ``(chunk, 3)`` for one observation (switches to eval mode).

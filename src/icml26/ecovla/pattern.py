@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, final
 
-from icml26.core.validation import check_in_interval
+from icml26.core.validation import check_positive_int
 
 if TYPE_CHECKING:
     import torch
@@ -125,8 +125,9 @@ class SparsityPattern:
 
     def kept_fraction(self, d_ff: int, n_heads: int) -> tuple[float, float]:
         """Mean kept fraction of MLP channels and of heads, given the dense sizes."""
-        d_ff = int(check_in_interval("d_ff", d_ff, low=1, owner="SparsityPattern.kept_fraction"))
-        n_heads = int(check_in_interval("n_heads", n_heads, low=1, owner="kept_fraction"))
+        owner = "SparsityPattern.kept_fraction"
+        d_ff = check_positive_int("d_ff", d_ff, owner=owner)
+        n_heads = check_positive_int("n_heads", n_heads, owner=owner)
         mlp = sum(len(m) for m in self.mlp) / (d_ff * self.n_layers)
         heads = sum(len(h) for h in self.heads) / (n_heads * self.n_layers)
         return mlp, heads

@@ -33,6 +33,7 @@ from icml26.core.validation import (
     check_positive_int,
     torch_generator,
 )
+from icml26.ecovla._inputs import check_seed
 from icml26.ecovla.adapter import BackboneAdapter, Capture
 from icml26.ecovla.pattern import SparsityPattern
 from icml26.ecovla.scoring import TemporalPrior, channel_energy, n_keep, top_k
@@ -149,7 +150,7 @@ def random_pattern(adapter: BackboneAdapter, ratio: float, seed: Seed = 0) -> Sp
     owner = "random_pattern"
     adapter = _check_adapter(adapter, owner)
     ratio = _check_ratio(ratio, owner)
-    gen = torch_generator(seed)
+    gen = torch_generator(check_seed(seed, owner))
     d = adapter.dims()
     mlp = torch.rand(d.n_layers, d.d_ff, generator=gen, dtype=torch.float64)
     attn = torch.rand(d.n_layers, d.n_heads * d.head_dim, generator=gen, dtype=torch.float64)

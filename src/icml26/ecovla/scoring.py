@@ -178,9 +178,10 @@ def structured_scores(
             f"got {tuple(energy.shape)}."
         )
     dtype = energy.dtype if energy.dtype == torch.float64 else torch.float32
-    w = w_final.detach().to(dtype)
-    scale = w.abs().amax().clamp_min(torch.finfo(dtype).tiny)  # overflow-safe column norm
-    scores = (w / scale).norm(dim=0) * scale * energy.to(dtype).sqrt()  # (C_in,)
+    w = w_final.detach().double()
+    scale = w.abs().amax().clamp_min(torch.finfo(torch.float64).tiny)  # overflow-safe norm
+    norms = (w / scale).norm(dim=0) * scale  # (C_in,)
+    scores = (norms * energy.detach().double().sqrt()).to(dtype)  # (C_in,)
     if group == "channel":
         if head_dim is not None:
             raise ValueError(f"{owner}: head_dim is only for group='head'; got {head_dim!r}.")

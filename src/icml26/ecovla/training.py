@@ -16,12 +16,14 @@ import numpy as np
 
 from icml26.core.validation import (
     Seed,
+    check_array,
     check_in_interval,
     check_one_of,
     check_positive_int,
     numpy_generator,
     torch_generator,
 )
+from icml26.ecovla._inputs import check_seed
 from icml26.ecovla.env import SPLITS, Shift2DPickPlaceEnv, scripted_expert
 
 __all__ = ["Demonstrations", "EvalResult", "collect_demos", "evaluate", "train_bc"]
@@ -33,26 +35,55 @@ MAX_STEPS = 1_000_000
 @dataclass(frozen=True)
 class Demonstrations:
     """Frames of expert episodes: images (n, H, W, 3) uint8, instruction (n, 2), proprio (n, 3),
-    chunks (n, chunk, 3) of clean expert actions, and the episode index of each frame."""
+    chunks (n, chunk, 3) of clean expert actions, the episode index of each frame, and positions
+    (n, 4): the instructed object's and pad's (x, y), the auxiliary localisation target."""
 
     images: np.ndarray
     instruction: np.ndarray
     proprio: np.ndarray
     chunks: np.ndarray
     episode: np.ndarray
+    positions: np.ndarray
+
+    def __post_init__(self) -> None:
+        owner = "Demonstrations"
+        n = None
+        for name, ndim, dtype in (
+            ("images", 4, np.uint8),
+            ("instruction", 2, np.int64),
+            ("proprio", 2, np.float32),
+            ("chunks", 3, np.float32),
+            ("episode", 1, np.int64),
+            ("positions", 2, np.float32),
+        ):
+            value = check_array(name, getattr(self, name), ndim=ndim, dtype=dtype, owner=owner)
+            if n is not None and len(value) != n:
+                raise ValueError(
+                    f"{owner}: {name} must have one row per frame ({n}); got {len(value)}."
+                )
+            n = len(value)
+            object.__setattr__(self, name, value)
 
     def __len__(self) -> int:
         return len(self.images)
 
-    def observations(self, idx: Sequence[int] | np.ndarray) -> list[dict[str, Any]]:
-        """Frames as env observations (e.g. calibration frames for the pruner)."""
+    def observations(self, idx: Sequence[int]) -> list[dict[str, Any]]:
+        """Frames ``idx`` as env observations (e.g. calibration frames for the pruner)."""
+        try:
+            rows = np.asarray(idx, dtype=np.int64).reshape(-1)
+        except (TypeError, ValueError, OverflowError):
+            raise TypeError(
+                "Demonstrations.observations: idx must be a sequence of ints."
+            ) from None
+        if rows.size and (rows.min() < 0 or rows.max() >= len(self)):
+            raise ValueError(f"Demonstrations.observations: idx must be in [0, {len(self)}).")
         return [
             {
                 "image": self.images[i],
                 "instruction": self.instruction[i],
                 "proprio": self.proprio[i],
             }
-            for i in np.asarray(idx, dtype=int)
+            for i in rows
         ]
 
 
@@ -83,9 +114,9 @@ def collect_demos(
     split = check_one_of("split", split, SPLITS, owner=owner)
     chunk = check_positive_int("chunk", chunk, maximum=64, owner=owner)
     noise = check_in_interval("noise", noise, low=0.0, high=1.0, owner=owner)
-    rng = numpy_generator(seed)
+    rng = numpy_generator(check_seed(seed, owner))
     env = Shift2DPickPlaceEnv(split=split)
-    images, instr, proprio, chunks, episode = [], [], [], [], []
+    images, instr, proprio, chunks, episode, positions = [], [], [], [], [], []
     for ep in range(episodes):
         obs, _ = env.reset(seed=int(rng.integers(2**31)))
         noisy = scripted_expert(env, noise=noise, seed=int(rng.integers(2**31)))
@@ -93,6 +124,7 @@ def collect_demos(
         done = False
         while not done:
             images.append(obs["image"])
+            positions.append(env.task_positions().astype(np.float32))
             instr.append(obs["instruction"])
             proprio.append(obs["proprio"])
             clean.append(env.expert_action().astype(np.float32))
@@ -111,6 +143,7 @@ def collect_demos(
         np.stack(proprio).astype(np.float32),
         np.stack(chunks),
         np.asarray(episode),
+        np.stack(positions),
     )
 
 
@@ -120,6 +153,7 @@ def train_bc(
     steps: int = 2000,
     batch_size: int = 128,
     lr: float = 1e-3,
+    aux_weight: float = 1.0,
     seed: Seed = 0,
     on_step: Callable[[int, float], None] | None = None,
 ) -> list[float]:
@@ -133,6 +167,9 @@ def train_bc(
         Labelled frames (:func:`collect_demos`).
     steps, batch_size, lr
         Optimiser steps, minibatch size, peak learning rate (warm-up 5 %, cosine to 0).
+    aux_weight
+        Weight of the auxiliary L1 loss on the instructed object's and pad's positions
+        (``TinyVLA.locate``; a training aid only, the policy acts from the action head).
     seed
         Minibatch sampling seed.
     on_step
@@ -156,6 +193,7 @@ def train_bc(
     steps = check_positive_int("steps", steps, maximum=MAX_STEPS, owner=owner)
     batch_size = check_positive_int("batch_size", batch_size, maximum=65_536, owner=owner)
     lr = check_in_interval("lr", lr, low=0.0, high=1.0, closed="right", owner=owner)
+    aux_weight = check_in_interval("aux_weight", aux_weight, low=0.0, high=100.0, owner=owner)
     if model.installed_key is not None:
         raise ValueError(f"{owner}: model must have its dense weights installed (install(None)).")
     if demos.chunks.shape[1] != model.config.chunk:
@@ -163,11 +201,12 @@ def train_bc(
             f"{owner}: demos must have chunks of {model.config.chunk} steps; got "
             f"{demos.chunks.shape[1]}."
         )
-    gen = torch_generator(seed)
+    gen = torch_generator(check_seed(seed, owner))
     images = torch.from_numpy(demos.images)
     instruction = torch.from_numpy(demos.instruction)
     proprio = torch.from_numpy(demos.proprio)
     targets = torch.from_numpy(demos.chunks)
+    positions = torch.from_numpy(demos.positions)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     model.train()
     losses = []
@@ -177,8 +216,9 @@ def train_bc(
                 step, total_steps=steps, peak_lr=lr, warmup_steps=max(1, steps // 20)
             )
         idx = torch.randint(0, len(demos), (batch_size,), generator=gen)
-        pred = model(images[idx], instruction[idx], proprio[idx])  # (B, chunk, 3)
-        loss = (pred - targets[idx]).abs().mean()
+        pred, located = model(images[idx], instruction[idx], proprio[idx], return_positions=True)
+        loss = (pred - targets[idx]).abs().mean()  # L1 on the chunk (OpenVLA-OFT)
+        loss = loss + aux_weight * (located - positions[idx]).abs().mean()
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
