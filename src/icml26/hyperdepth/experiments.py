@@ -257,29 +257,46 @@ def synthetic_tables(metrics: list[dict], config: SyntheticConfig) -> list[Table
     columns.append("dendrogram purity")
     rows = method_rows(metrics, config.methods, SYN_KEYS)
     note = f"n = {12 * config.n_per_fine}, {config.epochs} epochs, d = {config.dim}"
-    return [Table("Synthetic hierarchical hypergraph (mean over seeds)", columns, rows, note)]
+    title = f"Synthetic hierarchical hypergraph (mean over {len(metrics)} seeds)"
+    return [Table(title, columns, rows, note)]
 
 
 def synthetic_plot(metrics: list[dict], config: SyntheticConfig) -> dict[str, Any]:
-    """SFI against uniformity per method (the issue's figure) and HyperDepth's loss curve."""
+    """SFI against uniformity per method (the issue's figure) and HyperDepth's loss curve.
+
+    Every seed is a small point, the seed mean a large one; loss curves are the seed mean with
+    the min–max band.
+    """
     import matplotlib.pyplot as plt
 
-    fig, (ax, ax_loss) = plt.subplots(1, 2, figsize=(10, 4.2))
-    for m in config.methods:
-        u = [s[f"{m}_uniformity"] for s in metrics]
-        sfi = [s[f"{m}_sfi"] for s in metrics]
-        ax.scatter(u, sfi, label=METHOD_LABELS.get(m, m))
+    from icml26.core.plotting import legend_outside, mean_band, seeds_note
+
+    n = len(metrics)
+    fig, (ax, ax_loss) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for i, m in enumerate(config.methods):  # one colour per method in both panels
+        u = np.asarray([s[f"{m}_uniformity"] for s in metrics], dtype=float)
+        sfi = np.asarray([s[f"{m}_sfi"] for s in metrics], dtype=float)
+        (mean,) = ax.plot(
+            [np.mean(u)], [np.mean(sfi)], "o", ms=8, color=f"C{i}", label=METHOD_LABELS.get(m, m)
+        )
+        if n > 1:
+            ax.scatter(u, sfi, s=12, color=mean.get_color(), alpha=0.6)
     ax.axhline(1.0, color="k", lw=0.8, ls="--")
     ax.set_xlabel("uniformity (lower = more uniform)")
     ax.set_ylabel("SFI = d_sib / d_cous (1 = flattened)")
-    ax.legend(fontsize=8)
-    for m in config.methods:
-        for i, s in enumerate(metrics):
-            if f"{m}_loss_curve" in s:
-                ax_loss.plot(s[f"{m}_loss_curve"], label=METHOD_LABELS[m] if i == 0 else None)
+    note = "mean (large), every seed (small)" if n > 1 else "1 seed"
+    ax.set_title(f"SFI vs uniformity ({note} of {n})", fontsize=9)
+    for i, m in enumerate(config.methods):
+        curves = [s[f"{m}_loss_curve"] for s in metrics if f"{m}_loss_curve" in s]
+        if curves and len({len(c) for c in curves}) == 1:
+            values = np.asarray(curves, dtype=float)
+            epochs = np.arange(values.shape[1])
+            mean_band(ax_loss, epochs, values, label=METHOD_LABELS.get(m, m), color=f"C{i}")
     ax_loss.set_xlabel("epoch")
     ax_loss.set_ylabel("training loss")
-    ax_loss.legend(fontsize=8)
+    ax_loss.set_title(f"Training loss ({seeds_note(n)})", fontsize=9)
+    legend_outside(ax_loss)
+    legend_outside(ax, loc="upper left", bbox_to_anchor=(0.0, -0.18), ncols=2)
     fig.tight_layout()
     return {"sfi_vs_uniformity": fig}
 
@@ -479,7 +496,8 @@ DIG_CLAIMS = (
 def digits_tables(metrics: list[dict], config: DigitsConfig) -> list[Table]:
     """Probe accuracy and uniformity per method."""
     rows = method_rows(metrics, config.methods, ("fine_acc", "uniformity", "nmi_fine"))
-    return [Table("Digits kNN hypergraph", ["method", "accuracy", "uniformity", "NMI"], rows, "")]
+    title = f"Digits kNN hypergraph (mean over {len(metrics)} seeds)"
+    return [Table(title, ["method", "accuracy", "uniformity", "NMI"], rows, "")]
 
 
 @register(
@@ -550,7 +568,8 @@ def socio_tables(metrics: list[dict], config: SocioConfig) -> list[Table]:
         rows = method_rows(metrics, tuple(f"{name}_{m}" for m in config.methods), keys)
         columns = ["method", "accuracy", "uniformity"]
         columns += ["SFI", "coarse acc"] if name == "high_school" else []
-        tables.append(Table(f"SocioPatterns {name}", columns, rows, "label-free features"))
+        title = f"SocioPatterns {name} (mean over {len(metrics)} seeds)"
+        tables.append(Table(title, columns, rows, "label-free features"))
     return tables
 
 
