@@ -202,3 +202,19 @@ def test_zero_weights_fall_back_to_the_plain_mean():
         x, torch.tensor([[0]]), torch.tensor([[1]]), torch.zeros(1, 2, dtype=torch.float64)
     )
     assert merged.tolist() == [[[2.0, 0.0]]]
+
+
+def test_anchors_match_a_brute_force_density_peak_reference():
+    g = torch.Generator().manual_seed(7)
+    H = torch.randn(40, 5, generator=g, dtype=torch.float64)
+    D = torch.cdist(H, H)
+    k = 5
+    log_rho = [-(torch.sort(D[i]).values[1 : k + 1] ** 2).mean().item() for i in range(40)]
+    gamma = []
+    for i in range(40):
+        # ties by index: j is denser than i when its density is higher, or equal with j < i
+        denser = [j for j in range(40) if (log_rho[j], -j) > (log_rho[i], -i)]
+        delta = min(D[i, j].item() for j in denser) if denser else D[i].max().item()
+        gamma.append(log_rho[i] + np.log(delta))
+    expected = sorted(range(40), key=lambda i: -gamma[i])[:8]
+    assert dpc_knn_anchors(H, M=8, k=k).tolist() == expected

@@ -89,22 +89,31 @@ def dpc_knn_anchors(H: torch.Tensor, M: int = 32, k: int = 5) -> torch.Tensor:
         raise ValueError(f"{owner}: H has {n} tokens; at most {MAX_ANCHORS} are supported.")
     if n <= M:
         return torch.arange(n)
-    X = H.double()
-    dist = torch.cdist(X, X)  # (n, n)
+    return _dpc_batch(H[None], M, k)[0]
+
+
+def _dpc_batch(X: torch.Tensor, M: int, k: int) -> torch.Tensor:
+    """DPC-KNN anchor indices of each of ``B`` token sets, ``(B, n, d) -> (B, M)`` (``M < n``)."""
+    import torch
+
+    n = X.shape[1]
+    dist = torch.cdist(X, X)  # (B, n, n) in the input's dtype
     kk = min(k, n - 1)
     # the k nearest neighbours exclude the point itself (distance 0 at the smallest slot)
-    knn = torch.topk(dist, kk + 1, dim=1, largest=False).values[:, 1:]
-    log_rho = -(knn**2).mean(dim=1)  # log of the density: same order, no underflow
-    order = torch.argsort(log_rho, descending=True, stable=True)  # densest first, ties by index
-    rank = torch.empty(n, dtype=torch.long)
-    rank[order] = torch.arange(n)
-    denser = rank[None, :] < rank[:, None]  # denser[i, j]: j ranks above i
-    masked = torch.where(denser, dist, torch.full_like(dist, float("inf")))
-    delta = masked.min(dim=1).values
-    top = order[0]
-    delta[top] = dist[top].max()
+    knn = torch.topk(dist, kk + 1, dim=2, largest=False).values[..., 1:]
+    log_rho = -(knn**2).mean(dim=2)  # (B, n): log of the density, same order, no underflow
+    order = torch.argsort(log_rho, dim=1, descending=True, stable=True)  # densest first
+    # delta_i = min distance to a denser point: in rank order, the running minimum over the
+    # columns of the points ranked above i, read just before i's own column
+    ranked = dist.gather(1, order[..., None].expand(-1, -1, n))
+    ranked = ranked.gather(2, order[:, None, :].expand(-1, n, -1))  # (B, n, n) by rank
+    running = torch.cummin(ranked, dim=2).values
+    delta_ranked = torch.empty_like(log_rho)
+    delta_ranked[:, 1:] = running[:, torch.arange(1, n), torch.arange(n - 1)]
+    delta_ranked[:, 0] = ranked[:, 0].max(dim=1).values  # the densest: its largest distance
+    delta = torch.empty_like(delta_ranked).scatter_(1, order, delta_ranked)
     gamma = log_rho + torch.log(delta)  # log(rho delta)
-    return torch.argsort(gamma, descending=True, stable=True)[:M]
+    return torch.argsort(gamma, dim=1, descending=True, stable=True)[:, :M]
 
 
 def modality_anchors(
@@ -133,8 +142,11 @@ def modality_anchors(
     for code, name in ((VIDEO, VIDEO_NAME), (AUDIO, AUDIO_NAME)):
         members = torch.nonzero(ids == code).flatten()
         tokens = H0[:, members]  # (B, N_m, d)
-        chosen = [tokens[b, dpc_knn_anchors(tokens[b], M, k)] for b in range(H0.shape[0])]
-        out[name] = torch.stack(chosen) if chosen else tokens[:, :0]
+        if tokens.shape[1] <= M:
+            out[name] = tokens
+        else:
+            chosen = _dpc_batch(tokens, M, k)  # (B, M)
+            out[name] = tokens.gather(1, chosen[..., None].expand(-1, -1, tokens.shape[2]))
     return out
 
 

@@ -81,8 +81,8 @@ class RMSNorm(nn.Module):
 def rope(x: torch.Tensor, pos: torch.Tensor, base: float) -> torch.Tensor:
     """Rotate ``x`` (``(B, H, n, d_head)``) by the angles of positions ``pos`` (``(B, n)``)."""
     half = x.shape[-1] // 2
-    freq = base ** (-torch.arange(half, dtype=torch.float64) / half)
-    angle = (pos[..., None].double() * freq).to(x.dtype)[:, None]  # (B, 1, n, half)
+    freq = base ** (-torch.arange(half, dtype=x.dtype) / half)
+    angle = (pos[..., None].to(x.dtype) * freq)[:, None]  # (B, 1, n, half)
     cos, sin = angle.cos(), angle.sin()
     x1, x2 = x[..., :half], x[..., half:]
     return torch.cat([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1)
