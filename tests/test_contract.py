@@ -57,7 +57,6 @@ FIGURES_NOT_YET_SEED_AWARE = {
     "cvar_rl.frontier",
     "debias.minilm",
     "debias.toy",
-    "hyperdepth.synthetic",
     "sgg_dp.composition",
     "sgg_dp.table",
     "taco.speed_memory",
