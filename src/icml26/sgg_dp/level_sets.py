@@ -43,6 +43,7 @@ def _newton(tau, w, c, T, k, p):
     tau = np.array(tau, dtype=float)
     idx = np.flatnonzero(np.isfinite(tau))
     t, w, c = tau[idx], np.broadcast_to(w, tau.shape)[idx], np.broadcast_to(c, tau.shape)[idx]
+    prev = np.zeros(len(idx))  # the last nonzero step
     for _ in range(MAX_NEWTON):
         if len(idx) == 0:
             break
@@ -50,11 +51,16 @@ def _newton(tau, w, c, T, k, p):
             slope = (k - T) - w * p * np.exp(p * t)
             step = (g_of_tau(t, w, T, k, p) + c) / slope
         step = np.where(np.isfinite(step), step, 0.0)
-        t = t - step
-        done = np.abs(step) <= NEWTON_RTOL * np.maximum(1.0, np.abs(t))
+        # the iterates are monotone: a step that turns back, or no longer moves t, is round-off
+        new_t = t - step
+        stalled = (new_t == t) | (step * prev < 0)
+        t = new_t
+        done = stalled | (np.abs(step) <= NEWTON_RTOL * np.maximum(1.0, np.abs(t)))
+        prev = np.where(step == 0, prev, step)
         if done.any():  # write converged roots back; keep iterating on the rest
             tau[idx[done]] = t[done]
-            idx, t, w, c = idx[~done], t[~done], w[~done], c[~done]
+            keep = ~done
+            idx, t, w, c, prev = idx[keep], t[keep], w[keep], c[keep], prev[keep]
     tau[idx] = t
     return tau
 

@@ -315,8 +315,8 @@ class SGGMechanism:
         )
         log_delta = math.log(delta)
 
-        def excess(log_sigma: float) -> float:
-            return self._log_delta_at(eps, math.exp(log_sigma)) - log_delta
+        def log_delta_of(log_sigma: float) -> float:
+            return self._log_delta_at(eps, math.exp(log_sigma))
 
         lo, hi = (
             math.log(SIGMA_RANGE[0] * self.sensitivity),
@@ -324,7 +324,7 @@ class SGGMechanism:
         )
         try:
             log_sigma = smallest_feasible(
-                excess, math.log(sigma_hint), lo, hi, monotone=self.k <= self.T
+                log_delta_of, log_delta, math.log(sigma_hint), lo, hi, monotone=self.k <= self.T
             )
         except ValueError:
             raise ValueError(

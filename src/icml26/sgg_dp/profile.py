@@ -64,11 +64,12 @@ D_MIN = 1e-300
 NARROW = 1e-3  # relative width below which an interval's mass is integrated from the density
 # k != T: the balls of radius ETA·Δ around 0 and v are bounded in closed form (_log_balls);
 # radii within NEAR·Δ of Δ are integrated in d = r − Δ on a geometric ladder (ratio NEAR_RATIO)
-# after a scan of NEAR_SCAN points per side for kinks.
+# after a scan for kinks (NEAR_SCAN geometric points per side and NEAR_LINEAR even ones).
 ETA = 1e-150
 NEAR = 0.5
 NEAR_RATIO = 10.0
-NEAR_SCAN = 3000
+NEAR_SCAN = 1500  # geometric, 5 per decade of |d|; plus NEAR_LINEAR evenly spaced
+NEAR_LINEAR = 401
 
 
 def privacy_loss(x: np.ndarray, T: int, k: float, p: float, sigma: float, Delta: float):
@@ -98,14 +99,16 @@ def _log_sub(big: np.ndarray, small: np.ndarray) -> np.ndarray:
 # --- T >= 2: the sphere ---------------------------------------------------------------------
 
 
-def _log_interval(lo, lo_c, hi, hi_c, a):
-    """ln(I(hi) − I(lo)) for x-values lo <= hi of the Beta(a, a) law (given with 1 − x), stably.
+def _tails(x, xc, a):
+    """(ln I(x), ln(1 − I(x))) of the Beta(a, a) law, given x and 1 − x."""
+    return log_beta_cdf(x, xc, a), log_beta_cdf(xc, x, a)
 
-    Below ½ the lower CDFs are subtracted, above ½ the upper ones, across ½ both tails are
-    removed from 1.
-    """
-    l_lo, l_hi = log_beta_cdf(lo, lo_c, a), log_beta_cdf(hi, hi_c, a)
-    u_lo, u_hi = log_beta_cdf(lo_c, lo, a), log_beta_cdf(hi_c, hi, a)  # ln(1 − I)
+
+def _log_interval(lo, lo_c, hi, hi_c, t_lo, t_hi):
+    """ln(I(hi) − I(lo)) for x-values lo <= hi of the Beta(a, a) law (given with 1 − x and
+    their :func:`_tails`), stably: below ½ the lower CDFs are subtracted, above ½ the upper
+    ones, across ½ both tails are removed from 1."""
+    (l_lo, u_lo), (l_hi, u_hi) = t_lo, t_hi
     across = _log1mexp(np.minimum(np.logaddexp(l_lo, u_hi), 0.0))
     out = np.where(
         hi <= 0.5, _log_sub(l_hi, l_lo), np.where(lo >= 0.5, _log_sub(u_lo, u_hi), across)
@@ -127,17 +130,26 @@ def _log_level_probs(r, c, T, k, p, sigma, Delta, log_eta=None, d=None):
     def x_of(tau):
         return u_lower(tau, r, Delta), u_upper(tau, r, Delta, d)
 
-    tau_eta = np.full(r.shape, -np.inf) if log_eta is None else log_eta - np.log(r)
-    x_e, xc_e = x_of(tau_eta)
+    if log_eta is None:
+        tau_eta = np.full(r.shape, -np.inf)
+        x_e, xc_e = np.ones(r.shape), np.zeros(r.shape)
+        t_e = (np.zeros(r.shape), np.full(r.shape, -np.inf))
+    else:
+        tau_eta = log_eta - np.log(r)
+        x_e, xc_e = x_of(tau_eta)
+        t_e = _tails(x_e, xc_e, a)
     x2, x2c = x_of(np.maximum(ls.tau2, tau_eta))
+    t2 = _tails(x2, x2c, a)
     if ls.tau1 is None:  # {L > c} = {ρ > t₂}, {L < c} = {ρ < t₂}
-        log_above = log_beta_cdf(x2, x2c, a)
-        log_below = _log_interval(x2, x2c, x_e, xc_e, a)
+        log_above = t2[0]
+        log_below = t2[1] if log_eta is None else _log_interval(x2, x2c, x_e, xc_e, t2, t_e)
     else:  # {L > c} = {ρ > t₂} ∪ {ρ < t₁}, {L < c} = {t₁ < ρ < t₂}
         x1, x1c = x_of(np.maximum(ls.tau1, tau_eta))
-        log_above = np.logaddexp(log_beta_cdf(x2, x2c, a), _log_interval(x1, x1c, x_e, xc_e, a))
-        log_below = _log_interval(x2, x2c, x1, x1c, a)
-    log_above = np.where(ls.everything, log_beta_cdf(x_e, xc_e, a), log_above)
+        t1 = _tails(x1, x1c, a)
+        ring = t1[1] if log_eta is None else _log_interval(x1, x1c, x_e, xc_e, t1, t_e)
+        log_above = np.logaddexp(t2[0], ring)
+        log_below = _log_interval(x2, x2c, x1, x1c, t2, t1)
+    log_above = np.where(ls.everything, t_e[0], log_above)
     log_below = np.where(ls.everything, -np.inf, log_below)
     return log_above, log_below
 
@@ -214,6 +226,7 @@ class _SphereProfile:
         if k > T:  # h must be monotone on (0, η): below its maximum t*
             eta = min(eta, sigma * ((k - T) / p) ** (1 / p) / 4)
         self.log_eta = math.log(eta) if self.singular else None
+        self._coarse: list[tuple[np.ndarray, np.ndarray]] = []  # (s, ln r) seen by at_logit
         self.h_star = (
             float(self.h(np.asarray(sigma * ((k - T) / p) ** (1 / p)))) if k > T else math.nan
         )
@@ -222,9 +235,12 @@ class _SphereProfile:
         return log_radial_profile(t, self.T, self.k, self.p, self.sigma)
 
     def log_integrands(self, r: np.ndarray, log_w: np.ndarray, d: np.ndarray | None = None):
-        """ln(w·P[L > ε | r]) and ln(w·P[L < −ε | r]) at radii ``r`` with log-weights ``log_w``."""
+        """ln(w·P[L > ε | r]) and ln(w·P[L < −ε | r]) at radii ``r`` with log-weights ``log_w``.
+
+        The ball ρ < η is left out only in the near zone (``d`` given): elsewhere |r − Δ| > η.
+        """
         m = self
-        args = (m.T, m.k, m.p, m.sigma, m.Delta, m.log_eta, d)
+        args = (m.T, m.k, m.p, m.sigma, m.Delta, None if d is None else m.log_eta, d)
         la, _ = _log_level_probs(r, m.eps, *args)
         _, lb = _log_level_probs(r, -m.eps, *args)
         return log_w + la, log_w + lb
@@ -233,6 +249,7 @@ class _SphereProfile:
         """The log integrands (weights without the panel rule) at logits ``s``."""
         r = radius_at_logit(s, self.k, self.p, self.sigma)
         ok = np.isfinite(r) & (r > 0)
+        self._coarse.append((s[ok], np.log(r[ok])))
         log_w = special.log_expit(s) + special.log_expit(-s)
         phi_a = np.full(s.shape, -np.inf)
         phi_b = np.full(s.shape, -np.inf)
@@ -319,12 +336,23 @@ class _SphereProfile:
 
     def kinks(self, windows: list[tuple[float, float]]) -> np.ndarray:
         """Logits of the kinks: the axis functions scanned on the radii of a fine logit grid
-        over the ``windows`` (for k = T also on radii clustered at r = Δ), then bisected in r."""
+        over the ``windows`` (for k = T also on radii clustered at r = Δ), then refined in r.
+
+        The scan radii need not sit exactly at their logits: ln r is interpolated linearly
+        between the coarse points already evaluated (the roots are exact all the same)."""
         m = self
         s_fine = np.concatenate(
             [np.arange(lo, hi + KINK_STEP / 2, KINK_STEP) for lo, hi in windows] + [[0.0]]
         )
-        parts = [radius_at_logit(s_fine, m.k, m.p, m.sigma)]
+        s_known = np.concatenate([c[0] for c in self._coarse] + [np.zeros(0)])
+        if len(s_known) >= 2:
+            lr_known = np.concatenate([c[1] for c in self._coarse])
+            order = np.argsort(s_known)
+            inside = (s_fine >= s_known[order[0]]) & (s_fine <= s_known[order[-1]])
+            scan = np.exp(np.interp(s_fine[inside], s_known[order], lr_known[order]))
+            parts = [scan, radius_at_logit(s_fine[~inside], m.k, m.p, m.sigma)]
+        else:
+            parts = [radius_at_logit(s_fine, m.k, m.p, m.sigma)]
         if not m.singular:
             parts += [m.Delta * (1 - np.logspace(-15.6, -0.01, 320))]
             parts += [m.Delta * (1 + np.logspace(-15.6, 2, 360))]
@@ -335,8 +363,11 @@ class _SphereProfile:
     def near_kinks(self) -> np.ndarray:
         """The kinks in the near zone, as offsets d = r − Δ (without ±η)."""
         m = self
-        ladder = np.geomspace(math.exp(m.log_eta), NEAR * m.Delta, NEAR_SCAN)
-        return self._roots(np.concatenate([-ladder[::-1], ladder]), near=True, geometric=True)
+        w = NEAR * m.Delta
+        ladder = np.geomspace(math.exp(m.log_eta), w, NEAR_SCAN)
+        linear = np.linspace(-w, w, NEAR_LINEAR)
+        grid = np.unique(np.concatenate([-ladder, ladder, linear[linear != 0]]))
+        return self._roots(grid, near=True, geometric=True)
 
     def near_nodes(self):
         """Nodes d, radii and log-weights (radial density × rule) of the near zone |d| < NEAR Δ.

@@ -38,7 +38,7 @@ S_LIMIT = 745.0
 S_SCIPY = 700.0  # scipy's inverse upper incomplete gamma while e^{-s} is a normal float
 S_LOW = 30.0  # below, the lower tail is inverted in ln z (z may underflow before r does)
 S_POLISH = 20.0  # beyond |s| = 20 the quantile is polished by Newton steps in ln z
-NEWTON_STEPS = 6
+NEWTON_STEPS = 8
 GL_ORDER = 24
 _X, _WX = np.polynomial.legendre.leggauss(GL_ORDER)
 _RULE = ((_X + 1) / 2, _WX / 2)  # Gauss–Legendre on (0, 1)
@@ -102,6 +102,25 @@ def radius_logit(r: np.ndarray, k: float, p: float, sigma: float) -> np.ndarray:
     return log_gamma_cdf(k / p, z) - log_gamma_sf(k / p, z)
 
 
+def _newton_until_converged(step, lz: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Newton iterates lz − step(lz, target) for at most ``NEWTON_STEPS`` rounds.
+
+    ``step`` returns (the Newton step, the residual ln F(z) − target before it). An element stops
+    after the step taken at a residual below 1e-14 relative to max(1, |target|) (the residual is
+    the node's logit error); Newton's next residual is then at the round-off of ln F itself.
+    """
+    lz = lz.copy()
+    idx = np.arange(len(lz))
+    for _ in range(NEWTON_STEPS):
+        if len(idx) == 0:
+            break
+        d, residual = step(lz[idx], target[idx])
+        d = np.where(np.isfinite(d), d, 0.0)
+        lz[idx] -= d
+        idx = idx[np.abs(residual) > 1e-14 * np.maximum(1.0, np.abs(target[idx]))]
+    return lz
+
+
 def radius_at_logit(s: np.ndarray, k: float, p: float, sigma: float) -> np.ndarray:
     """The radius r with logit F_R(r) = s, formed as r = σ exp((ln z)/p), z = (r/σ)^p.
 
@@ -124,22 +143,26 @@ def radius_at_logit(s: np.ndarray, k: float, p: float, sigma: float) -> np.ndarr
     if up.any():
         target = special.log_expit(-s[up])  # ln Q ≈ −z + (a − 1) ln z − ln Γ(a)
         lz = np.where(s[up] > S_SCIPY, np.log(-target + a * np.log(-target)), log_z[up])
-        for _ in range(NEWTON_STEPS):
+
+        def step_up(lz, target):
             z = np.exp(lz)
             log_q = log_gamma_sf(a, z)
             slope = -np.exp(a * lz - z - special.gammaln(a) - log_q)  # d ln Q / d ln z
-            lz = lz - (log_q - target) / slope
-        log_z[up] = lz
+            return (log_q - target) / slope, log_q - target
+
+        log_z[up] = _newton_until_converged(step_up, lz, target)
     low = s < -S_POLISH
     if low.any():
         target = special.log_expit(s[low])  # ln P ≈ a ln z − ln Γ(a + 1)
         lz = np.where(s[low] < -S_LOW, (target + special.gammaln(a + 1)) / a, log_z[low])
-        for _ in range(NEWTON_STEPS):
+
+        def step_low(lz, target):
             log_pz = log_gamma_cdf_of_log(a, lz)
             with np.errstate(over="ignore", invalid="ignore"):
                 slope = np.exp(a * lz - np.exp(lz) - special.gammaln(a) - log_pz)
-                lz = lz - np.where(slope > 0, (log_pz - target) / slope, 0.0)
-        log_z[low] = lz
+                return np.where(slope > 0, (log_pz - target) / slope, 0.0), log_pz - target
+
+        log_z[low] = _newton_until_converged(step_low, lz, target)
     with np.errstate(over="ignore"):
         return sigma * np.exp(log_z / p)
 
