@@ -1,83 +1,144 @@
 """Benchmark: cost of fake-quantized NVFP4 training per step vs FP32, and quantizer throughput.
 
 The paper's 1.67x speed-up over FP8 comes from Blackwell FP4 tensor cores; this CPU emulation can
-only add cost, so the table reports the emulation overhead (step time / FP32 step time) per
-recipe, and the elements/s of ``nvfp4_quantize`` next to torchao's NVFP4 emulation when torchao
-imports. Run: ``python benchmarks/bench_tetrajet.py [--steps 5] [--threads 1]``.
+only add cost, so the first table reports the emulation overhead (step time / FP32 step time) per
+recipe. Recipes are interleaved: every round times one step of each recipe in turn (after a
+warm-up round), so machine-load drift hits all recipes alike; the table shows the median over
+rounds of each recipe's time and of its ratio to the FP32 step of the same round.
+
+The second table times quantizers side by side in one process, also interleaved: ``nvfp4_quantize``
+(codes + scales) with the per-tensor scale, which is the two-level scheme torchao implements,
+against torchao's ``NVFP4Tensor.to_nvfp4`` with ``per_tensor_scale`` (it also packs the codes),
+plus our double-block quantizer and the fake-quant path the layer uses. torchao is optional: it is
+reported as unavailable when it does not import.
+
+Run: ``python benchmarks/bench_tetrajet.py [--rounds 7] [--threads 1]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
+import statistics
 import time
+import warnings
+from collections.abc import Callable
 
 import torch
 from torch import nn
 
-from icml26.tetrajet import RECIPES, GPTConfig, TinyGPT, nvfp4_quantize, quantize_model_
+from icml26.tetrajet import (
+    RECIPES,
+    GPTConfig,
+    TinyGPT,
+    nvfp4_fake_quant,
+    nvfp4_quantize,
+    quantize_model_,
+)
 
 
-def step_time(recipe: str, steps: int, batch: int, context: int) -> float:
-    """Median seconds of one training step (forward, backward, AdamW) of the spec's tiny GPT."""
+def _step_fn(recipe: str, batch: int, context: int) -> Callable[[], float]:
+    """One training step (forward, backward, AdamW) of the spec's tiny GPT; returns seconds."""
     model = quantize_model_(TinyGPT(GPTConfig(vocab_size=96), seed=0), recipe, seed=0)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     g = torch.Generator().manual_seed(0)
-    times = []
-    for i in range(steps + 1):  # the first step warms up
+
+    def step() -> float:
         x = torch.randint(0, 96, (batch, context), generator=g)
         start = time.perf_counter()
         loss = nn.functional.cross_entropy(model(x).flatten(0, 1), x.flatten())
         loss.backward()
         optimizer.step()
         optimizer.zero_grad()
-        if i:
-            times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2]
+        return time.perf_counter() - start
+
+    return step
 
 
-def quantize_throughput(repeats: int = 5, size: int = 2048) -> dict[str, float]:
-    """Elements per second of NVFP4 quantization of a (size, size) fp32 tensor."""
+def step_times(rounds: int, batch: int, context: int) -> dict[str, tuple[float, float]]:
+    """Median seconds per step and median ratio to the same round's FP32 step, per recipe."""
+    steps = {recipe: _step_fn(recipe, batch, context) for recipe in RECIPES}
+    for step in steps.values():  # warm-up round
+        step()
+    times: dict[str, list[float]] = {recipe: [] for recipe in RECIPES}
+    for _ in range(rounds):
+        for recipe, step in steps.items():
+            times[recipe].append(step())
+    fp32 = times["fp32"]
+    return {
+        recipe: (
+            statistics.median(ts),
+            statistics.median(t / base for t, base in zip(ts, fp32, strict=True)),
+        )
+        for recipe, ts in times.items()
+    }
+
+
+def quantizer_rates(rounds: int, size: int = 2048) -> dict[str, tuple[float, float]]:
+    """Elements/s (median over rounds) and the ratio to torchao's rate in the same round."""
     x = torch.randn(size, size, generator=torch.Generator().manual_seed(0))
-    rates = {}
-
-    def timed(fn) -> float:
-        fn()
-        start = time.perf_counter()
-        for _ in range(repeats):
-            fn()
-        return x.numel() * repeats / (time.perf_counter() - start)
-
-    rates["icml26 nvfp4_quantize (1x16 + 1x128, RTN)"] = timed(lambda: nvfp4_quantize(x))
-    rates["icml26 nvfp4_quantize (per-tensor, RTN)"] = timed(lambda: nvfp4_quantize(x, outer=None))
+    fns: dict[str, Callable[[], object]] = {
+        "icml26 nvfp4_quantize, per-tensor + 1x16 (torchao's scheme)": lambda: nvfp4_quantize(
+            x, outer=None
+        ),
+        "icml26 nvfp4_quantize, 1x16 + 1x128 (TetraJet-v2)": lambda: nvfp4_quantize(x),
+        "icml26 nvfp4_fake_quant, 1x16 + 1x128 (the layer's path)": lambda: nvfp4_fake_quant(x),
+        "icml26 nvfp4_fake_quant, 1x16 + 1x128, SR": lambda: nvfp4_fake_quant(
+            x, rounding="sr", generator=torch.Generator().manual_seed(1)
+        ),
+    }
+    reference = None
     try:
-        from torchao.prototype.mx_formats.nvfp4_tensor import NVFP4Tensor
-
-        rates["torchao NVFP4Tensor.to_nvfp4"] = timed(lambda: NVFP4Tensor.to_nvfp4(x))
-    except Exception as err:  # torchao missing or without a CPU path
-        rates[f"torchao unavailable ({type(err).__name__})"] = float("nan")
-    return rates
+        logging.disable(logging.WARNING)  # torchao logs its missing CUDA extensions
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from torchao.prototype.mx_formats.nvfp4_tensor import (
+                NVFP4Tensor,
+                per_tensor_amax_to_scale,
+            )
+        scale = per_tensor_amax_to_scale(x.abs().amax())
+        reference = "torchao NVFP4Tensor.to_nvfp4, per_tensor_scale (packs codes)"
+        fns[reference] = lambda: NVFP4Tensor.to_nvfp4(x, per_tensor_scale=scale)
+    except ImportError as err:
+        print(f"torchao unavailable ({err}); no reference rate")
+    finally:
+        logging.disable(logging.NOTSET)
+    for fn in fns.values():  # warm-up
+        fn()
+    seconds: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            seconds[name].append(time.perf_counter() - start)
+    out = {}
+    for name, ts in seconds.items():
+        rate = x.numel() / statistics.median(ts)
+        if reference is None:
+            out[name] = (rate, float("nan"))
+            continue
+        ratios = [r / t for t, r in zip(ts, seconds[reference], strict=True)]
+        out[name] = (rate, statistics.median(ratios))
+    return out
 
 
 def main() -> None:
     """Print both tables."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--context", type=int, default=128)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    base = step_time("fp32", args.steps, args.batch, args.context)
-    print(f"| recipe | s/step | overhead vs FP32 |  ({args.batch}x{args.context} tokens)")
+    print(f"| recipe | s/step | step / FP32 step |  ({args.batch}x{args.context} tokens, "
+          f"median of {args.rounds} interleaved rounds)")  # fmt: skip
     print("|---|---|---|")
-    for recipe in RECIPES:
-        seconds = (
-            base if recipe == "fp32" else step_time(recipe, args.steps, args.batch, args.context)
-        )
-        print(f"| {recipe} | {seconds:.3f} | {seconds / base:.2f}x |")
-    print("\n| quantizer | elements/s |\n|---|---|")
-    for name, rate in quantize_throughput().items():
-        print(f"| {name} | {rate:.3g} |")
+    for recipe, (seconds, ratio) in step_times(args.rounds, args.batch, args.context).items():
+        print(f"| {recipe} | {seconds:.3f} | {ratio:.2f}x |")
+    print("\n| quantizer (2048x2048 fp32) | elements/s | rate / torchao's |\n|---|---|---|")
+    for name, (rate, ratio) in quantizer_rates(args.rounds).items():
+        print(f"| {name} | {rate:.3g} | {ratio:.2f}x |")
 
 
 if __name__ == "__main__":

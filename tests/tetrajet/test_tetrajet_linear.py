@@ -54,7 +54,7 @@ def test_all_quantizers_off_equals_nn_linear_exactly():
 def test_forward_equals_quantized_operands_and_3d_shapes(name):
     spec = get_recipe(name)
     x, w = _data(1, 2, 7, 128), _data(2, 256, 128).requires_grad_()
-    y = quantized_linear(x, w, spec=spec, generator=0)
+    y = quantized_linear(x, w, spec=spec, generator=torch.Generator().manual_seed(0))
     assert y.shape == (2, 7, 256)
     if not spec.enabled:
         return
@@ -74,15 +74,15 @@ def test_token_padding_does_not_change_outputs():
     spec = get_recipe("tetrajet_v2_base")
     x, w = _data(3, 5, 128), _data(4, 128, 128)
     extra = torch.cat([x, torch.zeros(123, 128)])
-    y_small = quantized_linear(x, w, spec=spec, generator=0)
-    y_big = quantized_linear(extra, w, spec=spec, generator=0)
+    y_small = quantized_linear(x, w, spec=spec, generator=torch.Generator().manual_seed(0))
+    y_big = quantized_linear(extra, w, spec=spec, generator=torch.Generator().manual_seed(0))
     assert torch.equal(y_small, y_big[:5])
 
 
 def test_non_multiple_dimensions_are_padded_consistently():
     spec = get_recipe("tetrajet_v2")
     x, w = _data(5, 3, 40), _data(6, 24, 40).requires_grad_()
-    y = quantized_linear(x, w, spec=spec, generator=0)
+    y = quantized_linear(x, w, spec=spec, generator=torch.Generator().manual_seed(0))
     expected = nvfp4_fake_quant(x) @ nvfp4_fake_quant(w.detach()).T
     torch.testing.assert_close(y, expected, rtol=0, atol=1e-5)  # fp32 GEMM order
     y.sum().backward()
@@ -92,13 +92,18 @@ def test_non_multiple_dimensions_are_padded_consistently():
 def test_nan_inside_a_layer_propagates_instead_of_raising():
     x = _data(17, 4, 128)
     x[0, 0] = float("nan")
-    y = quantized_linear(x, _data(18, 128, 128), spec=get_recipe("tetrajet_v2"), generator=0)
+    y = quantized_linear(
+        x,
+        _data(18, 128, 128),
+        spec=get_recipe("tetrajet_v2"),
+        generator=torch.Generator().manual_seed(0),
+    )
     assert torch.isnan(y).any()  # documented: the loss shows the divergence
 
 
 def _mean_grad(spec, draws, size=128):
     x, w, dy = _data(7, size, size), _data(8, size, size).requires_grad_(), _data(9, size, size)
-    y = quantized_linear(x, w, spec=spec, generator=0)
+    y = quantized_linear(x, w, spec=spec, generator=torch.Generator().manual_seed(0))
     grads = [torch.autograd.grad(y, w, dy, retain_graph=True)[0] for _ in range(draws)]
     target = dy.T @ nvfp4_fake_quant(x, outer=spec.outer)
     return torch.stack(grads), target
@@ -119,11 +124,44 @@ def test_sr_draws_depend_on_the_generator_only():
     spec = get_recipe("tetrajet_v2_base")
     x, w, dy = _data(10, 128, 128), _data(11, 128, 128).requires_grad_(), _data(12, 128, 128)
 
-    def grad(seed):
-        y = quantized_linear(x, w, spec=spec, generator=seed)
+    def grad(generator):
+        y = quantized_linear(x, w, spec=spec, generator=generator)
         return torch.autograd.grad(y, w, dy)[0]
 
-    assert torch.equal(grad(3), grad(3)) and not torch.equal(grad(3), grad(4))
+    def seeded(seed):
+        return torch.Generator().manual_seed(seed)
+
+    assert torch.equal(grad(seeded(3)), grad(seeded(3)))
+    assert not torch.equal(grad(seeded(3)), grad(seeded(4)))
+
+
+def test_successive_calls_with_one_generator_draw_fresh_rounding():
+    # issue 17: an int generator re-seeded every call, so a training loop repeated its SR draws
+    spec = get_recipe("tetrajet_v2_base")
+    x, w, dy = _data(10, 128, 128), _data(11, 128, 128).requires_grad_(), _data(12, 128, 128)
+    g = torch.Generator().manual_seed(5)
+    first = torch.autograd.grad(quantized_linear(x, w, spec=spec, generator=g), w, dy)[0]
+    second = torch.autograd.grad(quantized_linear(x, w, spec=spec, generator=g), w, dy)[0]
+    assert not torch.equal(first, second)
+    with pytest.raises(TypeError, match=r"generator must be a torch\.Generator or None"):
+        quantized_linear(x, w, spec=spec, generator=3)
+    layer = NVFP4Linear(128, 128, spec=spec, seed=0)  # one generator per layer, also advanced
+    grads = []
+    for _ in range(2):
+        layer(x).backward(dy)
+        grads.append(layer.weight.grad.clone())
+        layer.weight.grad = None
+    assert not torch.equal(grads[0], grads[1])
+
+
+def test_an_empty_batch_works_like_nn_linear():
+    layer = NVFP4Linear(256, 32, spec=get_recipe("tetrajet_v2"), seed=0)
+    x = torch.empty(0, 256, requires_grad=True)
+    y = layer(x)
+    assert y.shape == (0, 32)
+    y.sum().backward()
+    assert x.grad.shape == (0, 256) and torch.equal(layer.weight.grad, torch.zeros(32, 256))
+    assert layer(torch.empty(2, 0, 256)).shape == (2, 0, 32)
 
 
 def test_outlier_channels_use_mxfp8_and_reduce_error_with_planted_outliers():
@@ -134,8 +172,10 @@ def test_outlier_channels_use_mxfp8_and_reduce_error_with_planted_outliers():
     w = torch.randn(64, 128, generator=g)
     exact = x @ w.T
     spec = get_recipe("tetrajet_v2_mix_fp8")
-    pure = quantized_linear(x, w, spec=spec, generator=0)
-    mixed = quantized_linear(x, w, spec=spec, generator=0, outlier_channels=planted)
+    pure = quantized_linear(x, w, spec=spec, generator=torch.Generator().manual_seed(0))
+    mixed = quantized_linear(
+        x, w, spec=spec, generator=torch.Generator().manual_seed(0), outlier_channels=planted
+    )
     assert (mixed - exact).norm() < 0.5 * (pure - exact).norm()
 
 
@@ -212,3 +252,22 @@ def test_olmo2_real_path_converts_trains_and_round_trips(tmp_path):
 def test_bad_inputs(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_nvidia_recipe_rounds_only_gradients_stochastically():
+    # issue 17: R2 used SR for Q6 (the activation re-quantized for dW); NVIDIA's recipe rounds
+    # only gradients stochastically
+    spec = get_recipe("nvidia_nvfp4")
+    assert (spec.backward_rounding, spec.operand_rounding) == ("sr", "rtn")
+    assert get_recipe("tetrajet_v2").operand_rounding == "sr"  # TetraJet-v2: Q3-Q6 all SR
+    x, w, dy = _data(20, 256, 128), _data(21, 64, 128).requires_grad_(), _data(22, 256, 64)
+    only_q6 = QuantSpec(quantize=(False,) * 5 + (True,), rht_wgrad=False, operand_rounding="rtn")
+    grads = [
+        torch.autograd.grad(
+            quantized_linear(x, w, spec=only_q6, generator=torch.Generator().manual_seed(s)), w, dy
+        )[0]
+        for s in (1, 2)
+    ]
+    # Q6 = RTN of X along the token axis, whatever the generator: dW = dYᵀ Q6(X)
+    expected = dy.T @ nvfp4_fake_quant(x, axis=0)
+    assert torch.equal(grads[0], grads[1]) and torch.allclose(grads[0], expected, atol=1e-4)

@@ -65,7 +65,11 @@ class QuantSpec:
     weight_2d
         NVIDIA's 16x16 weight tiles (per-tensor scale); the dX GEMM then reuses Ŵ as is.
     backward_rounding
-        Rounding of Q3-Q6: ``"sr"`` (unbiased) or ``"rtn"``.
+        Rounding of the gradient quantizers Q3 and Q5: ``"sr"`` (unbiased) or ``"rtn"``.
+    operand_rounding
+        Rounding of Q4 and Q6, which re-quantize the forward operands (Ŵ, X̂ or the raw W, X)
+        for the backward GEMMs; ``None`` (default) follows ``backward_rounding``. NVIDIA's
+        recipe rounds only gradients stochastically: ``"rtn"`` there.
     scale_round
         E4M3 rounding of s_b: ``"nearest"`` (official; elements may clip at 6, a small bias)
         or ``"up"`` (no clipping).
@@ -92,6 +96,7 @@ class QuantSpec:
     outer: int | None = 128
     weight_2d: bool = False
     backward_rounding: str = "sr"
+    operand_rounding: str | None = None
     scale_round: str = "nearest"
     rht_dgrad: bool = True
     rht_wgrad: bool = True
@@ -115,6 +120,9 @@ class QuantSpec:
                     f"{owner}: outer must be a multiple of inner; got {self.outer!r} (int)."
                 )
         check_one_of("backward_rounding", self.backward_rounding, ROUNDINGS, owner=owner)
+        if self.operand_rounding is None:
+            object.__setattr__(self, "operand_rounding", self.backward_rounding)
+        check_one_of("operand_rounding", self.operand_rounding, ROUNDINGS, owner=owner)
         check_one_of("scale_round", self.scale_round, SCALE_ROUNDINGS, owner=owner)
         check_in_interval("outlier_ratio", self.outlier_ratio, low=0.0, high=1.0, owner=owner)
         check_positive_int("token_multiple", self.token_multiple, owner=owner)
@@ -130,7 +138,10 @@ class QuantSpec:
 
 
 def _pad(x: torch.Tensor, rows: int, cols: int) -> torch.Tensor:
-    return nn.functional.pad(x, (0, -x.shape[1] % cols, 0, -x.shape[0] % rows))
+    extra_rows, extra_cols = -x.shape[0] % rows, -x.shape[1] % cols
+    if not (extra_rows or extra_cols):
+        return x
+    return nn.functional.pad(x, (0, extra_cols, 0, extra_rows))
 
 
 def _fp4(x: torch.Tensor, axis: int, spec: QuantSpec, rounding: str, g: torch.Generator):
@@ -204,7 +215,8 @@ class _QuantizedLinearFn(torch.autograd.Function):
         x_s, w_s, outliers = ctx.saved_tensors
         spec, g, (n_tokens, m, k) = ctx.spec, ctx.generator, ctx.shape
         _, q2, q3, q4, q5, q6 = spec.quantize
-        rounding = spec.backward_rounding
+        rounding = spec.backward_rounding  # the gradients dY (Q3, Q5)
+        operand_rounding = spec.operand_rounding  # the forward operands re-quantized (Q4, Q6)
         dy = _pad(grad_y, spec.token_multiple, 16)  # (N_pad, M_pad)
 
         # dX = Q3(R dY) Q4(R Ŵᵀ)ᵀ, contraction over M.
@@ -214,22 +226,28 @@ class _QuantizedLinearFn(torch.autograd.Function):
             a, b = _rht16(a, signs, 1), _rht16(b, signs, 0)
         a = _fp4(a, 1, spec, rounding, g) if q3 else a
         if q4:
-            b = b if spec.weight_2d and q2 else _fp4(b, 0, spec, rounding, g)
+            b = b if spec.weight_2d and q2 else _fp4(b, 0, spec, operand_rounding, g)
         grad_x = (a @ b)[:n_tokens, :k]  # (N, K)
 
         # dW = Q5(R dYᵀ) Q6(R X̂ᵀ)ᵀ, contraction over N; outlier channels take the MXFP8 path.
-        keep = torch.ones(x_s.shape[1], dtype=torch.bool, device=x_s.device)
-        keep[outliers] = False
-        regular = keep.nonzero().squeeze(1)
-        c, e = dy, x_s[:, regular]
+        if outliers.numel():
+            keep = torch.ones(x_s.shape[1], dtype=torch.bool, device=x_s.device)
+            keep[outliers] = False
+            regular = keep.nonzero().squeeze(1)
+            e = x_s[:, regular]
+        else:
+            e = x_s
+        c = dy
         if spec.rht_wgrad:
             signs = random_signs(g)
             c, e = _rht16(c, signs, 0), _rht16(e, signs, 0)
         c = _fp4(c, 0, spec, rounding, g) if q5 else c
-        e = _fp4(e, 0, spec, rounding, g) if q6 else e
-        grad_w = dy.new_empty(dy.shape[1], x_s.shape[1])
-        grad_w[:, regular] = c.T @ e
-        if outliers.numel():
+        e = _fp4(e, 0, spec, operand_rounding, g) if q6 else e
+        if not outliers.numel():
+            grad_w = c.T @ e
+        else:
+            grad_w = dy.new_empty(dy.shape[1], x_s.shape[1])
+            grad_w[:, regular] = c.T @ e
             c8 = _mxfp8_fake(dy, 0) if q5 else dy
             e8 = _mxfp8_fake(x_s[:, outliers], 0) if q6 else x_s[:, outliers]
             grad_w[:, outliers] = c8.T @ e8
@@ -243,7 +261,7 @@ def quantized_linear(
     bias: torch.Tensor | None = None,
     *,
     spec: QuantSpec,
-    generator: Seed = None,
+    generator: torch.Generator | None = None,
     outlier_channels: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Fake-quantized y = x Wᵀ + b with the six quantizers of ``spec`` (forward and backward).
@@ -259,7 +277,10 @@ def quantized_linear(
     spec
         The recipe's switches.
     generator
-        Seed of the SR draws and RHT signs of the backward pass.
+        The ``torch.Generator`` of the SR draws and RHT signs of the backward pass, advanced by
+        every call, so successive calls draw fresh rounding; ``None`` draws fresh OS entropy.
+        An int is refused: seeding inside the call would repeat the same draws on every step of
+        a training loop. :class:`NVFP4Linear` keeps one generator per layer.
     outlier_channels
         Indices of the input channels kept in MXFP8 (empty or ``None``: pure FP4).
 
@@ -271,14 +292,16 @@ def quantized_linear(
     Raises
     ------
     TypeError
-        If ``x``/``weight`` are not float tensors or ``spec`` is not a QuantSpec.
+        If ``x``/``weight`` are not float tensors, ``spec`` is not a QuantSpec or
+        ``generator`` is neither a ``torch.Generator`` nor ``None``.
     ValueError
         If the shapes do not match.
 
     Example
     -------
     >>> x, w = torch.randn(4, 128), torch.randn(256, 128, requires_grad=True)
-    >>> quantized_linear(x, w, spec=QuantSpec(), generator=0).sum().backward()
+    >>> g = torch.Generator().manual_seed(0)
+    >>> quantized_linear(x, w, spec=QuantSpec(), generator=g).sum().backward()
     >>> w.grad.shape
     torch.Size([256, 128])
     """
@@ -292,7 +315,12 @@ def quantized_linear(
             f"{owner}: x.shape[-1] must equal weight.shape[1]; got x {tuple(x.shape)} and "
             f"weight {tuple(weight.shape)}."
         )
-    if not spec.enabled:
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(
+            f"{owner}: generator must be a torch.Generator or None (an int would re-seed the same "
+            f"draws on every call); got {type(generator).__name__}."
+        )
+    if not spec.enabled or x.shape[:-1].numel() == 0:  # FP32, or an empty batch: nothing to round
         return nn.functional.linear(x, weight, bias)
     outliers = torch.zeros(0, dtype=torch.long) if outlier_channels is None else outlier_channels
     flat = x.reshape(-1, x.shape[-1])

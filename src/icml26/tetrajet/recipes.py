@@ -1,8 +1,9 @@
 """The recipes R0-R5 of the TetraJet-v2 reproduction (arXiv:2510.27527, spec §5) as QuantSpecs.
 
 R0 FP32; R1 naive NVFP4 (per-tensor + 1x16, RTN everywhere, no RHT, backward re-quantizes raw
-X, W); R2 NVIDIA-like (per-tensor + 1x16 activations/gradients, 16x16 weight tiles, SR gradients,
-RHT on the weight-gradient GEMM only); R3 TetraJet-v2 base (double-block 1x16/1x128, SR backward,
+X, W); R2 NVIDIA-like (per-tensor + 1x16 activations/gradients, 16x16 weight tiles, SR on the
+gradients only, RTN when the activation is re-quantized for dW, RHT on the weight-gradient GEMM
+only); R3 TetraJet-v2 base (double-block 1x16/1x128, SR backward,
 RHT on both backward GEMMs, aligned re-quantization); R4 = R3 + MXFP8 outlier channels (ratio 0.1);
 R5 = R4 + OsciReset.
 
@@ -51,7 +52,10 @@ def naive_nvfp4() -> QuantSpec:
 
 
 def nvidia_nvfp4() -> QuantSpec:
-    """R2: NVIDIA's recipe: 16x16 weight tiles reused in dX, SR gradients, RHT on dW only.
+    """R2: NVIDIA's recipe: 16x16 weight tiles reused in dX, SR on gradients only, RHT on dW only.
+
+    Q6 (the activation re-quantized for the dW GEMM) rounds to nearest: NVIDIA's recipe applies
+    stochastic rounding to gradients only (arXiv:2509.25149).
 
     Example
     -------
@@ -62,6 +66,7 @@ def nvidia_nvfp4() -> QuantSpec:
         name="nvidia_nvfp4",
         outer=None,
         weight_2d=True,
+        operand_rounding="rtn",
         rht_dgrad=False,
         aligned_activation=False,
     )
