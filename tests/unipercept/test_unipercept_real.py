@@ -10,7 +10,7 @@ import torch
 import transformers
 
 from icml26.core import seeded_default_init
-from icml26.unipercept import SCORE_TOKENS, agsr_reward, evaluate_vqa, vqa_reward
+from icml26.unipercept import SCORE_TOKENS, evaluate_vqa
 from icml26.unipercept.real import load_bench, load_unipercept, load_vr_folder
 
 WORDS = ["<pad>", "<eos>", *SCORE_TOKENS, "A", "B", "C", "D", "rate", "image", "quality", "pick"]
@@ -119,27 +119,20 @@ def test_vr_folder_maps_mos_to_0_100(tmp_path):
 
 
 def test_rewards_inside_trl_grpo_trainer(tmp_path):
+    """make_grpo_trainer on mixed rating / question rows: each row gets its own task's reward."""
     import datasets
     import trl
+
+    from icml26.unipercept import make_grpo_trainer
 
     save_tokenizer(tmp_path / "lm")
     with seeded_default_init(1):
         transformers.GPT2LMHeadModel(gpt2_config()).save_pretrained(tmp_path / "lm")
-    seen = []
-
-    def rating_reward(completions, **columns):
-        rewards = agsr_reward(completions=completions, **columns)
-        seen.append((list(completions), list(columns["mos"]), rewards))
-        return rewards
-
-    def letter_reward(completions, **columns):
-        return vqa_reward(completions=completions, **columns)
-
     data = datasets.Dataset.from_dict(
         {
-            "prompt": ["rate image quality", "rate image"] * 2,
-            "mos": [30.0, 70.0] * 2,
-            "answer": ["A", "B"] * 2,
+            "prompt": ["rate image quality", "pick"] * 2,
+            "mos": [30.0, None, 70.0, None],
+            "answer": [None, "B", None, "C"],
         }
     )
     args = trl.GRPOConfig(
@@ -149,19 +142,26 @@ def test_rewards_inside_trl_grpo_trainer(tmp_path):
     )  # fmt: skip
     tok = transformers.AutoTokenizer.from_pretrained(tmp_path / "lm")
     model = transformers.AutoModelForCausalLM.from_pretrained(tmp_path / "lm")
-    trainer = trl.GRPOTrainer(model=model, reward_funcs=[rating_reward, letter_reward], args=args,
-                              train_dataset=data, processing_class=tok)  # fmt: skip
+    trainer = make_grpo_trainer(model, tok, data, args)
+    seen = []
+    for k, fn in enumerate(trainer.reward_funcs):
+
+        def recorder(completions, fn=fn, k=k, **columns):
+            rewards = fn(completions=completions, **columns)
+            seen.append((k, list(completions), columns["mos"], columns["answer"], rewards))
+            return rewards
+
+        trainer.reward_funcs[k] = recorder
     trainer.train()
-    assert seen, "GRPOTrainer never called the reward function"
-    for completions, mos, rewards in seen:
-        for text, g, r in zip(completions, mos, rewards, strict=True):
-            words = [w for w in text.split() if w in SCORE_TOKENS]
-            if text.strip() in SCORE_TOKENS:
+    assert {k for k, *_ in seen} == {0, 1}, "GRPOTrainer never called both reward functions"
+    for k, completions, mos, answer, rewards in seen:
+        for text, g, a, r in zip(completions, mos, answer, rewards, strict=True):
+            if (k == 0 and g is None) or (k == 1 and a is None):
+                assert r is None  # the other task's row
+            elif k == 0 and text.strip() in SCORE_TOKENS:
                 e = abs(SCORE_TOKENS.index(text.strip()) - g)
                 assert r == pytest.approx(math.exp(-(e**2) / (2 * (8 * (1 + 0.25 * e / 100)) ** 2)))
-            elif not any(ch.isdigit() for ch in text):
-                assert r == 0.0 or words  # no integer and not a bare token: unparsable
-    logged = [h for h in trainer.state.log_history if "rewards/rating_reward/mean" in h]
-    assert logged and logged[0]["rewards/rating_reward/mean"] == pytest.approx(
-        np.mean([r for _, _, rs in seen for r in rs]), abs=1e-6
-    )
+            elif k == 1:
+                assert r == float(text.strip()[:1].upper() == a)
+    logged = [h for h in trainer.state.log_history if "reward" in h]
+    assert logged and np.isfinite(logged[0]["reward"])

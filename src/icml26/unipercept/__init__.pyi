@@ -40,6 +40,7 @@ from icml26.unipercept.rewards import agsr_reward, threshold_reward, vqa_reward
 from icml26.unipercept.taxonomy import Taxonomy
 from icml26.unipercept.tokens import SCORE_TOKENS, expected_score, score_token, token_to_score
 from icml26.unipercept.training import DAPTHistory, train_dapt, train_grpo
+from icml26.unipercept.trl_integration import make_grpo_trainer, unipercept_reward_funcs
 
 __all__ = [
     "KINDS",
@@ -74,6 +75,7 @@ __all__ = [
     "load_bench",
     "load_unipercept",
     "load_vr_folder",
+    "make_grpo_trainer",
     "make_iaa_proxy",
     "make_iqa_vqa",
     "make_iqa_vr",
@@ -91,6 +93,7 @@ __all__ = [
     "token_to_score",
     "train_dapt",
     "train_grpo",
+    "unipercept_reward_funcs",
     "vqa_accuracy",
     "vqa_reward",
     "vr_metrics",
