@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -178,14 +178,22 @@ def mean_pool(output: torch.Tensor, inputs: Any = None) -> torch.Tensor:
     >>> mean_pool(torch.ones(2, 5, 3)).shape
     torch.Size([2, 3])
     """
+    if not isinstance(output, torch.Tensor) or output.ndim == 0:
+        raise ValueError(
+            f"mean_pool: output must be a tensor (batch, ..., dim); got "
+            f"{getattr(output, 'shape', type(output).__name__)}."
+        )
     if output.ndim == 1:
         return output[:, None]
     if output.ndim == 2:
         return output
-    return output.flatten(1, -2).mean(dim=1)
+    middle = output.flatten(1, -2)  # (batch, positions, dim)
+    return (middle if middle.is_floating_point() else middle.double()).mean(dim=1)
 
 
-def resolve_modules(model: nn.Module, names: Sequence[str], owner: str) -> list[nn.Module]:
+def resolve_modules(
+    model: nn.Module, names: Sequence[str], owner: str, arg: str = "module_names"
+) -> list[nn.Module]:
     """The submodules called ``names``; an unknown name is a ``ValueError`` with close matches.
 
     Example
@@ -196,20 +204,20 @@ def resolve_modules(model: nn.Module, names: Sequence[str], owner: str) -> list[
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"{owner}: model must be a torch.nn.Module; got {type(model).__name__}.")
-    if isinstance(names, str):
-        raise TypeError(f"{owner}: module names must be a list of names, not one string.")
+    if isinstance(names, str) or not isinstance(names, Iterable):
+        raise TypeError(f"{owner}: {arg} must be a list of module names; got {names!r}.")
     names = list(names)
     if not names:
-        raise ValueError(f"{owner}: module names are empty; give at least one module name.")
+        raise ValueError(f"{owner}: {arg} is empty; give at least one module name.")
+    if not all(isinstance(name, str) for name in names):
+        raise TypeError(f"{owner}: {arg} must hold module names (str); got {names!r}.")
     table = dict(model.named_modules())
     out = []
     for name in names:
         if name not in table or name == "":
             close = difflib.get_close_matches(str(name), [n for n in table if n], n=5)
             hint = f" Close matches: {', '.join(close)}." if close else ""
-            raise ValueError(
-                f"{owner}: module_name {name!r} is not a submodule of the model.{hint}"
-            )
+            raise ValueError(f"{owner}: {arg} {name!r} is not a submodule of the model.{hint}")
         out.append(table[name])
     return out
 
@@ -220,6 +228,8 @@ def _n_rows(inputs: Inputs, owner: str, name: str) -> int:
     elif isinstance(inputs, Mapping):
         if not inputs:
             raise ValueError(f"{owner}: {name} is an empty mapping.")
+        if not all(isinstance(v, torch.Tensor) and v.ndim for v in inputs.values()):
+            raise TypeError(f"{owner}: {name} must map names to tensors (n, ...).")
         sizes = {k: v.shape[0] for k, v in inputs.items()}
         if len(set(sizes.values())) != 1:
             raise ValueError(f"{owner}: {name} entries have different lengths: {sizes}.")
@@ -258,14 +268,23 @@ def eval_mode(model: nn.Module) -> Iterator[nn.Module]:
             module.training = training
 
 
-def call_model(model: nn.Module, batch: Inputs) -> Any:
-    """``model(**batch)`` for a mapping (HF style), else ``model(batch)``."""
-    if isinstance(batch, Mapping):
-        return model(**batch)
-    return model(batch)
+def call_model(model: nn.Module, batch: Inputs, *, owner: str = "", arg: str = "inputs") -> Any:
+    """``model(**batch)`` for a mapping (HF style), else ``model(batch)``.
+
+    With ``owner``, an input the model cannot take (a shape, dtype or type mismatch inside
+    torch) becomes a ``ValueError`` naming the caller's parameter ``arg``.
+    """
+    try:
+        if isinstance(batch, Mapping):
+            return model(**batch)
+        return model(batch)
+    except (RuntimeError, TypeError, IndexError, AttributeError) as err:
+        if not owner:
+            raise
+        raise ValueError(f"{owner}: the model cannot take {arg}: {err}") from err
 
 
-def _first_tensor(output: Any) -> torch.Tensor:
+def _first_tensor(output: Any, name: str = "", names_arg: str = "") -> torch.Tensor:
     if isinstance(output, torch.Tensor):
         return output
     if hasattr(output, "logits"):
@@ -274,7 +293,11 @@ def _first_tensor(output: Any) -> torch.Tensor:
         return output[0]
     if hasattr(output, "last_hidden_state"):
         return output.last_hidden_state
-    raise TypeError(f"module output must be a tensor (or a tuple led by one); got {type(output)}.")
+    where = f"{names_arg} entry {name!r}" if names_arg else "the model"
+    raise TypeError(
+        f"the output of {where} must be a tensor (or a tuple led by one); "
+        f"got {type(output).__name__}."
+    )
 
 
 @torch.no_grad()
@@ -317,18 +340,50 @@ def capture_outputs(
     >>> capture_outputs(net, ["0"], torch.zeros(4, 3))["0"].shape
     torch.Size([4, 2])
     """
-    owner = "capture_outputs"
-    modules = resolve_modules(model, module_names, owner)
+    names = {"owner": "capture_outputs", "names_arg": "module_names", "inputs_arg": "inputs"}
+    return _capture(
+        model,
+        module_names,
+        inputs,
+        pool=pool,
+        batch_size=batch_size,
+        skip_unused=skip_unused,
+        **names,
+    )
+
+
+def _capture(
+    model: nn.Module,
+    module_names: Sequence[str],
+    inputs: Inputs,
+    *,
+    pool: Pool | None,
+    batch_size: int,
+    skip_unused: bool,
+    owner: str,
+    names_arg: str,
+    inputs_arg: str,
+) -> dict[str, torch.Tensor]:
+    """:func:`capture_outputs` with messages naming the public caller's own parameters."""
+    modules = resolve_modules(model, module_names, owner, names_arg)
+    module_names = list(module_names)
     batch_size = check_positive_int("batch_size", batch_size, owner=owner)
+    if pool is not None and not callable(pool):
+        raise TypeError(f"{owner}: pool must be callable or None; got {type(pool).__name__}.")
     pool = pool or mean_pool
-    n = _n_rows(inputs, owner, "inputs")
+    n = _n_rows(inputs, owner, inputs_arg)
     store: dict[str, list[torch.Tensor]] = {name: [] for name in module_names}
     current: dict[str, Any] = {}
 
     def hook_for(name: str) -> Callable:
         def hook(module: nn.Module, args: Any, output: Any) -> None:
-            pooled = pool(_first_tensor(output), current["batch"])  # (batch, dim)
-            store[name].append(pooled.detach().to(torch.float64))
+            pooled = pool(_first_tensor(output, name, names_arg), current["batch"])
+            if not isinstance(pooled, torch.Tensor) or pooled.ndim != 2:
+                raise ValueError(
+                    f"{owner}: pool must map the output of {name!r} to (batch, dim); got "
+                    f"{getattr(pooled, 'shape', type(pooled).__name__)}."
+                )
+            store[name].append(pooled.detach().to(torch.float64))  # (batch, dim)
 
         return hook
 
@@ -339,29 +394,33 @@ def capture_outputs(
         with eval_mode(model):
             for start in range(0, n, batch_size):
                 current["batch"] = _rows(inputs, start, start + batch_size)
-                call_model(model, current["batch"])
+                call_model(model, current["batch"], owner=owner, arg=inputs_arg)
     finally:
         for h in handles:
             h.remove()
     unused = [name for name, chunks in store.items() if not chunks]
     if unused and not skip_unused:
-        raise ValueError(f"{owner}: modules {unused} never ran in the model's forward pass.")
+        raise ValueError(
+            f"{owner}: modules {unused} never ran in the model's forward pass (see {names_arg})."
+        )
     return {name: torch.cat(chunks) for name, chunks in store.items() if chunks}
 
 
-def split_perturbed(clean_n: int, perturbed: Inputs, owner: str) -> tuple[Inputs, int]:
+def split_perturbed(
+    clean_n: int, perturbed: Inputs, owner: str, arg: str = "perturbed_inputs"
+) -> tuple[Inputs, int]:
     """Flatten ``(n, K, ...)`` perturbed tensors to ``(n·K, ...)`` and return ``K``.
 
     A flat batch must hold ``n·K`` rows ordered input-major (all ``K`` copies of input 0 first).
     """
-    rows = _n_rows(perturbed, owner, "perturbed_inputs")
+    rows = _n_rows(perturbed, owner, arg)
     if isinstance(perturbed, torch.Tensor) and rows == clean_n and perturbed.ndim >= 3:
         k = perturbed.shape[1]
         return perturbed.flatten(0, 1), k
     if rows % clean_n:
         raise ValueError(
             f"{owner}: clean and perturbed batches have different lengths: {clean_n} clean "
-            f"inputs but {rows} perturbed rows (need K copies per input, input-major)."
+            f"inputs but {rows} rows in {arg} (need K copies per input, input-major)."
         )
     return perturbed, rows // clean_n
 
@@ -476,10 +535,20 @@ def module_bias(
         raise TypeError(f"{owner}: module_name must be a str; got {type(module_name).__name__}.")
     n = _n_rows(clean_inputs, owner, "clean_inputs")
     flat, k = split_perturbed(n, perturbed_inputs, owner)
-    ref = model if reference is None else reference
-    clean = capture_outputs(ref, [module_name], clean_inputs, pool=pool, batch_size=batch_size)
-    pert = capture_outputs(model, [module_name], flat, pool=pool, batch_size=batch_size)
+    ref = _reference(model, reference, owner)
+    common = {"pool": pool, "batch_size": batch_size, "skip_unused": False, "owner": owner}
+    common["names_arg"] = "module_name"
+    clean = _capture(ref, [module_name], clean_inputs, **common, inputs_arg="clean_inputs")
+    pert = _capture(model, [module_name], flat, **common, inputs_arg="perturbed_inputs")
     return _report(clean[module_name], pert[module_name], k)
+
+
+def _reference(model: nn.Module, reference: Any, owner: str) -> nn.Module:
+    if reference is not None and not isinstance(reference, nn.Module):
+        raise TypeError(
+            f"{owner}: reference must be a torch.nn.Module or None; got {type(reference).__name__}."
+        )
+    return model if reference is None else reference
 
 
 def _leaf_modules(model: nn.Module) -> list[str]:
@@ -525,14 +594,18 @@ def bias_profile(
     import pandas as pd
 
     owner = "bias_profile"
-    names = _leaf_modules(model) if modules is None else list(modules)
-    resolve_modules(model, names, owner)
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"{owner}: model must be a torch.nn.Module; got {type(model).__name__}.")
+    names = _leaf_modules(model) if modules is None else modules
+    resolve_modules(model, names, owner, "modules")
+    names = list(names)
     n = _n_rows(X, owner, "X")
-    flat, k = split_perturbed(n, X_pert, owner)
-    ref = model if reference is None else reference
-    skip = modules is None
-    clean = capture_outputs(ref, names, X, pool=pool, batch_size=batch_size, skip_unused=skip)
-    pert = capture_outputs(model, names, flat, pool=pool, batch_size=batch_size, skip_unused=skip)
+    flat, k = split_perturbed(n, X_pert, owner, "X_pert")
+    ref = _reference(model, reference, owner)
+    common = {"pool": pool, "batch_size": batch_size, "skip_unused": modules is None}
+    common.update(owner=owner, names_arg="modules")
+    clean = _capture(ref, names, X, **common, inputs_arg="X")
+    pert = _capture(model, names, flat, **common, inputs_arg="X_pert")
     names = [name for name in names if name in clean and name in pert]
     rows = []
     for name in names:

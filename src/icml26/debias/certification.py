@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import numbers
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,8 +146,11 @@ def _labels(predict_fn: PredictFn, inputs: Sequence[Any], owner: str) -> np.ndar
     return out
 
 
+MAX_SAMPLES = 10**6  # most perturbed copies per prompt
+
+
 def _check_cert_args(n: Any, alpha: Any, eps: Any, owner: str) -> tuple[int, float, float]:
-    n = check_positive_int("n", n, owner=owner)
+    n = check_positive_int("n", n, owner=owner, maximum=MAX_SAMPLES)
     alpha = _check_alpha(alpha, owner)
     eps = check_in_interval("eps", eps, low=0.0, high=1.0, closed="neither", owner=owner)
     return n, alpha, eps
@@ -251,9 +254,13 @@ def certify_many(
     owner = "certify_many"
     n, alpha, eps = _check_cert_args(n, alpha, eps, owner)
     prompts_per_call = check_positive_int("prompts_per_call", prompts_per_call, owner=owner)
+    if isinstance(xs, str) or not isinstance(xs, Sequence):
+        raise TypeError(f"{owner}: xs must be a list of prompts; got {type(xs).__name__}.")
     xs = list(xs)
     if not xs:
         raise ValueError(f"{owner}: xs is empty; give at least one prompt.")
+    if ys is not None and (isinstance(ys, str) or not isinstance(ys, Sequence)):
+        raise TypeError(f"{owner}: ys must be a list of labels or None; got {type(ys).__name__}.")
     if ys is not None and len(ys) != len(xs):
         raise ValueError(f"{owner}: ys has {len(ys)} labels for {len(xs)} prompts.")
     if not callable(perturb_fn) or not callable(predict_fn):
@@ -279,6 +286,8 @@ def certified_accuracy(certificates: Sequence[Certificate]) -> float:
     >>> certified_accuracy([Certificate(100, 100, 0.93, True), Certificate(50, 100, 0.3, False)])
     0.5
     """
+    if not isinstance(certificates, Iterable) or isinstance(certificates, str | Certificate):
+        raise TypeError("certified_accuracy: certificates must be a list of Certificate objects.")
     certificates = list(certificates)
     if not certificates:
         raise ValueError("certified_accuracy: certificates is empty.")

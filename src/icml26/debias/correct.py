@@ -23,7 +23,7 @@ contain ``lora_`` (a model wrapped by ``peft``).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,16 +37,16 @@ from icml26.core import (
     check_in_interval,
     check_one_of,
     check_positive_int,
+    check_tensor,
     numpy_generator,
 )
 from icml26.debias.analysis import (
     Inputs,
     Pool,
+    _capture,
     _first_tensor,
     _n_rows,
     call_model,
-    capture_outputs,
-    mean_pool,
     resolve_modules,
     split_perturbed,
 )
@@ -68,6 +68,7 @@ __all__ = [
 CORRECTION = "debias_correction"  # the parameter name a correction vector gets on its module
 LOSSES = ("mse", "kl")
 PARAMS = ("bias", "output_bias", "all", "lora")
+MAX_WIDTH = 2**24  # widest correction vector
 
 
 # ------------------------------------------------------------------------- correction vectors
@@ -118,6 +119,23 @@ class CorrectionHandle:
     _hooks: list[Any] = field(repr=False)
     removed: bool = False
 
+    def __post_init__(self) -> None:
+        owner = "CorrectionHandle"
+        if not isinstance(self.names, tuple) or not all(isinstance(n, str) for n in self.names):
+            raise TypeError(f"{owner}: names must be a tuple of module names; got {self.names!r}.")
+        if not isinstance(self.vectors, dict) or set(self.vectors) != set(self.names):
+            raise TypeError(f"{owner}: vectors must map every name in names to its vector.")
+        if not all(isinstance(v, nn.Parameter) for v in self.vectors.values()):
+            raise TypeError(f"{owner}: vectors must hold nn.Parameter values.")
+        if not isinstance(self._modules, dict) or not all(
+            isinstance(m, nn.Module) for m in self._modules.values()
+        ):
+            raise TypeError(f"{owner}: _modules must map names to nn.Module.")
+        if not isinstance(self._hooks, list):
+            raise TypeError(f"{owner}: _hooks must be a list of hook handles.")
+        if not isinstance(self.removed, bool):
+            raise TypeError(f"{owner}: removed must be a bool; got {self.removed!r}.")
+
     def parameters(self) -> list[nn.Parameter]:
         """The correction vectors, in module order."""
         return [self.vectors[n] for n in self.names]
@@ -136,8 +154,11 @@ class CorrectionHandle:
     @torch.no_grad()
     def set(self, name: str, value: torch.Tensor) -> None:
         """Overwrite the vector of module ``name``."""
-        if name not in self.vectors:
-            raise ValueError(f"CorrectionHandle.set: name {name!r} not in {list(self.names)}.")
+        owner = "CorrectionHandle.set"
+        if not isinstance(name, str) or name not in self.vectors:
+            raise ValueError(f"{owner}: name {name!r} not in {list(self.names)}.")
+        shape = tuple(self.vectors[name].shape)
+        check_tensor("value", value, shape=shape, owner=owner)
         self.vectors[name].copy_(value)
 
 
@@ -187,7 +208,12 @@ def add_correction_vectors(
     names = tuple(module_names)
     if len(set(names)) != len(names):
         raise ValueError(f"{owner}: module_names has duplicates: {list(names)}.")
-    dims = dict(dims or {})
+    if dims is not None and not isinstance(dims, Mapping):
+        raise TypeError(f"{owner}: dims must map module names to widths; got {dims!r}.")
+    dims = {
+        key: check_positive_int(f"dims[{key!r}]", value, owner=owner, maximum=MAX_WIDTH)
+        for key, value in (dims or {}).items()
+    }
     vectors, table, hooks = {}, {}, []
     for name, module in zip(names, modules, strict=True):
         if CORRECTION in module._parameters:
@@ -220,6 +246,7 @@ def bias_parameters(model: nn.Module) -> list[nn.Parameter]:
     >>> sum(p.numel() for p in bias_parameters(nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))))
     6
     """
+    _check_model(model, "bias_parameters")
     return [p for _, p in _named_bias(model)]
 
 
@@ -249,6 +276,7 @@ def select_parameters(
     ...  "output_bias")]
     ['1.bias']
     """
+    _check_model(model, "select_parameters")
     if not isinstance(params, str):
         return _explicit_parameters(model, params)
     check_one_of("params", params, PARAMS, owner="debias_finetune")
@@ -296,6 +324,13 @@ def freeze_all_but(model: nn.Module, params: Sequence[nn.Parameter]) -> dict[str
     >>> _ = freeze_all_but(net, [net.bias]); net.weight.requires_grad, net.bias.requires_grad
     (False, True)
     """
+    owner = "freeze_all_but"
+    _check_model(model, owner)
+    if isinstance(params, nn.Parameter) or not isinstance(params, Iterable):
+        raise TypeError(f"{owner}: params must be a list of the model's nn.Parameter.")
+    params = list(params)
+    if not all(isinstance(p, nn.Parameter) for p in params):
+        raise TypeError(f"{owner}: params must hold nn.Parameter entries.")
     keep = {id(p) for p in params}
     before = {}
     for name, p in model.named_parameters():
@@ -308,8 +343,25 @@ def freeze_all_but(model: nn.Module, params: Sequence[nn.Parameter]) -> dict[str
 
 
 def _probe_dims(model: nn.Module, names: Sequence[str], X: Inputs, pool: Pool) -> dict[str, int]:
-    one = capture_outputs(model, names, _first_rows(X), pool=pool)
+    one = _capture(model, names, _first_rows(X), **_ms_args(pool, 1), inputs_arg="X")
     return {name: int(t.shape[1]) for name, t in one.items()}
+
+
+def _ms_args(pool: Pool | None, batch_size: int) -> dict[str, Any]:
+    """Keywords of :func:`_capture` for :func:`mean_shift_debias`'s messages."""
+    return {
+        "pool": pool,
+        "batch_size": batch_size,
+        "skip_unused": False,
+        "owner": "mean_shift_debias",
+        "names_arg": "module_names",
+    }
+
+
+def _check_model(model: object, owner: str) -> nn.Module:
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"{owner}: model must be a torch.nn.Module; got {type(model).__name__}.")
+    return model
 
 
 def _first_rows(X: Inputs) -> Inputs:
@@ -362,17 +414,18 @@ def mean_shift_debias(
     True
     """
     owner = "mean_shift_debias"
+    resolve_modules(model, module_names, owner)
     names = list(module_names)
-    resolve_modules(model, names, owner)
-    pool = pool or mean_pool
+    batch_size = check_positive_int("batch_size", batch_size, owner=owner)
     n = _n_rows(X, owner, "X")
-    flat, k = split_perturbed(n, X_pert, owner)
+    flat, k = split_perturbed(n, X_pert, owner, "X_pert")
     dims = _probe_dims(model, names, X, pool)
-    clean = capture_outputs(model, names, X, pool=pool, batch_size=batch_size)  # h_l^0(x)
+    clean = _capture(model, names, X, **_ms_args(pool, batch_size), inputs_arg="X")  # h_l^0(x)
     handle = add_correction_vectors(model, names, dims=dims)
     for name in names:
         # the perturbed path runs through the corrections already set on lower layers
-        pert = capture_outputs(model, [name], flat, pool=pool, batch_size=batch_size)[name]
+        args = _ms_args(pool, batch_size)
+        pert = _capture(model, [name], flat, **args, inputs_arg="X_pert")[name]
         pert = pert.reshape(n, k, -1).mean(dim=1)  # (n, dim)
         delta = (pert - clean[name]).mean(dim=0)  # Δ_l, (dim,)
         handle.set(name, -delta.to(handle.vectors[name].dtype))

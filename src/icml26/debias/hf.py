@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812
 from torch import nn
 
-from icml26.core import Seed, check_positive_int, require, seeded_default_init
+from icml26.core import Seed, check_positive_int, check_tensor, require, seeded_default_init
 
 __all__ = [
     "LabelTokenClassifier",
@@ -53,6 +53,38 @@ def _check_dir(name_or_dir: Any, owner: str) -> str:
     if not isinstance(name_or_dir, str | os.PathLike):
         raise TypeError(f"{owner}: name_or_dir must be a str or path; got {type(name_or_dir)}.")
     return str(name_or_dir)
+
+
+def _check_device(device: object, owner: str) -> str:
+    if not isinstance(device, str):
+        raise TypeError(f"{owner}: device must be a device name; got {type(device).__name__}.")
+    try:
+        kind = torch.device(device).type
+    except RuntimeError:
+        raise ValueError(f"{owner}: device must be a torch device name; got {device!r}.") from None
+    if kind == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"{owner}: device {device!r} is not available on this machine.")
+    return device
+
+
+def _check_ids(
+    input_ids: object, attention_mask: object, owner: str
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Integer ``input_ids`` ``(batch, len)`` and a 0/1 mask of that shape (ones by default)."""
+    check_tensor("input_ids", input_ids, ndim=2, floating=False, owner=owner)
+    if input_ids.dtype not in (torch.int64, torch.int32) or 0 in input_ids.shape:
+        raise ValueError(f"{owner}: input_ids must be a non-empty integer (batch, len) tensor.")
+    if int(input_ids.min()) < 0:
+        raise ValueError(f"{owner}: input_ids must be token ids >= 0.")
+    if attention_mask is None:
+        return input_ids, torch.ones_like(input_ids)
+    shape = tuple(input_ids.shape)
+    check_tensor("attention_mask", attention_mask, shape=shape, floating=False, owner=owner)
+    if not bool(((attention_mask == 0) | (attention_mask == 1)).all()):
+        raise ValueError(f"{owner}: attention_mask must hold 0/1 entries.")
+    if not bool((attention_mask.sum(dim=1) >= 1).all()):
+        raise ValueError(f"{owner}: attention_mask must keep at least one token per row.")
+    return input_ids, attention_mask
 
 
 def load_causal_lm(
@@ -83,7 +115,11 @@ def load_causal_lm(
     >>> type(load_causal_lm(d)).__name__
     'LlamaForCausalLM'
     """
-    path = _check_dir(name_or_dir, "load_causal_lm")
+    owner = "load_causal_lm"
+    path = _check_dir(name_or_dir, owner)
+    if dtype is not None and (not isinstance(dtype, torch.dtype) or not dtype.is_floating_point):
+        raise TypeError(f"{owner}: dtype must be a floating torch dtype or None; got {dtype!r}.")
+    _check_device(device, owner)
     tf = _transformers()
     if dtype is not None:
         kwargs["dtype"] = dtype
@@ -105,11 +141,15 @@ def residual_write_modules(model: nn.Module) -> list[str]:
     >>> residual_write_modules(transformers.LlamaForCausalLM(cfg))
     ['model.layers.0.self_attn.o_proj', 'model.layers.0.mlp.down_proj', 'model.norm']
     """
+    if not isinstance(model, nn.Module):
+        raise TypeError(
+            f"residual_write_modules: model must be a torch.nn.Module; got {type(model).__name__}."
+        )
     names = [n for n, _ in model.named_modules() if _RESIDUAL_WRITES.search(n)]
     names += [n for n, _ in model.named_modules() if n.endswith("model.norm") or n == "norm"]
     if not names:
         raise ValueError(
-            "residual_write_modules: found no o_proj/down_proj/output.dense/norm module; "
+            "residual_write_modules: model has no o_proj/down_proj/output.dense/norm module; "
             "pass module names to add_correction_vectors yourself."
         )
     return names
@@ -137,8 +177,17 @@ class LabelTokenClassifier(nn.Module):
 
     def __init__(self, model: nn.Module, label_token_ids: Sequence[int]) -> None:
         super().__init__()
+        owner = "LabelTokenClassifier"
+        if not isinstance(model, nn.Module):
+            raise TypeError(
+                f"{owner}: model must be a torch.nn.Module; got {type(model).__name__}."
+            )
+        if isinstance(label_token_ids, str) or not isinstance(label_token_ids, Iterable):
+            raise TypeError(f"{owner}: label_token_ids must be a list of token ids.")
         ids = list(label_token_ids)
-        if len(ids) < 2 or not all(isinstance(i, int) and i >= 0 for i in ids):
+        if len(ids) < 2 or not all(
+            isinstance(i, int) and not isinstance(i, bool) and 0 <= i < 2**31 for i in ids
+        ):
             raise ValueError(
                 f"LabelTokenClassifier: label_token_ids must be >= 2 token ids; got {ids!r}."
             )
@@ -149,9 +198,19 @@ class LabelTokenClassifier(nn.Module):
         self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None
     ) -> torch.Tensor:
         """``(batch, classes)`` label-token logits at the last real (right-padded) position."""
-        if attention_mask is None:
-            attention_mask = torch.ones_like(input_ids)
-        logits = self.model(input_ids=input_ids, attention_mask=attention_mask).logits
+        owner = "LabelTokenClassifier"
+        input_ids, attention_mask = _check_ids(input_ids, attention_mask, owner)
+        try:
+            logits = self.model(input_ids=input_ids, attention_mask=attention_mask).logits
+        except (RuntimeError, TypeError, IndexError, AttributeError) as err:
+            raise ValueError(f"{owner}: the model cannot take input_ids: {err}") from err
+        if not isinstance(logits, torch.Tensor) or logits.shape[:2] != input_ids.shape:
+            raise ValueError(f"{owner}: the model must return logits (batch, len, vocab).")
+        if int(self.label_ids.max()) >= logits.shape[-1]:
+            raise ValueError(
+                f"{owner}: label ids reach {int(self.label_ids.max())} but the model's vocabulary "
+                f"for input_ids has {logits.shape[-1]} tokens."
+            )
         last = attention_mask.sum(dim=1) - 1  # (batch,) index of the last real token
         rows = torch.arange(input_ids.shape[0], device=input_ids.device)
         return logits[rows, last][:, self.label_ids]  # (batch, classes)
@@ -169,11 +228,19 @@ def masked_mean_pool(output: torch.Tensor, batch: Any) -> torch.Tensor:
     >>> masked_mean_pool(h, {"attention_mask": torch.tensor([[1, 1, 0]])})
     tensor([[2.]])
     """
+    owner = "masked_mean_pool"
+    check_tensor("output", output, owner=owner)
     if output.ndim == 2:
         return output
+    if output.ndim != 3:
+        raise ValueError(f"{owner}: output must be (batch, len, dim); got {tuple(output.shape)}.")
     if not isinstance(batch, Mapping) or "attention_mask" not in batch:
-        raise TypeError("masked_mean_pool: the batch must be a mapping with 'attention_mask'.")
-    mask = batch["attention_mask"].unsqueeze(-1).to(output.dtype)  # (batch, len, 1)
+        raise TypeError(f"{owner}: the batch must be a mapping with 'attention_mask'.")
+    mask = batch["attention_mask"]
+    check_tensor(
+        "batch['attention_mask']", mask, shape=output.shape[:2], floating=False, owner=owner
+    )
+    mask = mask.unsqueeze(-1).to(output.dtype)  # (batch, len, 1)
     return (output * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
 
 
@@ -199,6 +266,13 @@ class SentenceEncoder(nn.Module):
         self, model: nn.Module, tokenizer: Any, *, normalize: bool = True, max_length: int = 64
     ) -> None:
         super().__init__()
+        owner = "SentenceEncoder"
+        if not isinstance(model, nn.Module):
+            raise TypeError(
+                f"{owner}: model must be a torch.nn.Module; got {type(model).__name__}."
+            )
+        if not callable(tokenizer):
+            raise TypeError(f"{owner}: tokenizer must be a callable HF tokenizer.")
         self.model = model
         self.tokenizer = tokenizer
         self.normalize = bool(normalize)
@@ -206,8 +280,10 @@ class SentenceEncoder(nn.Module):
 
     def tokenize(self, texts: Sequence[str]) -> dict[str, torch.Tensor]:
         """``{"input_ids", "attention_mask"}`` of ``texts``, padded to the longest."""
-        if isinstance(texts, str) or not texts:
+        if isinstance(texts, str) or not isinstance(texts, Sequence) or not texts:
             raise ValueError("SentenceEncoder: texts must be a non-empty list of strings.")
+        if not all(isinstance(t, str) for t in texts):
+            raise TypeError("SentenceEncoder: texts must hold strings.")
         enc = self.tokenizer(list(texts), padding=True, truncation=True,
                              max_length=self.max_length, return_tensors="pt")  # fmt: skip
         return {"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"]}
@@ -223,12 +299,21 @@ class SentenceEncoder(nn.Module):
         if texts is not None:
             batch = self.tokenize(texts)
             input_ids, attention_mask = batch["input_ids"], batch["attention_mask"]
+        owner = "SentenceEncoder"
         if input_ids is None or attention_mask is None:
-            raise ValueError("SentenceEncoder: give texts, or input_ids and attention_mask.")
-        device = next(self.model.parameters()).device
+            raise ValueError(f"{owner}: give texts, or input_ids and attention_mask.")
+        input_ids, attention_mask = _check_ids(input_ids, attention_mask, owner)
+        first = next(self.model.parameters(), None)
+        device = first.device if first is not None else input_ids.device
         input_ids, attention_mask = input_ids.to(device), attention_mask.to(device)
-        out = self.model(input_ids=input_ids, attention_mask=attention_mask)
-        pooled = masked_mean_pool(out.last_hidden_state, {"attention_mask": attention_mask})
+        try:
+            out = self.model(input_ids=input_ids, attention_mask=attention_mask)
+            hidden = out.last_hidden_state
+        except (RuntimeError, TypeError, IndexError, AttributeError) as err:
+            raise ValueError(f"{owner}: the encoder cannot take input_ids: {err}") from err
+        if not isinstance(hidden, torch.Tensor) or hidden.shape[:2] != input_ids.shape:
+            raise ValueError(f"{owner}: the encoder must return (batch, len, dim) for input_ids.")
+        pooled = masked_mean_pool(hidden, {"attention_mask": attention_mask})
         return F.normalize(pooled, dim=-1) if self.normalize else pooled
 
 
@@ -246,13 +331,24 @@ class TextClassifier(nn.Module):
 
     def __init__(self, encoder: nn.Module, head: nn.Module) -> None:
         super().__init__()
+        for name, value in (("encoder", encoder), ("head", head)):
+            if not isinstance(value, nn.Module):
+                raise TypeError(
+                    f"TextClassifier: {name} must be a torch.nn.Module; got {type(value).__name__}."
+                )
         self.encoder = encoder
         self.head = head
 
     def forward(self, texts: Any = None, **batch: Any) -> torch.Tensor:
-        """Logits ``(batch, classes)``."""
-        emb = self.encoder(texts, **batch) if batch else self.encoder(texts)
-        return self.head(emb)
+        """Logits ``(batch, classes)`` of ``texts`` (or of a tokenised ``batch``)."""
+        owner = "TextClassifier"
+        if texts is None and not batch:
+            raise ValueError(f"{owner}: give texts or a tokenised batch (input_ids=...).")
+        try:
+            emb = self.encoder(texts, **batch) if batch else self.encoder(texts)
+            return self.head(emb)
+        except (RuntimeError, TypeError, IndexError, AttributeError) as err:
+            raise ValueError(f"{owner}: the encoder and head cannot take texts: {err}") from err
 
 
 def minilm_path() -> Path:

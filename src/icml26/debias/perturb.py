@@ -65,6 +65,8 @@ def _check_p(p: float, owner: str) -> float:
 def _check_strings(name: str, values: Iterable[str], owner: str) -> tuple[str, ...]:
     if isinstance(values, str):
         raise TypeError(f"{owner}: {name} must be a sequence of strings, not one string.")
+    if not isinstance(values, Iterable):
+        raise TypeError(f"{owner}: {name} must be a sequence of strings; got {values!r}.")
     values = tuple(values)
     if not all(isinstance(v, str) and v.strip() for v in values):
         raise TypeError(f"{owner}: {name} must contain non-empty strings; got {values!r}.")
@@ -168,7 +170,12 @@ def char_swap(p: float = 0.15, protected: Iterable[str] = frozenset()) -> Pertur
     p = _check_p(p, "char_swap")
     if isinstance(protected, str):
         raise TypeError("char_swap: protected must be a set of words, not one string.")
-    keep = frozenset(_key(w) for w in protected)
+    if not isinstance(protected, Iterable):
+        raise TypeError(f"char_swap: protected must be a set of words; got {protected!r}.")
+    words = tuple(protected)
+    if not all(isinstance(w, str) for w in words):
+        raise TypeError(f"char_swap: protected must hold strings; got {words!r}.")
+    keep = frozenset(_key(w) for w in words)
 
     def swap(match: re.Match, rng: random.Random) -> str:
         word = match.group(0)
@@ -234,11 +241,11 @@ def compose(*perturbations: Perturbation) -> Perturbation:
     'Hi! Play Jazz'
     """
     if not perturbations:
-        raise ValueError("compose: give at least one perturbation.")
+        raise ValueError("compose: perturbations is empty; give at least one perturbation.")
     for i, pert in enumerate(perturbations):
         if not callable(pert):
             raise TypeError(
-                f"compose: perturbation {i} must be callable (text, rng) -> text; "
+                f"compose: perturbations[{i}] must be callable (text, rng) -> text; "
                 f"got {type(pert).__name__}."
             )
 

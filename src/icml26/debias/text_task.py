@@ -8,6 +8,7 @@ probability 0.15 on every word that is not a keyword (keywords decide the label)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from icml26.core import Seed, check_in_interval, check_positive_int, numpy_generator
@@ -44,8 +45,11 @@ class IntentTexts:
     keywords: frozenset[str]
 
 
+MAX_TEXTS = 10**6  # most prompts one call draws
+
+
 def make_intent_texts(n: int, seed: Seed = 0) -> IntentTexts:
-    """Draw ``n`` labelled intent prompts.
+    """Draw ``n`` labelled intent prompts (``n <= MAX_TEXTS`` = 10**6).
 
     Example
     -------
@@ -53,7 +57,7 @@ def make_intent_texts(n: int, seed: Seed = 0) -> IntentTexts:
     >>> len(data.texts), data.intents
     (3, ('weather', 'music', 'alarm', 'news'))
     """
-    n = check_positive_int("n", n, owner="make_intent_texts")
+    n = check_positive_int("n", n, owner="make_intent_texts", maximum=MAX_TEXTS)
     rng = numpy_generator(seed)
     intents = tuple(INTENTS)
     texts, labels = [], []
@@ -82,4 +86,9 @@ def intent_perturbation(
     """
     p_case = check_in_interval("p_case", p_case, low=0.0, high=1.0, owner="intent_perturbation")
     p_typo = check_in_interval("p_typo", p_typo, low=0.0, high=1.0, owner="intent_perturbation")
+    if isinstance(keywords, str) or not isinstance(keywords, Iterable):
+        raise TypeError(f"intent_perturbation: keywords must be a set of words; got {keywords!r}.")
+    keywords = frozenset(keywords)
+    if not all(isinstance(w, str) for w in keywords):
+        raise TypeError("intent_perturbation: keywords must hold strings.")
     return compose(filler(p=1.0), casing(p_case), char_swap(p_typo, protected=keywords))

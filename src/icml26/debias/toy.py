@@ -29,8 +29,10 @@ from torch import nn
 
 from icml26.core import (
     Seed,
+    check_in_interval,
     check_one_of,
     check_positive_int,
+    check_tensor,
     numpy_generator,
     seeded_default_init,
     torch_generator,
@@ -57,6 +59,27 @@ VOCAB = FILLER0 + N_FILLERS  # 134
 MAX_LEN = 16
 PROMPT_LEN = 8  # 2 own keywords + 1 distractor keyword + 5 neutral tokens
 MAX_FILLERS = 4
+MAX_WIDTH = 2**14  # widest embedding or hidden layer of the toy model
+MAX_COPIES = 10**4  # most perturbed copies per prompt
+
+
+def _check_tokens(tokens: object, owner: str, *, ndim: int = 2, room: bool = False) -> torch.Tensor:
+    """Integer token ids in ``[0, VOCAB)``; ``room``: ``(..., MAX_LEN)`` with space for fillers."""
+    check_tensor("tokens", tokens, ndim=ndim, floating=False, owner=owner)
+    if tokens.dtype not in (torch.int64, torch.int32) or (room and tokens.shape[-1] != MAX_LEN):
+        raise TypeError(
+            f"{owner}: tokens must be integer ids"
+            + (f" of shape (..., {MAX_LEN})" if room else "")
+            + f"; got dtype {tokens.dtype}, shape {tuple(tokens.shape)}."
+        )
+    if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= VOCAB):
+        raise ValueError(f"{owner}: tokens must be ids in [0, {VOCAB}).")
+    if room and tokens.numel() and int((tokens != PAD).sum(-1).max()) > MAX_LEN - MAX_FILLERS:
+        raise ValueError(
+            f"{owner}: tokens must leave room for {MAX_FILLERS} fillers (at most "
+            f"{MAX_LEN - MAX_FILLERS} real tokens per prompt)."
+        )
+    return tokens.long()
 
 
 class ToyIntentNet(nn.Module):
@@ -88,10 +111,13 @@ class ToyIntentNet(nn.Module):
         seed: Seed = 0,
     ) -> None:
         super().__init__()
-        if not isinstance(filler_embeddings, torch.Tensor) or filler_embeddings.ndim != 2:
-            raise TypeError("ToyIntentNet: filler_embeddings must be a (n_fillers, d) tensor.")
-        hidden = check_positive_int("hidden", hidden, owner="ToyIntentNet")
-        n_classes = check_positive_int("n_classes", n_classes, owner="ToyIntentNet")
+        owner = "ToyIntentNet"
+        shape = (N_FILLERS, None)
+        check_tensor("filler_embeddings", filler_embeddings, owner=owner, finite=True, shape=shape)
+        if not 1 <= filler_embeddings.shape[1] <= MAX_WIDTH:
+            raise ValueError(f"{owner}: filler_embeddings must have 1 to {MAX_WIDTH} columns.")
+        hidden = check_positive_int("hidden", hidden, owner=owner, maximum=MAX_WIDTH)
+        n_classes = check_positive_int("n_classes", n_classes, owner=owner, maximum=MAX_WIDTH)
         d = filler_embeddings.shape[1]
         with seeded_default_init(seed):
             self.embed = nn.Embedding(FILLER0, d, padding_idx=PAD)
@@ -105,6 +131,11 @@ class ToyIntentNet(nn.Module):
 
     def pooled(self, tokens: torch.Tensor, noise: torch.Tensor | None = None) -> torch.Tensor:
         """Mean of the non-pad token embeddings (plus ``noise`` on each), ``(batch, d)``."""
+        owner = "ToyIntentNet"
+        tokens = _check_tokens(tokens, owner)
+        if noise is not None:
+            d = self.filler_embed.shape[1]
+            check_tensor("noise", noise, shape=(*tokens.shape, d), owner=owner)
         table = torch.cat([self.embed.weight, self.filler_embed])  # (vocab, d)
         emb = F.embedding(tokens, table)  # (batch, len, d)
         if noise is not None:
@@ -146,6 +177,21 @@ class ToyIntentTask:
     sigma: float
     keyword_ids: torch.Tensor
 
+    def __post_init__(self) -> None:
+        owner = "ToyIntentTask"
+        check_one_of("regime", self.regime, tuple(REGIMES), owner=owner)
+        for split in ("train", "test"):
+            tokens, labels = getattr(self, f"{split}_tokens"), getattr(self, f"{split}_labels")
+            _check_tokens(tokens, f"{owner} ({split}_tokens)", room=True)
+            n = (tokens.shape[0],)
+            check_tensor(f"{split}_labels", labels, shape=n, floating=False, owner=owner)
+        fillers = self.filler_embeddings
+        check_tensor(
+            "filler_embeddings", fillers, shape=(N_FILLERS, None), finite=True, owner=owner
+        )
+        check_in_interval("sigma", self.sigma, low=0.0, closed="neither", owner=owner)
+        check_tensor("keyword_ids", self.keyword_ids, floating=False, owner=owner)
+
     @property
     def d(self) -> int:
         """Embedding width."""
@@ -153,29 +199,38 @@ class ToyIntentTask:
 
     def batch(self, tokens: torch.Tensor) -> Any:
         """The clean model input for ``tokens``: the tokens, or ``{tokens, noise=0}`` (gaussian)."""
+        tokens = _check_tokens(tokens, "ToyIntentTask.batch")
         if self.regime == "gaussian":
             return {"tokens": tokens, "noise": torch.zeros(*tokens.shape, self.d)}
         return tokens
 
     def perturb(self, batch: Any, rng: np.random.Generator) -> Any:
         """A random perturbation of a batch made by :meth:`batch` (``debias_finetune``'s form)."""
+        owner = "ToyIntentTask.perturb"
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"{owner}: rng must be a numpy Generator; got {type(rng).__name__}.")
         if self.regime == "gaussian":
-            tokens = batch["tokens"]
+            if not isinstance(batch, dict) or "tokens" not in batch:
+                raise TypeError(f"{owner}: batch must be what batch() returns ({{'tokens', ...}}).")
+            tokens = _check_tokens(batch["tokens"], owner)
             noise = rng.standard_normal((*tokens.shape, self.d)) * self.sigma
             return {"tokens": tokens, "noise": torch.as_tensor(noise, dtype=torch.float32)}
-        return _append_fillers(batch, rng)
+        return _append_fillers(_check_tokens(batch, owner, room=True), rng)
 
     def perturb_example(self, tokens: torch.Tensor, rng: random.Random) -> torch.Tensor:
         """Perturb one prompt ``(16,)`` (the ``(x, rng) -> x'`` form ``certify`` takes)."""
+        owner = "perturb_example"
         if self.regime == "gaussian":
-            raise ValueError(
-                "perturb_example: the gaussian regime perturbs embeddings, not tokens."
-            )
+            raise ValueError(f"{owner}: the gaussian regime perturbs embeddings, not tokens.")
+        tokens = _check_tokens(tokens, owner, ndim=1, room=True)
+        if not isinstance(rng, random.Random):
+            raise TypeError(f"{owner}: rng must be a random.Random; got {type(rng).__name__}.")
         return _append_fillers(tokens[None], np.random.default_rng(rng.getrandbits(64)))[0]
 
     def perturbed_copies(self, tokens: torch.Tensor, k: int, seed: Seed) -> Any:
         """``k`` perturbed copies of each row as one flat batch of ``n·k`` rows, input-major."""
-        k = check_positive_int("k", k, owner="perturbed_copies")
+        k = check_positive_int("k", k, owner="perturbed_copies", maximum=MAX_COPIES)
+        tokens = _check_tokens(tokens, "perturbed_copies", room=self.regime != "gaussian")
         return self.perturb(self.batch(tokens.repeat_interleave(k, dim=0)), numpy_generator(seed))
 
 
@@ -327,7 +382,16 @@ def evaluate_toy(
     >>> 0.0 <= ev.pert_acc <= 1.0
     True
     """
-    k = check_positive_int("k", k, owner="evaluate_toy")
+    owner = "evaluate_toy"
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"{owner}: model must be a torch.nn.Module; got {type(model).__name__}.")
+    if not isinstance(task, ToyIntentTask):
+        raise TypeError(f"{owner}: task must be a ToyIntentTask; got {type(task).__name__}.")
+    if reference is not None and not isinstance(reference, nn.Module):
+        raise TypeError(f"{owner}: reference must be a torch.nn.Module or None.")
+    k = check_positive_int("k", k, owner=owner, maximum=MAX_COPIES)
+    if dict(model.named_modules()).get("head") is None:
+        raise ValueError(f"{owner}: model must have a 'head' module (a ToyIntentNet).")
     model.eval()
     clean = task.batch(task.test_tokens)
     pert = task.perturbed_copies(task.test_tokens, k, seed)
