@@ -20,7 +20,12 @@ from icml26.cvar_rl.exact import (
     exact_augmented_value,
 )
 from icml26.cvar_rl.mdp import TabularMDP, random_layered_mdp, risky_chain
-from icml26.cvar_rl.policies import AbstractPolicy, AugmentedGreedyPolicy, MarkovPolicy
+from icml26.cvar_rl.policies import (
+    AbstractPolicy,
+    AugmentedGreedyPolicy,
+    EpisodeNotStartedError,
+    MarkovPolicy,
+)
 from icml26.cvar_rl.q_learning import QLearningResult, cvar_q_learning, step_size
 from icml26.cvar_rl.value_iteration import (
     AugmentedSolution,
@@ -39,6 +44,7 @@ __all__ = [
     "CVaREstimate",
     "ChowPolicy",
     "ChowSolution",
+    "EpisodeNotStartedError",
     "MarkovPolicy",
     "QLearningResult",
     "TabularMDP",

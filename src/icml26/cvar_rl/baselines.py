@@ -14,18 +14,26 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, final
 
 import numpy as np
 import scipy.sparse as sp
 
 from icml26.core import check_array, check_in_interval, check_one_of, check_positive_int
-from icml26.cvar_rl.budget import BudgetGrid
-from icml26.cvar_rl.mdp import TabularMDP
-from icml26.cvar_rl.policies import AbstractPolicy
+from icml26.cvar_rl.budget import BudgetGrid, check_grid
+from icml26.cvar_rl.mdp import MAX_TABLE, TabularMDP, check_mdp, next_budget
+from icml26.cvar_rl.policies import (
+    MAX_EPISODES,
+    AbstractPolicy,
+    batch_floats,
+    state_ids,
+)
 
 __all__ = ["ChowPolicy", "ChowSolution", "bauerle_ott_vi", "chow_cvar_vi", "risk_neutral_vi"]
+
+MAX_ITER = 10**6  # sweeps of the grid value iterations (each costs S * A * K)
+MAX_ITER_RISK_NEUTRAL = 10**8  # sweeps of risk-neutral value iteration (each costs S * A * S)
 
 
 def risk_neutral_vi(
@@ -33,10 +41,22 @@ def risk_neutral_vi(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Risk-neutral value iteration from V = 0.
 
+    Parameters
+    ----------
+    mdp
+        The model.
+    tol, max_iter
+        Stop when ||V_{n+1} - V_n||_inf < tol, or after ``max_iter`` (at most 10**8) sweeps.
+
     Returns
     -------
     V, Q
         Optimal values (S,) and action values (S, A); zero at terminal states.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``mdp`` is not a TabularMDP or ``tol``/``max_iter`` is out of range.
 
     Example
     -------
@@ -45,8 +65,10 @@ def risk_neutral_vi(
     >>> round(float(V[0]), 6), int(Q[3].argmax())
     (2.972, 1)
     """
-    tol = check_in_interval("tol", tol, low=0.0, closed="neither", owner="risk_neutral_vi")
-    max_iter = check_positive_int("max_iter", max_iter, owner="risk_neutral_vi")
+    owner = "risk_neutral_vi"
+    mdp = check_mdp(mdp, owner=owner)
+    tol = check_in_interval("tol", tol, low=0.0, closed="neither", owner=owner)
+    max_iter = check_positive_int("max_iter", max_iter, owner=owner, maximum=MAX_ITER_RISK_NEUTRAL)
     expected_r = np.einsum("sat,sat->sa", mdp.P, mdp.R)
     V = np.zeros(mdp.n_states)
     for _ in range(max_iter):
@@ -78,12 +100,17 @@ def bauerle_ott_vi(
         clamping, i.e. the operator on bounded functions. ``"cplus"``: W_0 = c^+, W(terminal, c) =
         c^+ and slope-1 extrapolation above c_hi (the admissible unbounded class).
     tol, max_iter
-        Stopping rule, as in :func:`augmented_value_iteration`.
+        Stopping rule, as in :func:`augmented_value_iteration` (at most 10**6 sweeps).
 
     Returns
     -------
     numpy.ndarray
         W at the nodes, shape (S, K).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``mdp``/``grid`` has the wrong type or a setting is out of range.
 
     Example
     -------
@@ -92,15 +119,17 @@ def bauerle_ott_vi(
     >>> float(np.abs(bauerle_ott_vi(mdp, grid, init="zero")).max())
     0.0
     """
-    check_one_of("init", init, ("zero", "cplus"), owner="bauerle_ott_vi")
-    tol = check_in_interval("tol", tol, low=0.0, closed="neither", owner="bauerle_ott_vi")
-    max_iter = check_positive_int("max_iter", max_iter, owner="bauerle_ott_vi")
+    owner = "bauerle_ott_vi"
+    mdp, grid = check_mdp(mdp, owner=owner), check_grid(grid, owner=owner)
+    check_one_of("init", init, ("zero", "cplus"), owner=owner)
+    tol = check_in_interval("tol", tol, low=0.0, closed="neither", owner=owner)
+    max_iter = check_positive_int("max_iter", max_iter, owner=owner, maximum=MAX_ITER)
     exact_class = init == "cplus"
     live = mdp.P > 0
     if exact_class:
         live &= ~mdp.terminal[:, None, None]
     s, a, s_next = np.nonzero(live)
-    c_next = (grid.nodes[None, :] - mdp.R[live][:, None]) / mdp.gamma  # (M, K)
+    c_next = next_budget(grid.nodes[None, :], mdp.R[live][:, None], mdp.gamma)  # (M, K)
     i0, w = grid.weights(c_next)
     slope_one = np.maximum(c_next - grid.c_hi, 0.0) if exact_class else 0.0
     n_sa = mdp.n_states * mdp.n_actions
@@ -153,21 +182,80 @@ class ChowSolution:
     weight: np.ndarray
     iterations: int
 
+    def __post_init__(self) -> None:
+        who = "ChowSolution"
+        V = check_array("V", self.V, owner=who, ndim=2)
+        y = check_array("y", self.y, owner=who, shape=(V.shape[1],))
+        if y.size == 0 or y[0] <= 0 or y[-1] != 1.0 or np.any(np.diff(y) <= 0):
+            raise ValueError(f"{who}: y must be increasing in (0, 1] and end at 1; got {y!r}.")
+        n_actions = check_positive_int("n_actions", self.n_actions, owner=who)
+        slope = check_array("slope", self.slope, owner=who, ndim=2, finite=False)
+        if slope.shape[0] != V.shape[0] * n_actions or slope.shape[1] < 1 or np.isnan(slope).any():
+            raise ValueError(
+                f"{who}: slope must be a NaN-free (S * n_actions, L) array with S = {V.shape[0]}, "
+                f"n_actions = {n_actions}; got shape {slope.shape}."
+            )
+        for name in ("cum_weight", "cum_cost", "width", "weight"):
+            object.__setattr__(
+                self, name, check_array(name, getattr(self, name), owner=who, shape=slope.shape)
+            )
+        owners = check_array("owner", self.owner, owner=who, shape=slope.shape)
+        if np.any(owners != np.round(owners)) or owners.min() < -1 or owners.max() >= V.shape[0]:
+            raise ValueError(f"{who}: owner must hold state ids in [-1, {V.shape[0]}).")
+        iterations = check_positive_int("iterations", self.iterations, minimum=0, owner=who)
+        for name, value in (("V", V), ("y", y), ("slope", slope), ("owner", owners.astype(int))):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "n_actions", n_actions)
+        object.__setattr__(self, "iterations", iterations)
+
     def q_values(self, rows: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """(1/y) min_z sum P g(z) for (s, a) ``rows`` (n,) at confidence levels ``y`` (n,)."""
-        W, C, slope = self.cum_weight[rows], self.cum_cost[rows], self.slope[rows]
-        k = np.minimum((y[:, None] - 1e-15 > W).sum(axis=1), W.shape[1] - 1)
-        idx = np.arange(len(rows))
-        W_before = np.where(k > 0, W[idx, k - 1], 0.0)
-        C_before = np.where(k > 0, C[idx, k - 1], 0.0)
-        return (C_before + slope[idx, k] * (y - W_before)) / y
+        """(1/y) min_z sum P g(z) for (s, a) ``rows`` (n,) at confidence levels ``y`` (n,).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``rows`` are not (s, a) row ids or ``y`` not one level in (0, 1] per row.
+        """
+        rows, y = self._check_rows(rows, y, "ChowSolution.q_values")
+        return _chow_q(self.cum_weight, self.cum_cost, self.slope, rows, y)
 
     def next_level(self, rows: np.ndarray, y: np.ndarray, next_states: np.ndarray) -> np.ndarray:
-        """z_{s'}: the confidence level the inner minimum gives to the realised successor."""
+        """z_{s'}: the confidence level the inner minimum gives to the realised successor.
+
+        Raises
+        ------
+        TypeError, ValueError
+            As :meth:`q_values`, or if ``next_states`` are not one state id per row.
+        """
+        owner = "ChowSolution.next_level"
+        rows, y = self._check_rows(rows, y, owner)
+        next_states = state_ids("next_states", next_states, self.V.shape[0], owner=owner, n=y.size)
+        return self._next_level(rows, y, next_states)
+
+    def _check_rows(self, rows: object, y: object, owner: str) -> tuple[np.ndarray, np.ndarray]:
+        rows = state_ids("rows", rows, self.slope.shape[0], owner=owner)
+        y = batch_floats("y", y, owner=owner, n=rows.size)
+        if np.any(y <= 0) or np.any(y > 1):
+            raise ValueError(f"{owner}: y must hold confidence levels in (0, 1].")
+        return rows, y
+
+    def _next_level(self, rows: np.ndarray, y: np.ndarray, next_states: np.ndarray) -> np.ndarray:
         W, weight = self.cum_weight[rows], self.weight[rows]
         filled = np.clip((y[:, None] - (W - weight)) / np.maximum(weight, 1e-300), 0.0, 1.0)
         mine = self.owner[rows] == next_states[:, None]
         return (filled * self.width[rows] * mine).sum(axis=1)
+
+
+def _chow_q(
+    cum_weight: np.ndarray, cum_cost: np.ndarray, slope: np.ndarray, rows: np.ndarray, y: np.ndarray
+) -> np.ndarray:
+    """The inner minimum of Chow et al.'s operator, (1/y) min_z sum P g(z), per (row, y)."""
+    W, C, slope = cum_weight[rows], cum_cost[rows], slope[rows]
+    k = np.minimum((y[:, None] - 1e-15 > W).sum(axis=1), W.shape[1] - 1)
+    idx = np.arange(len(rows))
+    W_before = np.where(k > 0, W[idx, k - 1], 0.0)
+    C_before = np.where(k > 0, C[idx, k - 1], 0.0)
+    return (C_before + slope[idx, k] * (y - W_before)) / y
 
 
 def chow_cvar_vi(
@@ -190,8 +278,11 @@ def chow_cvar_vi(
 
     Raises
     ------
+    TypeError
+        If ``mdp`` is not a TabularMDP.
     ValueError
-        If ``y_grid`` is not increasing in (0, 1] with last entry 1.
+        If ``y_grid`` is not increasing in (0, 1] with last entry 1, the segment tables would
+        exceed 10**7 entries, or a setting is out of range (``max_iter`` at most 10**6).
 
     Example
     -------
@@ -200,6 +291,8 @@ def chow_cvar_vi(
     >>> round(float(sol.V[0, -1]), 6)  # y = 1: the risk-neutral value
     2.972
     """
+    owner_name = "chow_cvar_vi"
+    mdp = check_mdp(mdp, owner=owner_name)
     if y_grid is None:
         y = np.geomspace(1e-3, 1.0, 31)
     else:
@@ -209,7 +302,7 @@ def chow_cvar_vi(
             f"chow_cvar_vi: y_grid must be increasing in (0, 1] and end at 1; got {y!r}."
         )
     tol = check_in_interval("tol", tol, low=0.0, closed="neither", owner="chow_cvar_vi")
-    max_iter = check_positive_int("max_iter", max_iter, owner="chow_cvar_vi")
+    max_iter = check_positive_int("max_iter", max_iter, owner=owner_name, maximum=MAX_ITER)
     sa, s_next, prob, reward = mdp.transitions()
     m, n_sa = len(y), mdp.n_states * mdp.n_actions
     x = np.concatenate([[0.0], y])  # z nodes, with z V(s', z) = 0 at z = 0
@@ -217,7 +310,12 @@ def chow_cvar_vi(
     # Slot of each transition inside its (s, a) row: rows are sorted by sa.
     first = np.searchsorted(sa, sa)
     slot = np.arange(len(sa)) - first
-    L = (slot.max() + 1) * m
+    L = (int(slot.max(initial=0)) + 1) * m
+    if n_sa * L > MAX_TABLE:
+        raise ValueError(
+            f"{owner_name}: y_grid of {m} levels on this mdp needs (S * A, L) = ({n_sa}, {L}) "
+            f"segment tables, more than {MAX_TABLE} entries."
+        )
     cols = (slot[:, None] * m + np.arange(m)).ravel()
     rows = np.repeat(sa, m)
     owner = np.full((n_sa, L), -1)
@@ -237,26 +335,27 @@ def chow_cvar_vi(
         sorted_slope = np.take_along_axis(slope, order, axis=1)
         sorted_weight = np.take_along_axis(weight, order, axis=1)
         cost = np.where(np.isfinite(sorted_slope), sorted_slope, 0.0) * sorted_weight
-        sol = ChowSolution(
-            V,
-            y,
-            mdp.n_actions,
-            sorted_slope,
-            np.cumsum(sorted_weight, axis=1),
-            np.cumsum(cost, axis=1),
-            np.take_along_axis(owner, order, axis=1),
-            np.take_along_axis(seg_width, order, axis=1),
-            sorted_weight,
-            iterations,
-        )
+        cum_weight, cum_cost = np.cumsum(sorted_weight, axis=1), np.cumsum(cost, axis=1)
         all_rows = np.repeat(np.arange(n_sa), m)
-        Q = sol.q_values(all_rows, np.tile(y, n_sa)).reshape(mdp.n_states, mdp.n_actions, m)
+        Q = _chow_q(cum_weight, cum_cost, sorted_slope, all_rows, np.tile(y, n_sa))
+        Q = Q.reshape(mdp.n_states, mdp.n_actions, m)
         Q[mdp.terminal] = 0.0
         V_new = Q.max(axis=1)
         residual = np.max(np.abs(V_new - V))
         V, iterations = V_new, iterations + 1
         if residual < tol or iterations >= max_iter:
-            return replace(sol, V=V, iterations=iterations)
+            return ChowSolution(
+                V,
+                y,
+                mdp.n_actions,
+                sorted_slope,
+                cum_weight,
+                cum_cost,
+                np.take_along_axis(owner, order, axis=1),
+                np.take_along_axis(seg_width, order, axis=1),
+                sorted_weight,
+                iterations,
+            )
 
 
 @final
@@ -282,6 +381,10 @@ class ChowPolicy(AbstractPolicy):
     """
 
     def __init__(self, solution: ChowSolution, alpha: float) -> None:
+        if not isinstance(solution, ChowSolution):
+            raise TypeError(
+                f"ChowPolicy: solution must be a ChowSolution; got {type(solution).__name__}."
+            )
         self.solution = solution
         self.alpha = check_in_interval(
             "alpha", alpha, low=0.0, high=1.0, closed="right", owner="ChowPolicy"
@@ -289,16 +392,34 @@ class ChowPolicy(AbstractPolicy):
 
     def initial_memory(self, n: int) -> np.ndarray:
         """Every episode starts at y = alpha."""
+        n = check_positive_int("n", n, minimum=0, maximum=MAX_EPISODES, owner="ChowPolicy")
         return np.full(n, max(self.alpha, self.solution.y[0]))
 
     def act_batch(self, states: np.ndarray, memory: np.ndarray) -> np.ndarray:
         """argmax_a of the inner minimum at (s, y)."""
+        owner = "ChowPolicy.act_batch"
+        states = state_ids("states", states, self.solution.V.shape[0], owner=owner)
+        memory = self._levels(memory, states.size, owner)
         A = self.solution.n_actions
-        q = [self.solution.q_values(states * A + a, memory) for a in range(A)]
+        sol = self.solution
+        q = [_chow_q(sol.cum_weight, sol.cum_cost, sol.slope, states * A + a, memory)
+             for a in range(A)]  # fmt: skip
         return np.argmax(np.stack(q, axis=1), axis=1)
 
     def update_memory(self, memory, states, actions, rewards, next_states) -> np.ndarray:
         """y <- z_{s'} of the chosen action's inner minimum, clamped to [y_1, 1]."""
-        rows = states * self.solution.n_actions + actions
-        z = self.solution.next_level(rows, memory, next_states)
+        owner = "ChowPolicy.update_memory"
+        n_states, A = self.solution.V.shape[0], self.solution.n_actions
+        states = state_ids("states", states, n_states, owner=owner)
+        memory = self._levels(memory, states.size, owner)
+        actions = state_ids("actions", actions, A, owner=owner, n=states.size)
+        next_states = state_ids("next_states", next_states, n_states, owner=owner, n=states.size)
+        z = self.solution._next_level(states * A + actions, memory, next_states)
         return np.clip(z, self.solution.y[0], 1.0)
+
+    @staticmethod
+    def _levels(memory: object, n: int, owner: str) -> np.ndarray:
+        memory = batch_floats("memory", memory, owner=owner, n=n)
+        if np.any(memory <= 0) or np.any(memory > 1):
+            raise ValueError(f"{owner}: memory must hold confidence levels in (0, 1].")
+        return memory

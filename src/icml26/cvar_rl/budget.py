@@ -13,9 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import check_in_interval, check_positive_int
+from icml26.core import check_array, check_in_interval, check_positive_int
 
 __all__ = ["BudgetGrid", "redistributed_reward"]
+
+MAX_NODES = 10**7  # BudgetGrid: budget nodes K (the value tables are S * K * A)
 
 
 def redistributed_reward(c: Any, r: Any) -> np.ndarray:
@@ -33,14 +35,34 @@ def redistributed_reward(c: Any, r: Any) -> np.ndarray:
     numpy.ndarray
         rho(c, r), which lies between min(r, 0) and max(r, 0).
 
+    Raises
+    ------
+    TypeError, ValueError
+        If ``c`` or ``r`` is not numeric, or they do not broadcast together.
+
     Example
     -------
     >>> redistributed_reward([5.0, 0.5, -1.0], 1.0).tolist()
     [1.0, 0.5, 0.0]
     """
-    c, r = np.asarray(c, dtype=float), np.asarray(r, dtype=float)
+    owner = "redistributed_reward"
+    c = check_array("c", c, owner=owner, finite=False)
+    r = check_array("r", r, owner=owner, finite=False)
+    try:
+        np.broadcast_shapes(c.shape, r.shape)
+    except ValueError:
+        raise ValueError(
+            f"{owner}: c and r must broadcast together; got shapes {c.shape} and {r.shape}."
+        ) from None
     # This form (equal to c^+ - (c - r)^+) is exact in both regimes and stays in the bounds.
     return np.minimum(r, c) - np.minimum(c, 0.0)
+
+
+def check_grid(grid: object, *, owner: str) -> BudgetGrid:
+    """Return ``grid`` if it is a :class:`BudgetGrid`, else raise ``TypeError`` naming ``grid``."""
+    if not isinstance(grid, BudgetGrid):
+        raise TypeError(f"{owner}: grid must be a BudgetGrid; got {type(grid).__name__}.")
+    return grid
 
 
 @dataclass(frozen=True)
@@ -55,12 +77,12 @@ class BudgetGrid:
     c_lo, c_hi
         Finite ends, c_lo < c_hi.
     K
-        Number of nodes, at least 2.
+        Number of nodes, at least 2 and at most ``MAX_NODES = 10**7``.
 
     Raises
     ------
     ValueError
-        If the ends are not finite and ordered or K < 2.
+        If the ends are not finite and ordered or K is out of range.
 
     Example
     -------
@@ -80,7 +102,7 @@ class BudgetGrid:
             raise ValueError(
                 f"BudgetGrid: c_lo and c_hi must be finite with c_lo < c_hi; got {lo!r}, {hi!r}."
             )
-        K = check_positive_int("K", self.K, minimum=2, owner="BudgetGrid")
+        K = check_positive_int("K", self.K, minimum=2, maximum=MAX_NODES, owner="BudgetGrid")
         object.__setattr__(self, "c_lo", lo)
         object.__setattr__(self, "c_hi", hi)
         object.__setattr__(self, "K", K)
@@ -136,8 +158,16 @@ class BudgetGrid:
         -------
         i0, w
             Value at c = (1 - w) * values[i0] + w * values[i0 + 1], with 0 <= i0 <= K - 2.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``c`` is not numeric or holds NaN.
         """
-        x = (np.clip(np.asarray(c, dtype=float), self.c_lo, self.c_hi) - self.c_lo) / self.delta
+        c = check_array("c", c, owner="BudgetGrid", finite=False)  # +-inf: clamped to an end
+        if np.isnan(c).any():
+            raise ValueError("BudgetGrid: c must not hold NaN (no budget node is nearest to it).")
+        x = (np.clip(c, self.c_lo, self.c_hi) - self.c_lo) / self.delta
         i0 = np.minimum(np.floor(x).astype(np.int64), self.K - 2)
         return i0, x - i0
 
@@ -150,7 +180,16 @@ class BudgetGrid:
         """Piecewise-linear interpolation of node ``values`` (..., K) at the budgets ``c``.
 
         Returns an array of shape ``values.shape[:-1] + c.shape``.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``values`` does not end in an axis of length K, or ``c`` holds NaN.
         """
-        values = np.asarray(values, dtype=float)
+        values = check_array("values", values, owner="BudgetGrid.interp", finite=False)
+        if values.ndim == 0 or values.shape[-1] != self.K:
+            raise ValueError(
+                f"BudgetGrid.interp: values must have shape (..., {self.K}); got {values.shape}."
+            )
         i0, w = self.weights(c)
         return values[..., i0] * (1 - w) + values[..., i0 + 1] * w

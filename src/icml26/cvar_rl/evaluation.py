@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Seed, check_array, check_in_interval, check_positive_int, numpy_generator
-from icml26.cvar_rl.mdp import TabularMDP
-from icml26.cvar_rl.policies import AbstractPolicy
+from icml26.core import Seed, check_array, check_in_interval, check_positive_int
+from icml26.cvar_rl.mdp import MAX_HORIZON, MAX_PATHS, TabularMDP, check_mdp, count_paths, generator
+from icml26.cvar_rl.policies import MAX_EPISODES, AbstractPolicy, check_policy
 
 __all__ = ["empirical_cvar", "exact_cvar", "exact_return_distribution", "rollout_returns"]
 
@@ -105,9 +105,10 @@ def rollout_returns(
     policy
         Any :class:`AbstractPolicy` (its memory is carried per episode).
     n_episodes
-        Number of episodes.
+        Number of episodes, at most ``MAX_EPISODES = 10**7``.
     horizon
-        Steps per episode; episodes that have not terminated are truncated.
+        Steps per episode (at most ``MAX_HORIZON = 10**6``); episodes that have not terminated
+        are truncated.
     seed
         Randomness (int, Generator or None).
 
@@ -116,6 +117,12 @@ def rollout_returns(
     numpy.ndarray
         Returns sum_{t < horizon} gamma^t r_t, shape (n_episodes,).
 
+    Raises
+    ------
+    TypeError, ValueError
+        If ``mdp``/``policy`` has the wrong type, a size is out of range, or the policy refuses
+        the model's states (e.g. a Markov policy with fewer actions than states).
+
     Example
     -------
     >>> from icml26.cvar_rl import MarkovPolicy, risky_chain
@@ -123,9 +130,11 @@ def rollout_returns(
     >>> sorted(set(np.round(z, 6).tolist()))
     [0.81, 4.81]
     """
-    n = check_positive_int("n_episodes", n_episodes, owner="rollout_returns")
-    horizon = check_positive_int("horizon", horizon, owner="rollout_returns")
-    rng = numpy_generator(seed)
+    owner = "rollout_returns"
+    mdp, policy = check_mdp(mdp, owner=owner), check_policy(policy, owner=owner)
+    n = check_positive_int("n_episodes", n_episodes, owner=owner, maximum=MAX_EPISODES)
+    horizon = check_positive_int("horizon", horizon, owner=owner, maximum=MAX_HORIZON)
+    rng = generator(seed, owner=owner)
     states = np.full(n, mdp.s0)
     memory = policy.initial_memory(n)
     returns = np.zeros(n)
@@ -157,12 +166,18 @@ def exact_return_distribution(
     policy
         Any :class:`AbstractPolicy`.
     horizon
-        Number of steps expanded.
+        Number of steps expanded; the tree (counted before it is expanded, over every action)
+        may have at most ``MAX_PATHS = 10**6`` paths.
 
     Returns
     -------
     atoms, probs
         One atom per branch (not merged), and its probability.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``mdp``/``policy`` has the wrong type or ``horizon`` expands too many paths.
 
     Example
     -------
@@ -171,7 +186,10 @@ def exact_return_distribution(
     >>> round(exact_cvar(z, p, alpha=1.0), 6)
     2.972
     """
-    horizon = check_positive_int("horizon", horizon, owner="exact_return_distribution")
+    owner = "exact_return_distribution"
+    mdp, policy = check_mdp(mdp, owner=owner), check_policy(policy, owner=owner)
+    horizon = check_positive_int("horizon", horizon, owner=owner)
+    count_paths(mdp, horizon, owner=owner, limit=MAX_PATHS)
     states, probs = np.array([mdp.s0]), np.ones(1)
     returns, memory = np.zeros(1), policy.initial_memory(1)
     for t in range(horizon):

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import check_in_interval, check_positive_int
+from icml26.core import check_array, check_in_interval, check_positive_int
 from icml26.cvar_rl.budget import redistributed_reward
-from icml26.cvar_rl.mdp import TabularMDP
+from icml26.cvar_rl.mdp import TabularMDP, check_mdp, count_paths, next_budget
 
 __all__ = [
     "brute_force_cvar_then_mean",
@@ -26,6 +26,18 @@ __all__ = [
 ]
 
 _MAX_POLICIES = 2**20
+# The exact references expand trees in Python: at most this many action-annotated paths.
+MAX_EXACT_PATHS = 10**5
+# ... and recurse once per step: a horizon beyond Python's recursion depth cannot be expanded.
+MAX_EXACT_HORIZON = 500
+
+
+def _check_tree(mdp: object, horizon: object, owner: str) -> tuple[TabularMDP, int]:
+    """The model and horizon of an exact reference, refused before a tree too large is grown."""
+    mdp = check_mdp(mdp, owner=owner)
+    horizon = check_positive_int("horizon", horizon, owner=owner, maximum=MAX_EXACT_HORIZON)
+    count_paths(mdp, horizon, owner=owner, limit=MAX_EXACT_PATHS)
+    return mdp, horizon
 
 
 def exact_augmented_value(
@@ -49,6 +61,12 @@ def exact_augmented_value(
     numpy.ndarray
         V*(s, c), the shape of ``c``.
 
+    Raises
+    ------
+    TypeError, ValueError
+        If ``mdp`` is not a TabularMDP, ``c`` is not numeric, ``state`` is not a state, or
+        ``horizon`` exceeds 500 steps or ``MAX_EXACT_PATHS = 10**5`` paths (from s0).
+
     Example
     -------
     >>> from icml26.cvar_rl import risky_chain
@@ -56,9 +74,14 @@ def exact_augmented_value(
     >>> round(float(v), 6)
     2.972
     """
-    horizon = check_positive_int("horizon", horizon, owner="exact_augmented_value")
-    s = mdp.s0 if state is None else state
-    return _value(mdp, s, np.asarray(c, dtype=float), horizon)
+    owner = "exact_augmented_value"
+    mdp, horizon = _check_tree(mdp, horizon, owner)
+    c = check_array("c", c, owner=owner, finite=False)
+    if state is None:
+        s = mdp.s0
+    else:
+        s = check_positive_int("state", state, minimum=0, maximum=mdp.n_states - 1, owner=owner)
+    return _value(mdp, s, c, horizon)
 
 
 def _value(mdp: TabularMDP, s: int, c: np.ndarray, depth: int) -> np.ndarray:
@@ -69,7 +92,7 @@ def _value(mdp: TabularMDP, s: int, c: np.ndarray, depth: int) -> np.ndarray:
         q = np.zeros_like(c)
         for s_next in np.flatnonzero(mdp.P[s, a]):
             r = mdp.R[s, a, s_next]
-            future = _value(mdp, s_next, (c - r) / mdp.gamma, depth - 1)
+            future = _value(mdp, s_next, next_budget(c, r, mdp.gamma), depth - 1)
             q += mdp.P[s, a, s_next] * (redistributed_reward(c, r) + mdp.gamma * future)
         best = np.maximum(best, q)
     return best
@@ -111,11 +134,11 @@ def exact_augmented_cvar(mdp: TabularMDP, alpha: float, horizon: int) -> tuple[f
     >>> round(exact_augmented_cvar(risky_chain(), 0.5, horizon=3)[0], 6)
     0.972
     """
-    alpha = check_in_interval(
-        "alpha", alpha, low=0.0, high=1.0, closed="right", owner="exact_augmented_cvar"
-    )
-    b = _path_returns(mdp, check_positive_int("horizon", horizon, owner="exact_augmented_cvar"))
-    objective = b - (np.maximum(b, 0.0) - exact_augmented_value(mdp, b, horizon)) / alpha
+    owner = "exact_augmented_cvar"
+    alpha = check_in_interval("alpha", alpha, low=0.0, high=1.0, closed="right", owner=owner)
+    mdp, horizon = _check_tree(mdp, horizon, owner)
+    b = _path_returns(mdp, horizon)
+    objective = b - (np.maximum(b, 0.0) - _value(mdp, mdp.s0, b, horizon)) / alpha
     k = int(np.argmax(objective))
     return float(objective[k]), float(b[k])
 
@@ -159,8 +182,8 @@ def _enumerate(mdp: TabularMDP, horizon: int, markov: bool) -> tuple[np.ndarray,
     n_policies = mdp.n_actions ** len(nodes)
     if n_policies > _MAX_POLICIES:
         raise ValueError(
-            f"brute force: the MDP has {len(nodes)} decision nodes, i.e. {n_policies} policies; "
-            f"at most {_MAX_POLICIES} are enumerated."
+            f"brute force: the mdp has {len(nodes)} decision nodes over this horizon, i.e. "
+            f"{n_policies} policies; at most {_MAX_POLICIES} are enumerated."
         )
     # policies[i, node] = the action of policy i at that node (all A^N combinations).
     policies = np.array(np.unravel_index(np.arange(n_policies), (mdp.n_actions,) * len(nodes))).T
@@ -202,7 +225,8 @@ def brute_force_static_cvar(
     Raises
     ------
     ValueError
-        If alpha is outside (0, 1] or there are more than 2**20 policies.
+        If alpha is outside (0, 1], there are more than 2**20 policies, or ``horizon`` exceeds
+        500 steps or expands more than ``MAX_EXACT_PATHS = 10**5`` paths.
 
     Example
     -------
@@ -211,11 +235,10 @@ def brute_force_static_cvar(
     >>> round(cvar, 6), n
     (0.972, 32)
     """
-    alpha = check_in_interval(
-        "alpha", alpha, low=0.0, high=1.0, closed="right", owner="brute_force_static_cvar"
-    )
-    horizon = check_positive_int("horizon", horizon, owner="brute_force_static_cvar")
-    returns, probs = _enumerate(mdp, horizon, markov)
+    owner = "brute_force_static_cvar"
+    alpha = check_in_interval("alpha", alpha, low=0.0, high=1.0, closed="right", owner=owner)
+    mdp, horizon = _check_tree(mdp, horizon, owner)
+    returns, probs = _enumerate(mdp, horizon, bool(markov))
     return float(_policy_cvars(returns, probs, alpha).max()), probs.shape[0]
 
 
@@ -246,7 +269,8 @@ def brute_force_cvar_then_mean(
     Raises
     ------
     ValueError
-        If alpha is outside (0, 1] or there are more than 2**20 policies.
+        If alpha is outside (0, 1], there are more than 2**20 policies, or ``horizon`` exceeds
+        500 steps or expands more than ``MAX_EXACT_PATHS = 10**5`` paths.
 
     Example
     -------
@@ -256,7 +280,7 @@ def brute_force_cvar_then_mean(
     """
     owner = "brute_force_cvar_then_mean"
     alpha = check_in_interval("alpha", alpha, low=0.0, high=1.0, closed="right", owner=owner)
-    horizon = check_positive_int("horizon", horizon, owner=owner)
+    mdp, horizon = _check_tree(mdp, horizon, owner)
     tol = check_in_interval("tol", tol, low=0.0, owner=owner)
     returns, probs = _enumerate(mdp, horizon, False)
     cvars, means = _policy_cvars(returns, probs, alpha), probs @ returns
@@ -275,8 +299,8 @@ def brute_force_truncated_mean(mdp: TabularMDP, c: float, horizon: int) -> float
     >>> round(brute_force_truncated_mean(risky_chain(), 100.0, horizon=3), 6)
     2.972
     """
-    c = check_in_interval("c", c, owner="brute_force_truncated_mean")
-    returns, probs = _enumerate(
-        mdp, check_positive_int("horizon", horizon, owner="brute_force_truncated_mean"), False
-    )
+    owner = "brute_force_truncated_mean"
+    c = check_in_interval("c", c, owner=owner)
+    mdp, horizon = _check_tree(mdp, horizon, owner)
+    returns, probs = _enumerate(mdp, horizon, False)
     return float((probs @ np.minimum(returns, c)).max())

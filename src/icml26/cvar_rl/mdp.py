@@ -28,6 +28,9 @@ from icml26.core import (
 __all__ = ["TabularMDP", "random_layered_mdp", "risky_chain"]
 
 _ROW_TOL = 1e-8
+MAX_TABLE = 10**7  # random_layered_mdp: entries S * A * S of its dense tables (80 MB each)
+MAX_PATHS = 10**6  # exact references: action-annotated paths of a tree they expand
+MAX_HORIZON = 10**6  # simulated steps per episode
 
 
 def _as_table(name: str, value: Any) -> np.ndarray:
@@ -297,6 +300,75 @@ def risky_chain(gamma: float = 0.9) -> TabularMDP:
     return TabularMDP(P, R, gamma, terminal=terminal, s0=0)
 
 
+def next_budget(c: np.ndarray, r: np.ndarray, gamma: float) -> np.ndarray:
+    """c' = (c - r) / gamma; with gamma = 0 the future is discounted away, so c' is moot: 0."""
+    if gamma == 0:
+        return np.zeros(np.broadcast_shapes(np.shape(c), np.shape(r)))
+    return (c - r) / gamma
+
+
+def check_mdp(mdp: object, *, owner: str) -> TabularMDP:
+    """Return ``mdp`` if it is a :class:`TabularMDP`, else raise ``TypeError`` naming ``mdp``.
+
+    Example
+    -------
+    >>> check_mdp(risky_chain(), owner="demo").n_states
+    6
+    """
+    if not isinstance(mdp, TabularMDP):
+        raise TypeError(f"{owner}: mdp must be a TabularMDP; got {type(mdp).__name__}.")
+    return mdp
+
+
+def generator(seed: Seed, *, owner: str) -> np.random.Generator:
+    """``numpy_generator(seed)``, refusing a negative int seed with a message naming ``seed``.
+
+    Example
+    -------
+    >>> float(generator(0, owner="demo").random()) == float(np.random.default_rng(0).random())
+    True
+    """
+    if isinstance(seed, int | np.integer) and not isinstance(seed, bool) and seed < 0:
+        raise ValueError(f"{owner}: seed must be an int >= 0 or a generator; got {seed!r}.")
+    return numpy_generator(seed)
+
+
+def count_paths(mdp: TabularMDP, horizon: int, *, owner: str, limit: int = MAX_PATHS) -> int:
+    """The number of action-annotated paths of at most ``horizon`` steps from s0, if <= ``limit``.
+
+    N(s, 0) = 1, N(s, d) = 1 at a terminal s, else sum_a sum_{s' : P > 0} N(s', d - 1): the size
+    of the tree the exact references expand, counted before expanding it.
+
+    Raises
+    ------
+    ValueError
+        If the tree has more than ``limit`` paths (``horizon`` too large for enumeration).
+
+    Example
+    -------
+    >>> count_paths(risky_chain(), 3, owner="demo")  # (2 actions x 2) x 2 x (1 + 2) paths
+    24
+    """
+    # For each s: the successors s' and how many actions reach them.
+    rows = [np.flatnonzero(mdp.P[s].sum(axis=0) > 0) for s in range(mdp.n_states)]
+    weights = [(mdp.P[s] > 0).sum(axis=0)[rows[s]] for s in range(mdp.n_states)]
+    N = np.ones(mdp.n_states, dtype=object)  # Python ints: the counts can outgrow int64
+    for _ in range(horizon):
+        grown = np.array(
+            [1 if mdp.terminal[s] else int(weights[s] @ N[rows[s]]) for s in range(mdp.n_states)],
+            dtype=object,
+        )
+        if np.array_equal(grown, N):  # every path has ended: longer horizons add nothing
+            break
+        N = grown
+        if N[mdp.s0] > limit:
+            raise ValueError(
+                f"{owner}: horizon = {horizon} expands more than {limit} paths from s0; "
+                f"use a shorter horizon or a smaller model."
+            )
+    return int(N[mdp.s0])
+
+
 def random_layered_mdp(
     width: int = 2, n_actions: int = 2, horizon: int = 3, gamma: float = 0.9, *, seed: Seed = None
 ) -> TabularMDP:
@@ -309,7 +381,8 @@ def random_layered_mdp(
     Parameters
     ----------
     width, n_actions, horizon
-        Layer width, number of actions and number of steps (all >= 1).
+        Layer width, number of actions and number of steps (all >= 1); the tables have
+        S * A * S <= ``MAX_TABLE = 10**7`` entries, S = 1 + width (horizon - 1) + 1.
     gamma
         Discount factor in [0, 1).
     seed
@@ -325,9 +398,17 @@ def random_layered_mdp(
     >>> random_layered_mdp(seed=0).n_states
     6
     """
+    owner = "random_layered_mdp"
     for name, value in (("width", width), ("n_actions", n_actions), ("horizon", horizon)):
-        check_positive_int(name, value, owner="random_layered_mdp")
-    rng = numpy_generator(seed)
+        check_positive_int(name, value, owner=owner, maximum=MAX_TABLE)
+    check_in_interval("gamma", gamma, low=0.0, high=1.0, closed="left", owner=owner)
+    n_states = 1 + width * (horizon - 1) + 1
+    if n_states * n_actions * n_states > MAX_TABLE:
+        raise ValueError(
+            f"{owner}: width, n_actions and horizon give S * A * S = "
+            f"{n_states} * {n_actions} * {n_states} > {MAX_TABLE} table entries."
+        )
+    rng = generator(seed, owner=owner)
     layers = [[0]]
     for t in range(1, horizon):
         layers.append(list(range(1 + width * (t - 1), 1 + width * t)))

@@ -14,10 +14,52 @@ from typing import Any, final
 
 import numpy as np
 
-from icml26.core import check_array, check_in_interval
-from icml26.cvar_rl.budget import BudgetGrid
+from icml26.core import check_array, check_in_interval, check_positive_int
+from icml26.cvar_rl.budget import BudgetGrid, check_grid
 
-__all__ = ["AbstractPolicy", "AugmentedGreedyPolicy", "MarkovPolicy"]
+__all__ = ["AbstractPolicy", "AugmentedGreedyPolicy", "EpisodeNotStartedError", "MarkovPolicy"]
+
+MAX_EPISODES = 10**7  # initial_memory: episodes run at once
+
+
+class EpisodeNotStartedError(RuntimeError, ValueError):
+    """``act`` before ``reset``, or ``observe`` before ``act`` (a ``ValueError`` too)."""
+
+
+def check_policy(policy: object, *, owner: str) -> AbstractPolicy:
+    """Return ``policy`` if it is an :class:`AbstractPolicy`, else raise ``TypeError``."""
+    if not isinstance(policy, AbstractPolicy):
+        raise TypeError(f"{owner}: policy must be an AbstractPolicy; got {type(policy).__name__}.")
+    return policy
+
+
+def state_ids(
+    name: str, value: object, size: int, *, owner: str, n: int | None = None
+) -> np.ndarray:
+    """``value`` as a 1-D int64 array of ids in ``range(size)`` (of length ``n`` if given)."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.ndim == 1:
+        ids = value  # the rollouts' own state arrays: no conversion on the hot path
+    else:
+        ids = check_array(name, value, owner=owner, ndim=1, finite=True)
+        if np.any(ids != np.round(ids)):
+            raise ValueError(f"{owner}: {name} must hold integer ids in range(0, {size}).")
+    if ids.size and (ids.min() < 0 or ids.max() >= size):
+        raise ValueError(f"{owner}: {name} must hold integer ids in range(0, {size}).")
+    if n is not None and ids.shape != (n,):
+        raise ValueError(f"{owner}: {name} must have shape ({n},); got {ids.shape}.")
+    return ids.astype(np.int64, copy=False)
+
+
+def batch_floats(
+    name: str, value: object, *, owner: str, n: int | None = None, allow_nan: bool = False
+) -> np.ndarray:
+    """``value`` as a 1-D float array (of length ``n`` if given); +-inf is a valid budget."""
+    values = check_array(name, value, owner=owner, ndim=1, finite=False)
+    if not allow_nan and np.isnan(values).any():
+        raise ValueError(f"{owner}: {name} must not hold NaN.")
+    if n is not None and values.shape != (n,):
+        raise ValueError(f"{owner}: {name} must have shape ({n},); got {values.shape}.")
+    return values
 
 
 class AbstractPolicy(abc.ABC):
@@ -48,30 +90,61 @@ class AbstractPolicy(abc.ABC):
         self._last: tuple[int, int] | None = None
 
     def act(self, state: int) -> int:
-        """The action in ``state`` for the current episode (call :meth:`reset` first)."""
+        """The action in ``state`` for the current episode (call :meth:`reset` first).
+
+        Raises
+        ------
+        EpisodeNotStartedError
+            If no episode was started with :meth:`reset`.
+        TypeError, ValueError
+            If ``state`` is not a state of the policy.
+        """
+        owner = f"{type(self).__name__}.act"
         if not hasattr(self, "_memory"):
-            raise RuntimeError(f"{type(self).__name__}: call reset() before act().")
-        action = int(self.act_batch(np.array([state]), self._memory)[0])
-        self._last = (int(state), action)
+            raise EpisodeNotStartedError(f"{owner}: act(state) needs an episode: call reset().")
+        state = check_positive_int("state", state, minimum=0, owner=owner)
+        try:
+            action = int(self.act_batch(np.array([state]), self._memory)[0])
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"{owner}: state {state!r} is refused: {err}") from None
+        self._last = (state, action)
         return action
 
     def observe(self, reward: float, next_state: int = -1) -> None:
-        """Record the reward (and next state, which Chow et al.'s policy needs) of the last act."""
+        """Record the reward (and next state, which Chow et al.'s policy needs) of the last act.
+
+        Raises
+        ------
+        EpisodeNotStartedError
+            If :meth:`act` was not called since the last observation.
+        TypeError, ValueError
+            If ``reward`` is not finite or ``next_state`` is not a state (-1: unknown).
+        """
+        owner = f"{type(self).__name__}.observe"
         if getattr(self, "_last", None) is None:
-            raise RuntimeError(f"{type(self).__name__}: call act() before observe().")
+            raise EpisodeNotStartedError(
+                f"{owner}: observe(reward, next_state) needs a preceding act(state)."
+            )
+        reward = check_in_interval("reward", reward, owner=owner)
+        next_state = check_positive_int("next_state", next_state, minimum=-1, owner=owner)
         state, action = self._last
-        self._memory = self.update_memory(
-            self._memory,
-            np.array([state]),
-            np.array([action]),
-            np.array([float(reward)]),
-            np.array([next_state]),
-        )
-        self._last = None
+        try:
+            memory = self.update_memory(
+                self._memory,
+                np.array([state]),
+                np.array([action]),
+                np.array([reward]),
+                np.array([next_state]),
+            )
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"{owner}: next_state {next_state!r} is refused: {err}") from None
+        self._memory, self._last = memory, None
 
     @property
     def memory(self) -> float:
         """The current episode's memory (the budget c for :class:`AugmentedGreedyPolicy`)."""
+        if not hasattr(self, "_memory"):
+            raise EpisodeNotStartedError(f"{type(self).__name__}: call reset() first.")
         return float(self._memory[0])
 
 
@@ -91,19 +164,29 @@ class MarkovPolicy(AbstractPolicy):
     """
 
     def __init__(self, actions: Any) -> None:
-        self.actions = check_array("actions", actions, owner="MarkovPolicy", ndim=1, dtype=np.int64)
+        owner = "MarkovPolicy"
+        chosen = check_array("actions", actions, owner=owner, ndim=1)
+        if chosen.size == 0 or np.any(chosen != np.round(chosen)) or chosen.min() < 0:
+            raise ValueError(
+                f"{owner}: actions must hold one integer action >= 0 per state; got {chosen!r}."
+            )
+        self.actions = chosen.astype(np.int64)
 
     def initial_memory(self, n: int) -> np.ndarray:
         """No memory: zeros."""
+        n = check_positive_int("n", n, minimum=0, maximum=MAX_EPISODES, owner="MarkovPolicy")
         return np.zeros(n)
 
     def act_batch(self, states: np.ndarray, memory: np.ndarray) -> np.ndarray:
         """``actions[states]``."""
+        owner = "MarkovPolicy.act_batch"
+        states = state_ids("states", states, self.actions.size, owner=owner)
+        batch_floats("memory", memory, owner=owner, n=states.size, allow_nan=True)
         return self.actions[states]
 
     def update_memory(self, memory, states, actions, rewards, next_states) -> np.ndarray:
         """Unchanged."""
-        return memory
+        return batch_floats("memory", memory, owner="MarkovPolicy.update_memory", allow_nan=True)
 
 
 @final
@@ -156,7 +239,10 @@ class AugmentedGreedyPolicy(AbstractPolicy):
         tie_tol: float = 0.0,
     ) -> None:
         owner = "AugmentedGreedyPolicy"
+        grid = check_grid(grid, owner=owner)
         self.Q = check_array("Q", Q, owner=owner, ndim=3)
+        if min(self.Q.shape) < 1:
+            raise ValueError(f"{owner}: Q must have S, A >= 1; got shape {self.Q.shape}.")
         if self.Q.shape[1] != grid.K:
             raise ValueError(f"{owner}: Q must have shape (S, {grid.K}, A); got {self.Q.shape}.")
         self.Q_mean = None if Q_mean is None else check_array("Q_mean", Q_mean, owner=owner)
@@ -173,23 +259,49 @@ class AugmentedGreedyPolicy(AbstractPolicy):
 
     def initial_memory(self, n: int) -> np.ndarray:
         """Every episode starts with budget b."""
-        return np.full(n, self.b)
+        owner = "AugmentedGreedyPolicy"
+        return np.full(
+            check_positive_int("n", n, minimum=0, maximum=MAX_EPISODES, owner=owner), self.b
+        )
 
     def q_at(self, states: np.ndarray, budgets: np.ndarray, table: Any = None) -> np.ndarray:
-        """Q (or another (S, K, A) ``table``) interpolated at (state, budget) pairs: (n, A)."""
-        table = self.Q if table is None else table
+        """Q (or another (S, K, A) ``table``) interpolated at (state, budget) pairs: (n, A).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``states`` are not state ids, ``budgets`` not one finite budget per state, or
+            ``table`` not of the shape of Q.
+        """
+        owner = "AugmentedGreedyPolicy.q_at"
+        states = state_ids("states", states, self.Q.shape[0], owner=owner)
+        budgets = batch_floats("budgets", budgets, owner=owner, n=states.size)
+        if table is None:
+            table = self.Q
+        else:
+            table = check_array("table", table, owner=owner, shape=self.Q.shape, finite=False)
+        return self._q_at(states, budgets, table)
+
+    def _q_at(self, states: np.ndarray, budgets: np.ndarray, table: np.ndarray) -> np.ndarray:
         i0, w = self.grid.weights(budgets)
         w = w[:, None]
         return table[states, i0] * (1 - w) + table[states, i0 + 1] * w
 
     def act_batch(self, states: np.ndarray, memory: np.ndarray) -> np.ndarray:
         """argmax_a Q(s, c, a), ties broken by Q_mean(s, c, a)."""
-        q = self.q_at(states, memory)
+        owner = "AugmentedGreedyPolicy.act_batch"
+        states = state_ids("states", states, self.Q.shape[0], owner=owner)
+        memory = batch_floats("memory", memory, owner=owner, n=states.size)
+        q = self._q_at(states, memory, self.Q)
         if self.Q_mean is None:
             return np.argmax(q, axis=1)
         tied = q >= q.max(axis=1, keepdims=True) - self.tie_tol
-        return np.argmax(np.where(tied, self.q_at(states, memory, self.Q_mean), -np.inf), axis=1)
+        tie_break = self._q_at(states, memory, self.Q_mean)
+        return np.argmax(np.where(tied, tie_break, -np.inf), axis=1)
 
     def update_memory(self, memory, states, actions, rewards, next_states) -> np.ndarray:
         """c <- (c - r) / gamma."""
+        owner = "AugmentedGreedyPolicy.update_memory"
+        memory = batch_floats("memory", memory, owner=owner, allow_nan=True)
+        rewards = batch_floats("rewards", rewards, owner=owner, n=memory.size, allow_nan=True)
         return (memory - rewards) / self.gamma

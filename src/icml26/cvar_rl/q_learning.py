@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Seed, check_in_interval, check_one_of, check_positive_int, numpy_generator
-from icml26.cvar_rl.budget import BudgetGrid, redistributed_reward
-from icml26.cvar_rl.mdp import TabularMDP
+from icml26.core import Seed, check_array, check_in_interval, check_one_of, check_positive_int
+from icml26.cvar_rl.budget import BudgetGrid, check_grid, redistributed_reward
+from icml26.cvar_rl.mdp import TabularMDP, generator
 from icml26.cvar_rl.policies import AugmentedGreedyPolicy
 
 __all__ = ["QLearningResult", "cvar_q_learning", "step_size"]
@@ -40,6 +40,7 @@ __all__ = ["QLearningResult", "cvar_q_learning", "step_size"]
 _LR_SCHEDULES = ("rescaled_linear", "poly", "harmonic")
 _PROGRESS_EVERY = 1000  # steps between two on_progress calls: cheap next to ~50 us per step
 _BLOCK = 4096  # uniforms drawn per block: one generator call instead of three per step
+MAX_STEPS = 10**8  # cvar_q_learning: environment steps (~50 us each: hours)
 
 
 def step_size(
@@ -88,7 +89,7 @@ def step_size(
     gamma = check_in_interval("gamma", gamma, low=0.0, high=1.0, closed="left", owner=owner)
     omega = check_in_interval("omega", omega, low=0.5, high=1.0, owner=owner)
     lr_min = check_in_interval("lr_min", lr_min, low=0.0, high=1.0, owner=owner)
-    n = np.asarray(n, dtype=float)
+    n = check_array("n", n, owner=owner)
     if np.any(n < 1):
         raise ValueError(f"step_size: n must be >= 1; got min {n.min()!r}.")
     return np.asarray(_schedule(schedule, gamma, omega, lr_min)(n))
@@ -146,8 +147,34 @@ class QLearningResult:
     gamma: float
     tie_tol: float
 
+    def __post_init__(self) -> None:
+        owner = "QLearningResult"
+        grid = check_grid(self.grid, owner=owner)
+        Q = check_array("Q", self.Q, owner=owner, ndim=3)
+        if min(Q.shape) < 1 or Q.shape[1] != grid.K:
+            raise ValueError(f"{owner}: Q must have shape (S, {grid.K}, A); got {Q.shape}.")
+        Q_mean = check_array("Q_mean", self.Q_mean, owner=owner, shape=Q.shape)
+        visits = check_array("visits", self.visits, owner=owner, shape=(Q.shape[0], Q.shape[2]))
+        if np.any(visits < 0) or np.any(visits != np.round(visits)):
+            raise ValueError(f"{owner}: visits must hold counts >= 0.")
+        check_positive_int("episodes", self.episodes, minimum=0, owner=owner)
+        gamma = check_in_interval(
+            "gamma", self.gamma, low=0.0, high=1.0, closed="neither", owner=owner
+        )
+        tie_tol = check_in_interval("tie_tol", self.tie_tol, low=0.0, owner=owner)
+        for name, value in (("Q", Q), ("Q_mean", Q_mean), ("visits", visits.astype(np.int64)),
+                            ("gamma", gamma), ("tie_tol", tie_tol)):  # fmt: skip
+            object.__setattr__(self, name, value)
+
     def policy(self, b: float) -> AugmentedGreedyPolicy:
-        """The augmented greedy policy from budget ``b`` in the learned Q, ties by ``Q_mean``."""
+        """The augmented greedy policy from budget ``b`` in the learned Q, ties by ``Q_mean``.
+
+        Raises
+        ------
+        ValueError
+            If ``b`` is not a finite budget.
+        """
+        b = check_in_interval("b", b, owner="QLearningResult.policy")
         return AugmentedGreedyPolicy(
             self.Q, self.grid, self.gamma, b, Q_mean=self.Q_mean, tie_tol=self.tie_tol
         )
@@ -178,10 +205,11 @@ class _GymEnv:
     def __init__(self, env: Any, rng: np.random.Generator) -> None:
         import gymnasium as gym
 
-        spaces = (env.observation_space, env.action_space)
+        spaces = (getattr(env, "observation_space", None), getattr(env, "action_space", None))
         if not all(isinstance(space, gym.spaces.Discrete) for space in spaces):
             raise TypeError(
-                "cvar_q_learning: env must have Discrete observation and action spaces; got "
+                "cvar_q_learning: env_or_mdp must be a TabularMDP or an environment with "
+                "Discrete observation and action spaces; got "
                 f"{type(spaces[0]).__name__} and {type(spaces[1]).__name__}."
             )
         self.env, self.seed = env, int(rng.integers(2**31))
@@ -256,7 +284,7 @@ def cvar_q_learning(
     gamma
         Discount factor in (0, 1).
     n_steps
-        Number of environment steps.
+        Number of environment steps, at most ``MAX_STEPS = 10**8``.
     lr_schedule
         ``"rescaled_linear"`` (default): lr = 1 / (1 + (1 - gamma) n); ``"poly"``:
         lr = max(lr_min, n^-omega); ``"harmonic"``: lr = 1 / n; see :func:`step_size`. With
@@ -299,15 +327,18 @@ def cvar_q_learning(
     ((6, 201, 2), True)
     """
     owner = "cvar_q_learning"
+    grid = check_grid(grid, owner=owner)
     gamma = check_in_interval("gamma", gamma, low=0.0, high=1.0, closed="neither", owner=owner)
-    n_steps = check_positive_int("n_steps", n_steps, owner=owner)
+    n_steps = check_positive_int("n_steps", n_steps, owner=owner, maximum=MAX_STEPS)
+    if on_progress is not None and not callable(on_progress):
+        raise TypeError(f"{owner}: on_progress must be callable or None; got {on_progress!r}.")
     check_one_of("lr_schedule", lr_schedule, _LR_SCHEDULES, owner=owner)
     omega = check_in_interval("omega", omega, low=0.5, high=1.0, owner=owner)
     lr_min = check_in_interval("lr_min", lr_min, low=0.0, high=1.0, owner=owner)
     eps = check_in_interval("eps", eps, low=0.0, high=1.0, owner=owner)
     max_episode_steps = check_positive_int("max_episode_steps", max_episode_steps, owner=owner)
     tie_tol = check_in_interval("tie_tol", tie_tol, low=0.0, owner=owner)
-    rng = numpy_generator(seed)
+    rng = generator(seed, owner=owner)
     if isinstance(env_or_mdp, TabularMDP):
         env = _ModelEnv(env_or_mdp)
         n_states, n_actions = env_or_mdp.n_states, env_or_mdp.n_actions

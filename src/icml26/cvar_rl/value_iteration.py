@@ -30,9 +30,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from icml26.core import check_array, check_in_interval, check_one_of, check_positive_int
-from icml26.cvar_rl.baselines import risk_neutral_vi
-from icml26.cvar_rl.budget import BudgetGrid, redistributed_reward
-from icml26.cvar_rl.mdp import TabularMDP
+from icml26.cvar_rl.baselines import MAX_ITER, risk_neutral_vi
+from icml26.cvar_rl.budget import BudgetGrid, check_grid, redistributed_reward
+from icml26.cvar_rl.mdp import TabularMDP, check_mdp, next_budget
 from icml26.cvar_rl.policies import AugmentedGreedyPolicy
 
 __all__ = [
@@ -82,6 +82,7 @@ def cvar_error_bound(grid: BudgetGrid, gamma: float, alpha: float, residual: flo
     0.8875
     """
     owner = "cvar_error_bound"
+    grid = check_grid(grid, owner=owner)
     gamma = check_in_interval("gamma", gamma, low=0.0, high=1.0, closed="left", owner=owner)
     alpha = check_in_interval("alpha", alpha, low=0.0, high=1.0, closed="right", owner=owner)
     residual = check_in_interval("residual", residual, low=0.0, owner=owner)
@@ -157,6 +158,28 @@ class AugmentedSolution:
     tie_tol: float
     clamping_exact: bool
 
+    def __post_init__(self) -> None:
+        owner = "AugmentedSolution"
+        grid = check_grid(self.grid, owner=owner)
+        Q = check_array("Q", self.Q, owner=owner, ndim=3)
+        if min(Q.shape) < 1 or Q.shape[1] != grid.K:
+            raise ValueError(f"{owner}: Q must have shape (S, {grid.K}, A); got {Q.shape}.")
+        V = check_array("V", self.V, owner=owner, shape=Q.shape[:2])
+        Q_mean = check_array("Q_mean", self.Q_mean, owner=owner, shape=Q.shape)
+        check_positive_int("iterations", self.iterations, minimum=0, owner=owner)
+        residual = check_in_interval("residual", self.residual, low=0.0, owner=owner)
+        gamma = check_in_interval(
+            "gamma", self.gamma, low=0.0, high=1.0, closed="left", owner=owner
+        )
+        s0 = check_positive_int("s0", self.s0, minimum=0, maximum=Q.shape[0] - 1, owner=owner)
+        tie_tol = check_in_interval("tie_tol", self.tie_tol, low=0.0, owner=owner)
+        if not isinstance(self.clamping_exact, bool | np.bool_):
+            raise TypeError(f"{owner}: clamping_exact must be a bool; got {self.clamping_exact!r}.")
+        for name, value in (("V", V), ("Q", Q), ("Q_mean", Q_mean), ("residual", residual),
+                            ("gamma", gamma), ("s0", s0), ("tie_tol", tie_tol),
+                            ("clamping_exact", bool(self.clamping_exact))):  # fmt: skip
+            object.__setattr__(self, name, value)
+
     def cvar(self, alpha: float, state: int | None = None) -> CVaREstimate:
         """CVaR*_alpha of ``state`` (default s0) with its error bound and the budget b*.
 
@@ -185,7 +208,19 @@ class AugmentedSolution:
         return CVaREstimate(float(objective[k]), float(b[k]), bound, self.clamping_exact)
 
     def policy(self, b: float) -> AugmentedGreedyPolicy:
-        """The augmented greedy policy from budget ``b``, ties broken by ``Q_mean``."""
+        """The augmented greedy policy from budget ``b``, ties broken by ``Q_mean``.
+
+        Raises
+        ------
+        ValueError
+            If ``b`` is not a finite budget, or gamma = 0 (the budget update divides by gamma).
+        """
+        b = check_in_interval("b", b, owner="AugmentedSolution.policy")
+        if self.gamma == 0:
+            raise ValueError(
+                "AugmentedSolution.policy(b): the budget recursion c <- (c - r) / gamma needs "
+                "gamma > 0; this solution has gamma = 0."
+            )
         return AugmentedGreedyPolicy(
             self.Q, self.grid, self.gamma, b, Q_mean=self.Q_mean, tie_tol=self.tie_tol
         )
@@ -207,7 +242,7 @@ class _ProjectedOperator:
         r = reward[:, None]  # (M, 1)
         self.rho = redistributed_reward(c, r)  # (M, K)
         self.reward = r
-        self.i0, self.w = grid.weights((c - r) / mdp.gamma)  # (M, K) each
+        self.i0, self.w = grid.weights(next_budget(c, r, mdp.gamma))  # (M, K) each
         if interp == "nearest":
             self.w = (self.w >= 0.5).astype(float)
         n_sa = mdp.n_states * mdp.n_actions
@@ -261,6 +296,8 @@ def augmented_bellman(
 
     Raises
     ------
+    TypeError
+        If ``mdp`` is not a TabularMDP or ``grid`` not a BudgetGrid.
     ValueError
         If V is not a finite (S, K) array or interp is unknown.
 
@@ -271,7 +308,9 @@ def augmented_bellman(
     >>> augmented_bellman(mdp, grid, np.zeros((6, 11))).shape
     (6, 11)
     """
-    V = _check_values(V, (mdp.n_states, grid.K), "augmented_bellman")
+    owner = "augmented_bellman"
+    mdp, grid = check_mdp(mdp, owner=owner), check_grid(grid, owner=owner)
+    V = _check_values(V, (mdp.n_states, grid.K), owner)
     return _ProjectedOperator(mdp, grid, interp).q_values(V).max(axis=2)
 
 
@@ -294,7 +333,7 @@ def augmented_value_iteration(
     tol
         Stop when ||V_{n+1} - V_n||_inf < tol.
     max_iter
-        Maximum number of iterations.
+        Maximum number of iterations, at most ``MAX_ITER = 10**6``.
     interp
         ``"linear"`` (default) or ``"nearest"``.
 
@@ -306,8 +345,10 @@ def augmented_value_iteration(
 
     Raises
     ------
+    TypeError
+        If ``mdp`` is not a TabularMDP or ``grid`` not a BudgetGrid.
     ValueError
-        If tol <= 0, max_iter < 1 or interp is unknown.
+        If tol <= 0, max_iter is out of range or interp is unknown.
 
     Example
     -------
@@ -319,10 +360,10 @@ def augmented_value_iteration(
     >>> round(estimate.value, 2), round(estimate.error_bound, 2)
     (0.97, 0.58)
     """
-    tol = check_in_interval(
-        "tol", tol, low=0.0, closed="neither", owner="augmented_value_iteration"
-    )
-    max_iter = check_positive_int("max_iter", max_iter, owner="augmented_value_iteration")
+    owner = "augmented_value_iteration"
+    mdp, grid = check_mdp(mdp, owner=owner), check_grid(grid, owner=owner)
+    tol = check_in_interval("tol", tol, low=0.0, closed="neither", owner=owner)
+    max_iter = check_positive_int("max_iter", max_iter, owner=owner, maximum=MAX_ITER)
     operator = _ProjectedOperator(mdp, grid, interp)
     V = np.zeros((mdp.n_states, grid.K))
     residual, iterations = np.inf, 0
@@ -388,10 +429,10 @@ def cvar_from_values(V_s0: Any, grid: BudgetGrid, alpha: float) -> tuple[float, 
     >>> cvar_from_values([0.0, 0.0, 0.0], grid, alpha=0.5)
     (0.0, 0.0)
     """
-    alpha = check_in_interval(
-        "alpha", alpha, low=0.0, high=1.0, closed="right", owner="cvar_from_values"
-    )
-    V_s0 = check_array("V_s0", V_s0, owner="cvar_from_values", shape=(grid.K,))
+    owner = "cvar_from_values"
+    grid = check_grid(grid, owner=owner)
+    alpha = check_in_interval("alpha", alpha, low=0.0, high=1.0, closed="right", owner=owner)
+    V_s0 = check_array("V_s0", V_s0, owner=owner, shape=(grid.K,))
     b = grid.nodes
     objective = b - (np.maximum(b, 0.0) - V_s0) / alpha
     k = int(np.argmax(objective))
