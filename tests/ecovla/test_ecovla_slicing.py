@@ -188,3 +188,29 @@ def test_pattern_jaccard_and_bad_input():
         SparsityPattern((torch.tensor([0]),), (torch.tensor([0]),) * 2)
     with pytest.raises(ValueError, match=r"mlp\[0\] must not repeat an index"):
         SparsityPattern((torch.tensor([0, 0]),), (torch.tensor([0]),))
+
+
+@pytest.mark.parametrize("n_kv_heads", [4, 2])
+def test_batched_pattern_equals_per_layer_structured_scores(tmp_path, n_kv_heads):
+    """The adapter's one-call scoring (cached norms) = Eq. 11 per layer + select_keep."""
+    from icml26.ecovla import select_keep, structured_scores
+
+    adapter = tiny_llama(tmp_path, n_kv_heads)
+    d = adapter.dims()
+    gen = torch.Generator().manual_seed(2)
+    mlp = torch.rand(d.n_layers, d.d_ff, generator=gen, dtype=torch.float64)
+    attn = torch.rand(d.n_layers, d.n_heads * d.head_dim, generator=gen, dtype=torch.float64)
+    pattern = adapter.pattern_from_energy(mlp, attn, 0.5)
+    r = d.heads_per_group
+    for i, (w_down, w_o) in enumerate(adapter.final_weights()):
+        assert (
+            pattern.mlp[i].tolist() == select_keep(structured_scores(w_down, mlp[i]), 0.5).tolist()
+        )
+        heads = structured_scores(w_o, attn[i], "head", head_dim=d.head_dim)
+        if r == 1:
+            expected = select_keep(heads, 0.5).tolist()
+        else:  # one of two heads kept in each KV group
+            expected = [
+                g * r + int(heads[g * r : (g + 1) * r].argmax()) for g in range(d.n_kv_heads)
+            ]
+        assert pattern.heads[i].tolist() == expected

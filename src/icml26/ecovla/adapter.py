@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, final
 
 from icml26.core.validation import check_in_interval, check_tensor
 from icml26.ecovla.pattern import SparsityPattern, slice_linear
-from icml26.ecovla.scoring import n_keep, select_keep, structured_scores, top_k
+from icml26.ecovla.scoring import n_keep, select_keep, top_k
 
 if TYPE_CHECKING:
     import torch
@@ -78,6 +78,14 @@ class Capture:
 def _is_decoder_layer(module: Any) -> bool:
     mlp, attn = getattr(module, "mlp", None), getattr(module, "self_attn", None)
     return all(hasattr(mlp, n) for n in _MLP) and all(hasattr(attn, n) for n in _ATTN)
+
+
+def _top_k_rows(scores: torch.Tensor, k: int) -> torch.Tensor:
+    """Per row, the sorted indices of the k highest scores (ties: lower index), ``(rows, k)``."""
+    import torch
+
+    order = torch.sort(scores, dim=1, descending=True, stable=True).indices[:, :k]
+    return torch.sort(order, dim=1).values
 
 
 def find_decoder_layers(model: nn.Module) -> list[nn.Module]:
@@ -225,9 +233,10 @@ class BackboneAdapter(abc.ABC):
         handles = []
         for i, layer in enumerate(self.layers):
             dtype = layer.mlp.down_proj.weight.dtype
-            mlp_mask = torch.zeros(d.d_ff, dtype=dtype)
+            device = layer.mlp.down_proj.weight.device
+            mlp_mask = torch.zeros(d.d_ff, dtype=dtype, device=device)
             mlp_mask[pattern.mlp[i]] = 1.0
-            head_mask = torch.zeros(d.n_heads, d.head_dim, dtype=dtype)
+            head_mask = torch.zeros(d.n_heads, d.head_dim, dtype=dtype, device=device)
             head_mask[pattern.heads[i]] = 1.0
             for module, mask in (
                 (layer.mlp.down_proj, mlp_mask),
@@ -268,6 +277,8 @@ class BackboneAdapter(abc.ABC):
         ratio
             Pruning ratio in [0, 1), the same for MLP channels and heads in every layer.
         """
+        import torch
+
         owner = "pattern_from_energy"
         d = self.dims()
         ratio = check_in_interval("ratio", ratio, low=0.0, high=1.0, closed="left", owner=owner)
@@ -281,23 +292,33 @@ class BackboneAdapter(abc.ABC):
             finite=True,
             shape=(d.n_layers, d.n_heads * d.head_dim),
         )
-        mlp_keep, head_keep = [], []
-        for (w_down, w_o), e_mlp, e_attn in zip(
-            self.final_weights(), mlp_energy, attn_energy, strict=True
-        ):
-            mlp_keep.append(select_keep(structured_scores(w_down, e_mlp), ratio))
-            head_scores = structured_scores(w_o, e_attn, "head", head_dim=d.head_dim)
-            head_keep.append(self._select_heads(head_scores, ratio))
-        return SparsityPattern(tuple(mlp_keep), tuple(head_keep))
+        if bool((mlp_energy < 0).any()) or bool((attn_energy < 0).any()):
+            raise ValueError(f"{owner}: mlp_energy and attn_energy must be >= 0 (sums of squares).")
+        # Eq. 11 for all layers in one batched call, with the precomputed column norms (§4.3)
+        mlp_norms, attn_norms = self.final_weight_norms()
+        mlp_scores = mlp_norms * mlp_energy.detach().double().to(mlp_norms.device).sqrt()
+        channel_scores = attn_norms * attn_energy.detach().double().to(attn_norms.device).sqrt()
+        head_scores = channel_scores.view(d.n_layers, d.n_heads, d.head_dim).sum(dim=2)
+        mlp_keep = _top_k_rows(mlp_scores, n_keep(d.d_ff, ratio))
+        r = d.heads_per_group
+        if r == 1:
+            head_keep = _top_k_rows(head_scores, n_keep(d.n_heads, ratio))
+        else:  # the same count in every KV group keeps the GQA layout valid
+            grouped = head_scores.view(d.n_layers * d.n_kv_heads, r)
+            kept = _top_k_rows(grouped, n_keep(r, ratio)).view(d.n_layers, d.n_kv_heads, -1)
+            offsets = torch.arange(d.n_kv_heads, device=kept.device)[None, :, None] * r
+            head_keep = (kept + offsets).view(d.n_layers, -1)
+        return SparsityPattern(tuple(mlp_keep.cpu()), tuple(head_keep.cpu()))
 
     def _select_heads(self, head_scores: torch.Tensor, ratio: float) -> torch.Tensor:
+        """Kept heads of one layer from its head scores (GQA: the same count per KV group)."""
         import torch
 
         d = self.dims()
         r = d.heads_per_group
         if r == 1:
             return select_keep(head_scores, ratio)
-        k = n_keep(r, ratio)  # same count in every KV group keeps the GQA layout valid
+        k = n_keep(r, ratio)
         kept = [top_k(head_scores[g * r : (g + 1) * r], k) + g * r for g in range(d.n_kv_heads)]
         return torch.cat(kept)
 

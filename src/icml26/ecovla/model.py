@@ -202,7 +202,7 @@ class TinyVLA(nn.Module, BackboneAdapter):
         dtype = self.visual_pos.dtype
         x = images.permute(0, 3, 1, 2).to(dtype) / 255.0 - 0.5  # (B, 3, H, W)
         n = x.shape[-1]
-        ramp = torch.linspace(-0.5, 0.5, n, dtype=dtype)
+        ramp = torch.linspace(-0.5, 0.5, n, dtype=dtype, device=x.device)
         coords = torch.stack([ramp.expand(n, n), ramp[:, None].expand(n, n)])  # (2, H, W): x, y
         x = torch.cat([x, coords.expand(x.shape[0], -1, -1, -1)], dim=1)  # (B, 5, H, W)
         film = self.film_object(instruction[:, 0]) + self.film_goal(instruction[:, 1])  # (B, 2C)
@@ -210,7 +210,7 @@ class TinyVLA(nn.Module, BackboneAdapter):
         x = nn.functional.gelu(self.conv(x) * (1.0 + gamma) + beta)  # (B, C, H/4, W/4)
         m = x.shape[-1]
         attention = torch.softmax(x.flatten(2) * self.keypoint_scale, dim=-1)  # (B, C, m·m)
-        grid = torch.linspace(0.0, 1.0, m, dtype=dtype)
+        grid = torch.linspace(0.0, 1.0, m, dtype=dtype, device=x.device)
         kx = (attention.view(*attention.shape[:2], m, m) * grid).sum(dim=(2, 3))  # (B, C)
         ky = (attention.view(*attention.shape[:2], m, m) * grid[:, None]).sum(dim=(2, 3))
         keypoints = self.keypoints(torch.cat([kx, ky], dim=1))  # (B, D)
@@ -277,8 +277,8 @@ class TinyVLA(nn.Module, BackboneAdapter):
         return images, instruction.long()
 
     def _backbone(self, h: torch.Tensor) -> torch.Tensor:
-        positions = torch.arange(h.shape[1])
-        mask = _causal_mask(h.shape[1], h.dtype)
+        positions = torch.arange(h.shape[1], device=h.device)
+        mask = _causal_mask(h.shape[1], h)
         pe = self.backbone.rotary_emb(h, position_ids=positions[None])
         last_attention: list[torch.Tensor] = []
         handle = None
@@ -298,8 +298,8 @@ class TinyVLA(nn.Module, BackboneAdapter):
                         self.VISUAL_START,
                         self.config.n_visual,
                     )
-                    positions = positions[kept]
-                    mask = _causal_mask(h.shape[1], h.dtype)
+                    positions = positions[kept.to(h.device)]
+                    mask = _causal_mask(h.shape[1], h)
                     pe = self.backbone.rotary_emb(h, position_ids=positions[None])
                 h = layer(
                     h, attention_mask=mask, position_ids=positions[None], position_embeddings=pe
@@ -313,7 +313,8 @@ class TinyVLA(nn.Module, BackboneAdapter):
 
     def visual_features(self, obs: Mapping[str, Any]) -> torch.Tensor:
         """The encoder's visual tokens of one observation, ``(N, D)``."""
-        images, instruction, _ = _batch(obs, self.config)
+        device = self.visual_pos.device
+        images, instruction, _ = (t.to(device) for t in _batch(obs, self.config))
         with torch.no_grad():
             return self.encode_images(images, instruction)[0]
 
@@ -322,21 +323,25 @@ class TinyVLA(nn.Module, BackboneAdapter):
 
         ``features`` (from :meth:`visual_features`) avoids encoding the image twice.
         """
-        images, instruction, proprio = _batch(obs, self.config)
+        device = self.visual_pos.device
+        images, instruction, proprio = (t.to(device) for t in _batch(obs, self.config))
         visual = None if features is None else features[None]
         if self.training:
             self.eval()
         with torch.no_grad():
             out = self(images, instruction, proprio, visual=visual)[0]
-        return out.numpy().astype(np.float32)
+        return out.cpu().numpy().astype(np.float32)
 
     def to_dict(self) -> dict[str, Any]:
         """The constructor config as a JSON-able dict."""
         return asdict(self.config)
 
 
-def _causal_mask(n: int, dtype: torch.dtype) -> torch.Tensor:
-    return torch.full((n, n), torch.finfo(dtype).min, dtype=dtype).triu(1)[None, None]
+def _causal_mask(n: int, like: torch.Tensor) -> torch.Tensor:
+    dtype = like.dtype
+    return torch.full((n, n), torch.finfo(dtype).min, dtype=dtype, device=like.device).triu(1)[
+        None, None
+    ]
 
 
 def _batch(obs: Any, config: TinyVLAConfig) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

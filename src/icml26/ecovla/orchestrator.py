@@ -120,11 +120,12 @@ class InterleavedOrchestrator(AbstractPolicy):
             self.pruner.pattern = pattern
         self._pending = []
 
-    def _compute(self, captured: Any) -> SparsityPattern:
+    def _compute(self, captured: Any, ready: Any = None) -> SparsityPattern:
         if self._stream is None:
             return self.pruner.make_pattern(captured)
         import torch
 
+        self._stream.wait_event(ready)  # the dense step's activations are written
         with torch.cuda.stream(self._stream):
             pattern = self.pruner.make_pattern(captured)
         self._stream.synchronize()
@@ -167,7 +168,13 @@ class InterleavedOrchestrator(AbstractPolicy):
         used = None if dense else p.pattern.key
         made = None
         if u_t:
-            self._pending.append((p._t, self._pool.submit(self._compute, captured)))
+            ready = None
+            if self._stream is not None:
+                import torch
+
+                ready = torch.cuda.Event()
+                ready.record()
+            self._pending.append((p._t, self._pool.submit(self._compute, captured, ready)))
             made = f"pending@{p._t}"
         p._finish(u_t, s_t, dense, used, made, features)
         return action

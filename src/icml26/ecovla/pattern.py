@@ -186,7 +186,8 @@ def slice_linear(
         cols = _check_indices("cols", cols, "slice_linear", weight.shape[1]).to(weight.device)
         weight = weight.index_select(1, cols)
     bias = linear.bias
-    out = nn.Linear(
+    out = torch.nn.utils.skip_init(  # no random init: the weights are copied right away
+        nn.Linear,
         weight.shape[1],
         weight.shape[0],
         bias=bias is not None,

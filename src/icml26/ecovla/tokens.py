@@ -75,7 +75,8 @@ def fastv_token_prune(
     scores = attn_last_row[:, visual_start : visual_start + n_visual].double().mean(dim=0)
     order = torch.sort(scores, descending=True, stable=True).indices[:k]
     kept_visual = torch.sort(order).values + visual_start
+    kept_visual = kept_visual.cpu()
     kept = torch.cat(
         [torch.arange(visual_start), kept_visual, torch.arange(visual_start + n_visual, n)]
     )
-    return hidden[:, kept], kept
+    return hidden[:, kept.to(hidden.device)], kept
