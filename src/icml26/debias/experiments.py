@@ -305,46 +305,61 @@ def toy_tables(metrics: list[dict[str, Any]], config: ToyConfig) -> list[Table]:
             "(full FT 0.996/0.995); variance 0.688/0.670 → 0.770/0.743 (full FT 0.998/0.994).",
         ),
         Table(
-            "Base model, module-wise bias profile (first seed)",
+            f"Base model, module-wise bias profile (mean over {len(metrics)} records)",
             ["regime", "module", "‖E b‖", "E tr Cov", "ρ", "‖b‖² share"],
             [
-                [r, mod, f"{b:.3f}", f"{f:.3f}", f"{rho:.3f}", f"{sh:.3f}"]
+                [r, mod, *(f"{v:.3f}" for v in cells)]
                 for r in config.regimes
-                for mod, b, f, rho, sh in zip(
-                    metrics[0][f"profile_{r}_module"],
-                    metrics[0][f"profile_{r}_bias_norm"],
-                    metrics[0][f"profile_{r}_fluct"],
-                    metrics[0][f"profile_{r}_rho"],
-                    metrics[0][f"profile_{r}_bias_share"],
-                    strict=True,
-                )
+                for mod, *cells in _profile_rows(metrics, f"profile_{r}_")
             ],
         ),
     ]
 
 
+def _profile_rows(metrics: list[dict[str, Any]], prefix: str) -> list[list[Any]]:
+    """Per module: the record mean of bias norm, fluctuation, ρ and bias share."""
+    cols = [
+        np.mean([m[f"{prefix}{c}"] for m in metrics], axis=0)
+        for c in ("bias_norm", "fluct", "rho", "bias_share")
+    ]
+    return [
+        [mod, *(float(c[i]) for c in cols)] for i, mod in enumerate(metrics[0][f"{prefix}module"])
+    ]
+
+
 def toy_plot(metrics: list[dict[str, Any]], config: ToyConfig) -> dict[str, Any]:
-    """Perturbed accuracy of base / bias-only / output-only / full FT per regime."""
+    """Perturbed accuracy of base / bias-only / output-only / full FT per regime, and the base
+    model's bias profile; every record (seed) drawn, the mean with its min–max band or dots."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.5, 3.5))
+    from icml26.core.plotting import bars_with_seeds, legend_outside, mean_band, seeds_note, stack
+
+    note = seeds_note(len(metrics))
+    fig, ax = plt.subplots(figsize=(7.5, 3.5))
     x = np.arange(len(config.regimes))
     for j, method in enumerate(TOY_METHODS):
-        vals = [np.mean([m[f"{r}_{method}_pert_acc"] for m in metrics]) for r in config.regimes]
-        ax.bar(x + (j - 1.5) * 0.2, vals, width=0.2, label=method)
+        vals = [[m[f"{r}_{method}_pert_acc"] for r in config.regimes] for m in metrics]
+        bars_with_seeds(ax, config.regimes, vals, offset=(j - 1.5) * 0.2, width=0.2, label=method)
     ax.set_xticks(x, config.regimes)
     ax.set_ylim(0.5, 1.0)
     ax.set_ylabel("perturbed test accuracy")
-    ax.legend(ncol=4, fontsize=8)
-    m0 = metrics[0]
-    prof, axes = plt.subplots(1, 2, figsize=(8, 3))
+    ax.set_title(f"Toy intent: perturbed accuracy per method ({note})", fontsize=9)
+    legend_outside(ax)
+    fig.tight_layout()
+    prof, axes = plt.subplots(1, 2, figsize=(9, 3.2))
     for regime in config.regimes:
-        modules = m0[f"profile_{regime}_module"]
-        axes[0].plot(modules, m0[f"profile_{regime}_bias_norm"], "o-", label=regime)
-        axes[1].plot(modules, m0[f"profile_{regime}_rho"], "o-", label=regime)
+        modules = metrics[0][f"profile_{regime}_module"]
+        pos = np.arange(len(modules))
+        mean_band(axes[0], pos, stack(metrics, f"profile_{regime}_bias_norm"), label=regime,
+                  marker="o")  # fmt: skip
+        mean_band(axes[1], pos, stack(metrics, f"profile_{regime}_rho"), label=regime, marker="o")
+        for a in axes:
+            a.set_xticks(pos, modules, fontsize=7)
     axes[0].set_ylabel("‖E b‖ (base model)")
     axes[1].set_ylabel("ρ")
-    axes[0].legend(fontsize=8)
+    axes[0].set_title(f"Toy base model: bias norm per module ({note})", fontsize=8)
+    axes[1].set_title("Toy base model: ρ per module", fontsize=8)
+    legend_outside(axes[1])
     prof.tight_layout()
     return {"perturbed_accuracy": fig, "bias_profile": prof}
 
@@ -674,36 +689,37 @@ def minilm_tables(metrics: list[dict[str, Any]], config: MiniLMConfig) -> list[T
     """Accuracy per method and the per-layer bias / fluctuation / ρ profile."""
     rows = [[name, *(f"{np.mean([m[f'{name}_{k}'] for m in metrics]):.3f}"
                      for k in ("clean_acc", "pert_acc"))] for name in MINILM_METHODS]  # fmt: skip
-    m0 = metrics[0]
     prof = [[mod, f"{b:.4f}", f"{f:.4f}", f"{r:.3f}", f"{s:.3f}"]
-            for mod, b, f, r, s in zip(m0["profile_module"], m0["profile_bias_norm"],
-                                       m0["profile_fluct"], m0["profile_rho"],
-                                       m0["profile_bias_share"], strict=True)]  # fmt: skip
+            for mod, b, f, r, s in _profile_rows(metrics, "profile_")]  # fmt: skip
     return [
-        Table("MiniLM intent head: clean / perturbed accuracy (mean over seeds)",
+        Table(f"MiniLM intent head: clean / perturbed accuracy (mean over {len(metrics)} records)",
               ["method", "clean acc", "perturbed acc"], rows,
               note="Spec measurement: head-level bias-only 0.883 → 0.888 / 0.885 → 0.877; "
               "full head FT ≈ +0.025."),
-        Table("Per-module profile of the base encoder (mean-pooled states)",
+        Table(f"Per-module profile of the base encoder (mean over {len(metrics)} records)",
               ["module", "‖E b‖", "E tr Cov", "ρ", "‖b‖² share"], prof),
     ]  # fmt: skip
 
 
 def minilm_plot(metrics: list[dict[str, Any]], config: MiniLMConfig) -> dict[str, Any]:
-    """Bias norm, fluctuation and ρ per encoder module."""
+    """Bias norm, fluctuation and ρ per encoder module: record mean with its min–max band."""
     import matplotlib.pyplot as plt
 
-    m0 = metrics[0]
-    fig, axes = plt.subplots(1, 2, figsize=(8, 3))
-    x = np.arange(len(m0["profile_module"]))
-    axes[0].plot(x, m0["profile_bias_norm"], "o-", label="‖E b‖")
-    axes[0].plot(x, np.sqrt(m0["profile_fluct"]), "s-", label="sqrt E tr Cov")
-    axes[0].legend(fontsize=8)
-    axes[1].plot(x, m0["profile_rho"], "o-")
+    from icml26.core.plotting import legend_outside, mean_band, seeds_note, stack
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
+    x = np.arange(len(metrics[0]["profile_module"]))
+    mean_band(axes[0], x, stack(metrics, "profile_bias_norm"), label="‖E b‖", marker="o")
+    fluct = np.sqrt(np.clip(stack(metrics, "profile_fluct"), 0.0, None))
+    mean_band(axes[0], x, fluct, label="sqrt E tr Cov", marker="s")
+    mean_band(axes[1], x, stack(metrics, "profile_rho"), label="ρ", marker="o")
     axes[1].set_ylabel("ρ")
     for ax in axes:
         ax.set_xticks(x, ["emb", *(str(j) for j in range(len(x) - 1))])
         ax.set_xlabel("module (embeddings, layer j)")
+    axes[0].set_title(f"MiniLM: bias and fluctuation ({seeds_note(len(metrics))})", fontsize=8)
+    axes[1].set_title("MiniLM: ρ per module", fontsize=8)
+    legend_outside(axes[0], loc="upper left", bbox_to_anchor=(0.0, -0.25), ncols=2)
     fig.tight_layout()
     return {"bias_profile": fig}
 
