@@ -17,6 +17,7 @@ phrasing of the released model's prompt may differ.
 from __future__ import annotations
 
 import json
+import re
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ VR_PROMPTS = {
     )
     for domain, aspect in _ASPECT.items()
 }
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")
 _IMAGENET_MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
 _IMAGENET_STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
 
@@ -189,6 +191,26 @@ class UniPerceptScorer:
         return letters
 
 
+def _resolve_folder(model_id_or_path: str) -> str:
+    """A local folder, or the hub cache's snapshot of a hub id (never a download)."""
+    if Path(model_id_or_path).is_dir():
+        return model_id_or_path
+    if not _HUB_ID.fullmatch(model_id_or_path):
+        raise FileNotFoundError(
+            f"load_unipercept: model_id_or_path {model_id_or_path!r} is neither a local folder "
+            "nor a hub id of the form owner/name"
+        )
+    from huggingface_hub import snapshot_download
+
+    try:
+        return snapshot_download(model_id_or_path, local_files_only=True)
+    except Exception as err:  # not in the local hub cache
+        raise FileNotFoundError(
+            f"load_unipercept: {model_id_or_path!r} is not in the local hub cache; download it "
+            f"first (huggingface_hub.snapshot_download({model_id_or_path!r})) or pass a folder"
+        ) from err
+
+
 def load_unipercept(
     model_id_or_path: str = "Thunderbolt215215/UniPercept", device: str = "cpu"
 ) -> UniPerceptScorer:
@@ -197,30 +219,34 @@ def load_unipercept(
     Parameters
     ----------
     model_id_or_path
-        A local folder, or a hub id (downloads; never done by the tests).
+        A local folder, or a hub id already in the local hub cache (nothing is downloaded here:
+        run ``huggingface_hub.snapshot_download(model_id)`` first).
     device
         ``"cpu"`` or ``"cuda"`` (bfloat16 on CUDA, float32 on CPU).
 
     Raises
     ------
+    FileNotFoundError
+        Neither a local folder nor a cached hub snapshot.
     ValueError
         The tokenizer does not hold the 101 score tokens (or the letters A–D) as single tokens.
     """
+    if not isinstance(model_id_or_path, str) or not model_id_or_path:
+        raise TypeError("load_unipercept: model_id_or_path must be a non-empty string.")
+    if not isinstance(device, str) or not (device in ("cpu", "cuda") or device.startswith("cuda:")):
+        raise ValueError(f"load_unipercept: device must be 'cpu' or 'cuda'; got {device!r}.")
+    folder = _resolve_folder(model_id_or_path)
     require("transformers", "unipercept")
     import torch
     import transformers
 
-    if not isinstance(model_id_or_path, str) or not model_id_or_path:
-        raise TypeError("load_unipercept: model_id_or_path must be a non-empty string.")
-    if device not in ("cpu", "cuda") and not str(device).startswith("cuda:"):
-        raise ValueError(f"load_unipercept: device must be 'cpu' or 'cuda'; got {device!r}.")
-    dtype = torch.bfloat16 if str(device).startswith("cuda") else torch.float32
-    tokenizer = transformers.AutoTokenizer.from_pretrained(model_id_or_path, trust_remote_code=True)
-    config = transformers.AutoConfig.from_pretrained(model_id_or_path, trust_remote_code=True)
+    dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
+    tokenizer = transformers.AutoTokenizer.from_pretrained(folder, trust_remote_code=True)
+    config = transformers.AutoConfig.from_pretrained(folder, trust_remote_code=True)
     loader = transformers.AutoModelForCausalLM
     if "internvl" in str(getattr(config, "model_type", "")).lower():
         loader = transformers.AutoModel  # InternVL chat models register under AutoModel
-    model = loader.from_pretrained(model_id_or_path, trust_remote_code=True, dtype=dtype)
+    model = loader.from_pretrained(folder, trust_remote_code=True, dtype=dtype)
     model = model.to(device).eval()
     return UniPerceptScorer(model, tokenizer, device=device)
 
