@@ -130,6 +130,17 @@ RISKY_CLAIMS = (
 )
 
 
+def _mean(metrics: list[dict[str, Any]], key: str) -> np.ndarray:
+    """The seed mean of a metric (a number or a list per alpha)."""
+    from icml26.core.plotting import stack
+
+    return stack(metrics, key).mean(axis=0)
+
+
+def _over(metrics: list[dict[str, Any]]) -> str:
+    return "1 seed" if len(metrics) == 1 else f"mean over {len(metrics)} seeds"
+
+
 def _s1_actions(policy: AugmentedGreedyPolicy) -> list[int]:
     """Greedy s1 action after each branch when starting from the policy's budget b."""
     gamma = policy.gamma
@@ -138,23 +149,17 @@ def _s1_actions(policy: AugmentedGreedyPolicy) -> list[int]:
 
 
 def risky_tables(metrics: list[dict[str, Any]], config: RiskyChainConfig) -> list[Table]:
-    m = metrics[0]
+    keys = ("brute", "exact", "grid", "grid_bound", "qlearn", "markov")
     rows = [
         [a, f"{bf:.6f}", f"{ex:.6f}", f"{gv:.4f} ± {gb:.3f}", f"{ql:.4f}", f"{mk:.4f}"]
         for a, bf, ex, gv, gb, ql, mk in zip(
-            config.alphas,
-            m["brute"],
-            m["exact"],
-            m["grid"],
-            m["grid_bound"],
-            m["qlearn"],
-            m["markov"],
-            strict=True,
+            config.alphas, *(_mean(metrics, k) for k in keys), strict=True
         )
     ]
     return [
         Table(
-            "RiskyChain: optimal static CVaR by method (grid VI ± its discretisation bound)",
+            "RiskyChain: optimal static CVaR by method (grid VI ± its discretisation bound; "
+            f"{_over(metrics)}, only Q-learning varies)",
             ["alpha", "brute force", "off-grid DP", "grid VI ± bound", "Q-learning", "best Markov"],
             rows,
             note="spec (prototype): 0.81, 0.81, 0.972, 2.972; best Markov 0.81 at alpha=0.5",
@@ -335,21 +340,16 @@ CLIFF_CLAIMS = (
 
 
 def cliff_tables(metrics: list[dict[str, Any]], config: CliffConfig) -> list[Table]:
-    rows = []
-    for i, alpha in enumerate(config.alphas):
-        cells = [[m[key][i] for m in metrics] for key in ("mc_cvar", "mc_mean", "rn_cvar")]
-        m = metrics[0]
-        rows.append(
-            [
-                alpha,
-                m["b_star"][i],
-                f"{m['predicted'][i]:.2f} ± {m['predicted_bound'][i]:.2f}",
-                *(f"{np.mean(c):.2f}" for c in cells),
-            ]
-        )
+    keys = ("b_star", "predicted", "predicted_bound", "mc_cvar", "mc_mean", "rn_cvar")
+    b_star, predicted, bound, *mc = (_mean(metrics, k) for k in keys)
+    rows = [
+        [alpha, f"{b_star[i]:g}", f"{predicted[i]:.2f} ± {bound[i]:.2f}",
+         *(f"{c[i]:.2f}" for c in mc)]
+        for i, alpha in enumerate(config.alphas)
+    ]  # fmt: skip
     return [
         Table(
-            f"Slippery CliffWalking (slip={config.slip}, K={config.K}), mean over seeds; "
+            f"Slippery CliffWalking (slip={config.slip}, K={config.K}), {_over(metrics)}; "
             "the bound assumes exact clamping, which [c_lo, c_hi] does not give here",
             ["alpha", "b*", "predicted CVaR ± bound", "MC CVaR", "MC mean", "risk-neutral MC CVaR"],
             rows,
@@ -363,16 +363,23 @@ def cliff_tables(metrics: list[dict[str, Any]], config: CliffConfig) -> list[Tab
 
 
 def cliff_plot(metrics: list[dict[str, Any]], config: CliffConfig) -> dict[str, Any]:
+    """Predicted CVaR* and the MC CVaR of both policies per alpha: seed mean and min–max band."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5, 3.5))
-    m = metrics[0]
-    ax.plot(config.alphas, m["predicted"], "o-", label="predicted CVaR* (VI)")
-    ax.plot(config.alphas, m["mc_cvar"], "s--", label="MC CVaR, CVaR policy")
-    ax.plot(config.alphas, m["rn_cvar"], "^:", label="MC CVaR, risk-neutral policy")
+    from icml26.core.plotting import legend_outside, mean_band, seeds_note, stack
+
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    for key, style, label in (
+        ("predicted", "o-", "predicted CVaR* (VI)"),
+        ("mc_cvar", "s--", "MC CVaR, CVaR policy"),
+        ("rn_cvar", "^:", "MC CVaR, risk-neutral policy"),
+    ):
+        marker, line = style[0], style[1:]
+        mean_band(ax, config.alphas, stack(metrics, key), marker=marker, ls=line, label=label)
     ax.set_xlabel("alpha")
     ax.set_ylabel("CVaR_alpha of the return")
-    ax.legend()
+    ax.set_title(f"Slippery CliffWalking: CVaR by alpha ({seeds_note(len(metrics))})", fontsize=10)
+    legend_outside(ax)
     fig.tight_layout()
     return {"cliff_cvar": fig}
 
@@ -519,27 +526,21 @@ LAKE_CLAIMS = (
 
 
 def lake_tables(metrics: list[dict[str, Any]], config: LakeConfig) -> list[Table]:
-    m = metrics[0]
+    keys = ("b_star", "predicted", "predicted_bound", "mc_cvar", "mc_mean", "rn_cvar", "rn_mean")
     rows = [
         [a, f"{b:g}", f"{p:.4f} ± {e:.3f}", f"{c:.4f}", f"{x:.4f}", f"{rc:.4f}", f"{rx:.4f}"]
         for a, b, p, e, c, x, rc, rx in zip(
-            config.alphas,
-            m["b_star"],
-            m["predicted"],
-            m["predicted_bound"],
-            m["mc_cvar"],
-            m["mc_mean"],
-            m["rn_cvar"],
-            m["rn_mean"],
-            strict=True,
+            config.alphas, *(_mean(metrics, k) for k in keys), strict=True
         )
     ]
+    q, vi = _mean(metrics, "q_alpha1"), _mean(metrics, "vi_alpha1")
     return [
         Table(
-            f"FrozenLake-v1 (slippery, gamma={config.gamma}, K={config.K} on [0, 20])",
+            f"FrozenLake-v1 (slippery, gamma={config.gamma}, K={config.K} on [0, 20]), "
+            f"{_over(metrics)}",
             ["alpha", "b*", "predicted ± bound", "MC CVaR", "MC mean", "rn MC CVaR", "rn MC mean"],
             rows,
-            note=f"Q-learning alpha=1 value {m['q_alpha1']:.4f} vs VI {m['vi_alpha1']:.4f}",
+            note=f"Q-learning alpha=1 value {q:.4f} vs VI {vi:.4f}",
         )
     ]
 
@@ -757,21 +758,40 @@ def _violations(curve: dict[str, list[float]]) -> int:
 
 
 def frontier_plot(metrics: list[dict[str, Any]], config: FrontierConfig) -> dict[str, Any]:
+    """MC mean against MC CVaR_alpha_min per model: the seed-mean curve, every seed's thin."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5.5, 4))
-    for label, curve in metrics[0]["curves"].items():
-        ax.plot(curve["tail"], curve["mean"], "o-", label=label)
+    from icml26.core.plotting import legend_outside
+
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    for label in metrics[0]["curves"]:
+        tails = np.array([m["curves"][label]["tail"] for m in metrics], dtype=float)
+        means = np.array([m["curves"][label]["mean"] for m in metrics], dtype=float)
+        (line,) = ax.plot(tails.mean(axis=0), means.mean(axis=0), "o-", label=label)
+        if len(metrics) > 1:
+            for tail, mean in zip(tails, means, strict=True):
+                ax.plot(tail, mean, ".-", color=line.get_color(), alpha=0.3, lw=0.8)
     ax.set_xlabel(f"MC CVaR_{min(config.alphas)} of the return (safety)")
     ax.set_ylabel("MC mean return (performance)")
-    ax.set_title("Policies for alpha = " + ", ".join(f"{a:g}" for a in config.alphas))
-    ax.legend(fontsize=7)
+    n = len(metrics)
+    ax.set_title(
+        "Policies for alpha = "
+        + ", ".join(f"{a:g}" for a in config.alphas)
+        + (f" (mean of {n} seeds bold, each seed thin)" if n > 1 else " (1 seed)"),
+        fontsize=9,
+    )
+    legend_outside(ax)
     fig.tight_layout()
     return {"frontier": fig}
 
 
 def frontier_tables(metrics: list[dict[str, Any]], config: FrontierConfig) -> list[Table]:
-    m = metrics[0]
+    curves = {
+        label: {
+            k: _mean([m["curves"][label] for m in metrics], k) for k in ("pred", "mean", "tail")
+        }
+        for label in metrics[0]["curves"]
+    }
     rows = [
         [
             label,
@@ -780,26 +800,23 @@ def frontier_tables(metrics: list[dict[str, Any]], config: FrontierConfig) -> li
                 for p, x, t in zip(c["pred"], c["mean"], c["tail"], strict=True)
             ),
         ]
-        for label, c in m["curves"].items()
+        for label, c in curves.items()
     ]
+    cvar_by_K, ours_mc, chow_mc = (_mean(metrics, k) for k in ("cvar_by_K", "ours_mc", "chow_mc"))
     return [
         Table(
-            "Frontier: predicted CVaR*_alpha / MC mean / MC CVaR_alpha_min per alpha",
+            f"Frontier: predicted CVaR*_alpha / MC mean / MC CVaR_alpha_min per alpha "
+            f"({_over(metrics)})",
             ["model", *(f"alpha={a:g}" for a in config.alphas)],
             rows,
         ),
         Table(
-            "CVaR* by grid size K (CliffWalking, slip 0.1) and Chow-VI policy's MC CVaR_alpha",
+            "CVaR* by grid size K (CliffWalking, slip 0.1) and Chow-VI policy's MC CVaR_alpha "
+            f"({_over(metrics)})",
             ["alpha", *(f"K={k}" for k in config.Ks), "ours MC", "Chow MC"],
             [
                 [a, *(f"{v:.3f}" for v in by_k), f"{o:.2f}", f"{ch:.2f}"]
-                for a, by_k, o, ch in zip(
-                    config.alphas,
-                    zip(*m["cvar_by_K"], strict=True),
-                    m["ours_mc"],
-                    m["chow_mc"],
-                    strict=True,
-                )
+                for a, by_k, o, ch in zip(config.alphas, cvar_by_K.T, ours_mc, chow_mc, strict=True)
             ],
         ),
     ]
