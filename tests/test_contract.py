@@ -55,8 +55,6 @@ FIGURES_NOT_YET_SEED_AWARE = {
     "copyright_bench.scripted",
     "cvar_rl.cliff",
     "cvar_rl.frontier",
-    "debias.minilm",
-    "debias.toy",
     "sgg_dp.composition",
     "sgg_dp.table",
     "taco.speed_memory",
