@@ -53,8 +53,6 @@ def test_smoke_preset_runs_deterministically_and_every_claim_gets_a_verdict(name
 # this set when its plot hooks aggregate all seeds; the set is removed when it is empty.
 FIGURES_NOT_YET_SEED_AWARE = {
     "copyright_bench.scripted",
-    "cvar_rl.cliff",
-    "cvar_rl.frontier",
     "sgg_dp.composition",
     "sgg_dp.table",
     "taco.speed_memory",
