@@ -17,6 +17,7 @@ longer improves by ``plateau_rtol`` relative to the 10 % before.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, final
 
@@ -27,10 +28,11 @@ from icml26.core import (
     Seed,
     check_in_interval,
     check_positive_int,
+    check_tensor,
     torch_generator,
 )
 from icml26.nana.decompose import DEUSet
-from icml26.nana.models import MLPModelAdapter
+from icml26.nana.models import ActivationCache, MLPModelAdapter, check_adapter
 from icml26.nana.sca import subspace_contributions
 
 __all__ = [
@@ -46,14 +48,23 @@ __all__ = [
 ]
 
 
+MAX_WIDTH = 2**20  # widest transcoder side
+MAX_WEIGHTS = 2**27  # most encoder (or decoder) weights of a transcoder
+
+
 @final
 class Transcoder(nn.Module):
     """``out̂ = ReLU((ñ − b_pre) W_enc + b_enc) W_dec + b_dec`` with ``m`` latents."""
 
     def __init__(self, d_model: int, n_latents: int, *, seed: Seed = 0) -> None:
         super().__init__()
-        d_model = check_positive_int("d_model", d_model, owner="Transcoder")
-        n_latents = check_positive_int("n_latents", n_latents, owner="Transcoder")
+        owner = "Transcoder"
+        d_model = check_positive_int("d_model", d_model, owner=owner, maximum=MAX_WIDTH)
+        n_latents = check_positive_int("n_latents", n_latents, owner=owner, maximum=MAX_WIDTH)
+        if d_model * n_latents > MAX_WEIGHTS:
+            raise ValueError(
+                f"{owner}: d_model x n_latents = {d_model * n_latents} exceeds {MAX_WEIGHTS}."
+            )
         g = torch_generator(seed)
         W_dec = torch.randn(n_latents, d_model, generator=g)
         W_dec = W_dec / W_dec.norm(dim=1, keepdim=True)
@@ -66,11 +77,22 @@ class Transcoder(nn.Module):
 
     def encode(self, normed: torch.Tensor) -> torch.Tensor:
         """Latents ``f`` of shape ``(..., m)``."""
+        self._check_input(normed, "encode")
         return torch.relu((normed - self.b_pre) @ self.W_enc + self.b_enc)
 
     def forward(self, normed: torch.Tensor) -> torch.Tensor:
         """Predicted MLP output ``(..., d)``."""
+        self._check_input(normed, "forward")
         return self.encode(normed) @ self.W_dec + self.b_dec
+
+    def _check_input(self, normed: Any, method: str) -> None:
+        d = self.b_pre.shape[0]
+        check_tensor("normed", normed, owner=f"Transcoder.{method}")
+        if normed.dim() == 0 or normed.shape[-1] != d or normed.dtype != self.b_pre.dtype:
+            raise ValueError(
+                f"Transcoder.{method}: normed must be (..., {d}) in {self.b_pre.dtype}; got "
+                f"{tuple(normed.shape)} {normed.dtype}."
+            )
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,6 +112,7 @@ def transcoder_data(
     adapter: MLPModelAdapter, tokens: torch.Tensor, layer: int
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``(ñ, out)`` pairs of one MLP, flattened over tokens, in float32: ``(N, d)`` each."""
+    check_adapter(adapter, "transcoder_data")
     layer = adapter.check_layer(layer, "transcoder_data")
     cache = adapter.run_with_cache(tokens)
     d = adapter.d_model
@@ -150,7 +173,9 @@ def train_transcoder(
     (200, True)
     """
     owner = "train_transcoder"
-    if inputs.dim() != 2 or outputs.shape != inputs.shape:
+    check_tensor("inputs", inputs, finite=True, owner=owner)
+    check_tensor("outputs", outputs, finite=True, owner=owner)
+    if inputs.dim() != 2 or outputs.shape != inputs.shape or inputs.shape[0] < 2:
         raise ValueError(
             f"{owner}: inputs and outputs must both be (N, d); got {tuple(inputs.shape)} and "
             f"{tuple(outputs.shape)}."
@@ -217,6 +242,7 @@ def neuron_basis(adapter: MLPModelAdapter, layer: int) -> DEUSet:
     Writes the MLP output exactly (``reconstruct``), like the DEUs, but its effectors are not
     orthogonal. Neurons with a zero row keep effector 0.
     """
+    check_adapter(adapter, "neuron_basis")
     weights = adapter.mlp(adapter.check_layer(layer, "neuron_basis"))
     W_out = weights.W_out  # (d_mlp, d)
     norms = W_out.norm(dim=1)
@@ -235,6 +261,7 @@ def neuron_contributions(
     cache: Any = None,
 ) -> torch.Tensor:
     """Per-neuron direct attribution ``a_i ⟨W_out[i], w_y⟩ / σ_f``: ``(T, d_mlp)`` (or batched)."""
+    check_adapter(adapter, "neuron_contributions")
     basis = neuron_basis(adapter, layer)
     return subspace_contributions(
         adapter, tokens, layer, target_ids, basis, contrast_ids, cache=cache
@@ -284,7 +311,17 @@ def transcoder_contributions(
     """
     from icml26.nana.sca import target_directions
 
-    layer = adapter.check_layer(layer, "transcoder_contributions")
+    owner = "transcoder_contributions"
+    check_adapter(adapter, owner)
+    if not isinstance(transcoder, Transcoder):
+        raise TypeError(
+            f"{owner}: transcoder must be a Transcoder; got {type(transcoder).__name__}."
+        )
+    if cache is not None and not isinstance(cache, ActivationCache):
+        raise TypeError(f"{owner}: cache must be an ActivationCache or None.")
+    layer = adapter.check_layer(layer, owner)
+    if transcoder.b_pre.shape[0] != adapter.d_model:
+        raise ValueError(f"{owner}: transcoder width {transcoder.b_pre.shape[0]} is not d_model.")
     tokens, w, _ = target_directions(adapter, tokens, target_ids, owner="transcoder_contributions")
     cache = cache or adapter.run_with_cache(tokens)
     with torch.no_grad():
@@ -305,7 +342,22 @@ def transcoder_splice(
     model); otherwise the MLP output is kept and latents ``j`` are ablated from it,
     ``out ← out − Σ_j (f_j − f̄_j) W_dec[j]`` (``ref_means`` ``f̄``, zero when ``None``).
     """
-    index = None if latents is None else torch.as_tensor(list(latents), dtype=torch.long)
+    owner = "transcoder_splice"
+    if not isinstance(transcoder, Transcoder):
+        raise TypeError(
+            f"{owner}: transcoder must be a Transcoder; got {type(transcoder).__name__}."
+        )
+    index = None
+    if latents is not None:
+        if isinstance(latents, str) or not isinstance(latents, Iterable):
+            raise TypeError(f"{owner}: latents must be a list of latent indices or None.")
+        latents = list(latents)
+        m = transcoder.b_enc.shape[0]
+        if not all(isinstance(j, int) and not isinstance(j, bool) and 0 <= j < m for j in latents):
+            raise ValueError(f"{owner}: latents must be indices in [0, {m}); got {latents!r}.")
+        index = torch.as_tensor(latents, dtype=torch.long)
+    if ref_means is not None:
+        check_tensor("ref_means", ref_means, shape=(transcoder.b_enc.shape[0],), owner=owner)
 
     def replace(normed: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
         with torch.no_grad():

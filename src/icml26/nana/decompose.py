@@ -21,19 +21,33 @@ vector) whose singular pair would be arbitrary. A mean ``α_k`` of exactly 0 und
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 
-from icml26.core import check_one_of, check_positive_int
-
-if TYPE_CHECKING:
-    from icml26.nana.models import ActivationCache, MLPModelAdapter
+from icml26.core import check_in_interval, check_one_of, check_positive_int, check_tensor
+from icml26.nana.models import ActivationCache, MLPModelAdapter, check_adapter
 
 __all__ = ["SIDES", "DEUSet", "decompose_mlp", "decompose_model", "deu_set_from_matrix"]
 
 SIDES = ("in", "out")
+BASES = ("deu", "neuron", "random")
+
+
+def check_deus(deus: Any, owner: str, adapter: Any = None, *, name: str = "deus") -> DEUSet:
+    """A :class:`DEUSet` (whose residual-side width matches ``adapter`` when given)."""
+    if not isinstance(deus, DEUSet):
+        raise TypeError(f"{owner}: {name} must be a DEUSet; got {type(deus).__name__}.")
+    if adapter is not None:
+        width = deus.effectors.shape[1] if deus.side == "out" else deus.detectors.shape[1]
+        if width != adapter.d_model or deus.layer >= adapter.n_layers:
+            raise ValueError(
+                f"{owner}: {name} (layer {deus.layer}, width {width}) does not fit the adapter "
+                f"({adapter.n_layers} layers, d_model {adapter.d_model})."
+            )
+    return deus
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,6 +82,20 @@ class DEUSet:
     basis: str = "deu"
     truncation_error: float = 0.0
 
+    def __post_init__(self) -> None:
+        owner = "DEUSet"
+        check_positive_int("layer", self.layer, minimum=0, owner=owner)
+        check_one_of("side", self.side, SIDES, owner=owner)
+        check_one_of("basis", self.basis, BASES, owner=owner)
+        check_tensor("detectors", self.detectors, ndim=2, owner=owner)
+        r = self.detectors.shape[0]
+        check_tensor("sigmas", self.sigmas, shape=(r,), owner=owner)
+        check_tensor("effectors", self.effectors, shape=(r, None), owner=owner)
+        check_tensor("bias", self.bias, shape=(self.effectors.shape[1],), owner=owner)
+        if len({t.dtype for t in (self.detectors, self.sigmas, self.effectors)}) != 1:
+            raise TypeError(f"{owner}: detectors, sigmas and effectors must share one dtype.")
+        check_in_interval("truncation_error", self.truncation_error, low=0.0, owner=owner)
+
     @property
     def rank(self) -> int:
         """Number of units ``r``."""
@@ -79,7 +107,8 @@ class DEUSet:
 
     def coefficients(self, acts: torch.Tensor) -> torch.Tensor:
         """``α_k = σ_k ⟨x, det_k⟩`` for inputs ``x`` of shape ``(..., n_in)``: ``(..., r)``."""
-        if acts.shape[-1] != self.detectors.shape[1]:
+        check_tensor("acts", acts, floating=False, owner="DEUSet.coefficients")
+        if acts.dim() == 0 or acts.shape[-1] != self.detectors.shape[1]:
             raise ValueError(
                 f"DEUSet.coefficients: acts must end in {self.detectors.shape[1]} "
                 f"(the {self.side}-side input width); got shape {tuple(acts.shape)}."
@@ -95,9 +124,10 @@ class DEUSet:
         return self.coefficients(acts) @ self.effectors + self.bias
 
     def energy(self) -> torch.Tensor:
-        """Energy shares ``σ_k² / Σ σ²`` of the units, shape ``(r,)``."""
+        """Energy shares ``σ_k² / Σ σ²`` of the units, shape ``(r,)`` (all 0 for a zero matrix)."""
         sq = self.sigmas.pow(2)
-        return sq / sq.sum()
+        total = sq.sum()
+        return sq / total if float(total) > 0 else torch.zeros_like(sq)
 
     def truncate(self, r: int) -> DEUSet:
         """The top ``r`` units; ``truncation_error`` becomes ``sqrt(Σ_{k>r} σ_k²)`` (Eckart–Young).
@@ -123,7 +153,15 @@ class DEUSet:
 
     def select(self, units: Any) -> DEUSet:
         """The units at the given indices (order kept), as a new set."""
-        index = torch.as_tensor(list(units), dtype=torch.long)
+        owner = "DEUSet.select"
+        if isinstance(units, str) or not isinstance(units, Iterable):
+            raise TypeError(f"{owner}: units must be a list of unit indices; got {units!r}.")
+        units = list(units)
+        if not all(isinstance(k, int) and not isinstance(k, bool) for k in units):
+            raise TypeError(f"{owner}: units must hold integer indices; got {units!r}.")
+        if any(not 0 <= k < self.rank for k in units):
+            raise ValueError(f"{owner}: units must be in [0, {self.rank - 1}]; got {units!r}.")
+        index = torch.as_tensor(units, dtype=torch.long)
         return replace(
             self,
             detectors=self.detectors[index],
@@ -147,6 +185,16 @@ def deu_set_from_matrix(
     >>> bool(torch.allclose(deus.matrix(), W))
     True
     """
+    owner = "deu_set_from_matrix"
+    check_tensor("W", W, ndim=2, finite=True, owner=owner)
+    if 0 in W.shape:
+        raise ValueError(
+            f"{owner}: W must be a non-empty (n_in, n_out) matrix; got {tuple(W.shape)}."
+        )
+    check_tensor("bias", bias, shape=(W.shape[1],), owner=owner)
+    check_positive_int("layer", layer, minimum=0, owner=owner)
+    check_one_of("side", side, SIDES, owner=owner)
+    bias = bias.to(W.dtype)
     U, S, Vh = torch.linalg.svd(W, full_matrices=False)  # (n_in, k), (k,), (k, n_out)
     tol = float(S[0]) * max(W.shape) * torch.finfo(W.dtype).eps if S.numel() else 0.0
     r = max(int((tol < S).sum()), 1)
@@ -215,7 +263,10 @@ def decompose_mlp(
     (True, (16,))
     """
     owner = "decompose_mlp"
+    check_adapter(adapter, owner)
     layer = adapter.check_layer(layer, owner)
+    if cache is not None and not isinstance(cache, ActivationCache):
+        raise TypeError(f"{owner}: cache must be an ActivationCache or None.")
     check_one_of("side", side, SIDES, owner=owner)
     check_one_of("sign", sign, ("vocab", "data"), owner=owner)
     if dtype not in (torch.float32, torch.float64):
@@ -261,7 +312,9 @@ def decompose_model(
     >>> sorted(decompose_model(ad))
     [(0, 'in'), (0, 'out'), (1, 'in'), (1, 'out')]
     """
-    if isinstance(sides, str) or not sides:
+    check_adapter(adapter, "decompose_model")
+    check_one_of("sign", sign, ("vocab", "data"), owner="decompose_model")
+    if isinstance(sides, str) or not isinstance(sides, tuple | list) or not sides:
         raise ValueError(
             f"decompose_model: sides must be a non-empty tuple of {SIDES}; got {sides!r}."
         )

@@ -31,20 +31,19 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, final
+from typing import Any, final
 
 import torch
+from torch import nn
 
-from icml26.core import check_positive_int, require
-
-if TYPE_CHECKING:
-    from torch import nn
+from icml26.core import check_in_interval, check_one_of, check_positive_int, check_tensor, require
 
 __all__ = [
     "SUPPORTED_MODELS",
     "ActivationCache",
     "MLPModelAdapter",
     "MLPWeights",
+    "check_adapter",
     "from_hf_bert",
     "from_hf_gpt2",
     "load_gpt2",
@@ -87,6 +86,49 @@ class ActivationCache:
     resid_final: torch.Tensor | None  # (B, T, d_model)
     sigma_f: torch.Tensor | None  # (B, T)
     logits: torch.Tensor | None  # (B, T, vocab)
+
+
+def check_adapter(adapter: Any, owner: str) -> MLPModelAdapter:
+    """Return ``adapter`` if it is an :class:`MLPModelAdapter`, else raise ``TypeError``."""
+    if not isinstance(adapter, MLPModelAdapter):
+        raise TypeError(
+            f"{owner}: adapter must be an MLPModelAdapter (from_hf_gpt2 / from_hf_bert); "
+            f"got {type(adapter).__name__}."
+        )
+    return adapter
+
+
+def _check_adapter_parts(
+    kind: Any, model: Any, layers: Any, W_U: Any, b_U: Any, W_E: Any, ln_f: Any
+) -> None:
+    owner = "MLPModelAdapter"
+    check_one_of("kind", kind, ("gpt2", "bert"), owner=owner)
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"{owner}: model must be a torch.nn.Module; got {type(model).__name__}.")
+    if (
+        not isinstance(layers, list)
+        or not layers
+        or not all(isinstance(w, MLPWeights) for w in layers)
+    ):
+        raise TypeError(f"{owner}: layers must be a non-empty list of MLPWeights.")
+    check_tensor("W_U", W_U, ndim=2, owner=owner)
+    d_model, vocab = W_U.shape
+    if 0 in W_U.shape:
+        raise ValueError(f"{owner}: W_U must be (d_model, vocab) with both >= 1.")
+    check_tensor("b_U", b_U, shape=(vocab,), owner=owner)
+    check_tensor("W_E", W_E, shape=(vocab, d_model), owner=owner)
+    for i, w in enumerate(layers):
+        check_tensor(f"layers[{i}].W_in", w.W_in, shape=(d_model, None), owner=owner)
+        d_mlp = w.W_in.shape[1]
+        check_tensor(f"layers[{i}].b_in", w.b_in, shape=(d_mlp,), owner=owner)
+        check_tensor(f"layers[{i}].W_out", w.W_out, shape=(d_mlp, d_model), owner=owner)
+        check_tensor(f"layers[{i}].b_out", w.b_out, shape=(d_model,), owner=owner)
+    if ln_f is not None and not (
+        isinstance(ln_f, tuple)
+        and len(ln_f) == 2
+        and all(isinstance(t, torch.Tensor) and tuple(t.shape) == (d_model,) for t in ln_f)
+    ):
+        raise TypeError(f"{owner}: ln_f must be None or a (weight, bias) pair of (d_model,).")
 
 
 def _layer_norm_scale(x: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
@@ -135,6 +177,14 @@ class MLPModelAdapter:
         ln_f: tuple[torch.Tensor, torch.Tensor] | None,
         ln_eps: float,
     ) -> None:
+        owner = "MLPModelAdapter"
+        _check_adapter_parts(kind, model, layers, W_U, b_U, W_E, ln_f)
+        for name, flag in (("processed", processed), ("has_lm_head", has_lm_head)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{owner}: {name} must be a bool; got {flag!r}.")
+        n_heads = check_positive_int("n_heads", n_heads, owner=owner)
+        n_positions = check_positive_int("n_positions", n_positions, owner=owner)
+        ln_eps = check_in_interval("ln_eps", ln_eps, low=0.0, high=1.0, closed="right", owner=owner)
         self.kind = kind
         self.model = model
         self._layers = layers

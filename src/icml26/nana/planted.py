@@ -24,6 +24,7 @@ from icml26.core import (
     Seed,
     check_in_interval,
     check_positive_int,
+    check_tensor,
     require,
     seeded_default_init,
     torch_generator,
@@ -43,6 +44,24 @@ class PlantedMLP:
     input_tokens: torch.Tensor  # (K,) token i_k drives unit k
     designated: torch.Tensor  # (K, n_designated) tokens unit k writes, best first
 
+    def __post_init__(self) -> None:
+        owner = "PlantedMLP"
+        from torch import nn
+
+        if not isinstance(self.model, nn.Module):
+            raise TypeError(f"{owner}: model must be a torch.nn.Module (the planted GPT-2).")
+        check_tensor("u", self.u, ndim=2, owner=owner)
+        K = self.u.shape[0]
+        if K == 0:
+            raise ValueError(f"{owner}: u must hold at least one planted unit.")
+        check_tensor("v", self.v, shape=(K, None), owner=owner)
+        check_tensor("sigmas", self.sigmas, shape=(K,), owner=owner)
+        check_tensor("input_tokens", self.input_tokens, shape=(K,), floating=False, owner=owner)
+        check_tensor("designated", self.designated, shape=(K, None), floating=False, owner=owner)
+        for name in ("input_tokens", "designated"):
+            if getattr(self, name).dtype not in (torch.int64, torch.int32):
+                raise TypeError(f"{owner}: {name} must hold integer token ids.")
+
     def crafted_inputs(self, n_sequences: int = 8, length: int = 8, *, seed: Seed = 0):
         """``(tokens, units)``: random sequences of input tokens and the unit each position drives.
 
@@ -53,8 +72,11 @@ class PlantedMLP:
         >>> tuple(tokens.shape), bool((p.input_tokens[units] == tokens).all())
         ((2, 4), True)
         """
-        n_sequences = check_positive_int("n_sequences", n_sequences, owner="crafted_inputs")
-        length = check_positive_int("length", length, owner="crafted_inputs")
+        owner = "crafted_inputs"
+        n_sequences = check_positive_int("n_sequences", n_sequences, owner=owner, maximum=10**6)
+        length = check_positive_int("length", length, owner=owner, maximum=10**4)
+        if n_sequences * length > 10**8:
+            raise ValueError(f"{owner}: n_sequences x length must be <= 10**8 tokens.")
         units = torch.randint(
             0, self.u.shape[0], (n_sequences, length), generator=torch_generator(seed)
         )
@@ -68,6 +90,9 @@ def _orthonormal(rows: int, dim: int, generator: torch.Generator, *, zero_mean: 
         draw[:, 0] = 1.0
     q, _ = torch.linalg.qr(draw)  # (dim, rows [+1])
     return q[:, int(zero_mean) :].T.contiguous()  # (rows, dim)
+
+
+MAX_WIDTH = 4096  # widest residual or hidden layer of the planted model
 
 
 def planted_mlp(
@@ -112,16 +137,19 @@ def planted_mlp(
     """
     owner = "planted_mlp"
     transformers = require("transformers", "nana", owner=owner)
-    d_model = check_positive_int("d_model", d_model, owner=owner, minimum=4)
-    d_mlp = check_positive_int("d_mlp", d_mlp, owner=owner)
-    n_units = check_positive_int("n_units", n_units, owner=owner)
+    d_model = check_positive_int("d_model", d_model, owner=owner, minimum=4, maximum=MAX_WIDTH)
+    d_mlp = check_positive_int("d_mlp", d_mlp, owner=owner, maximum=MAX_WIDTH)
+    n_units = check_positive_int("n_units", n_units, owner=owner, maximum=MAX_WIDTH)
     if 2 * n_units >= d_model or n_units > d_mlp:
         raise ValueError(f"{owner}: need 2 n_units < d_model and n_units <= d_mlp; got {n_units}.")
     ratio = check_in_interval("ratio", ratio, low=0.0, high=1.0, closed="neither", owner=owner)
     sigma_max = check_in_interval("sigma_max", sigma_max, low=0.0, closed="neither", owner=owner)
     noise = check_in_interval("noise", noise, low=0.0, owner=owner)
-    n_designated = check_positive_int("n_designated", n_designated, owner=owner)
-    n_filler = check_positive_int("n_filler", n_filler, owner=owner, minimum=0)
+    n_designated = check_positive_int("n_designated", n_designated, owner=owner, maximum=10**4)
+    n_filler = check_positive_int("n_filler", n_filler, owner=owner, minimum=0, maximum=10**5)
+    input_scale = check_in_interval("input_scale", input_scale, owner=owner)
+    if n_units * n_designated > 10**5:
+        raise ValueError(f"{owner}: n_units x n_designated must be <= 10**5 designated tokens.")
     g = torch_generator(seed)
     f64 = torch.float64
     basis = _orthonormal(2 * n_units, d_model, g, zero_mean=True)  # (2K, d), zero-mean rows

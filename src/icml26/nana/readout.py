@@ -17,9 +17,9 @@ from typing import Any
 
 import torch
 
-from icml26.core import check_one_of, check_positive_int
-from icml26.nana.decompose import DEUSet
-from icml26.nana.models import MLPModelAdapter
+from icml26.core import check_one_of, check_positive_int, check_tensor
+from icml26.nana.decompose import DEUSet, check_deus
+from icml26.nana.models import MLPModelAdapter, check_adapter
 
 __all__ = [
     "Context",
@@ -45,11 +45,24 @@ class UnitTokens:
 
 
 def _units(units: Iterable[int] | None, deus: DEUSet, owner: str) -> list[int]:
-    chosen = list(range(deus.rank)) if units is None else [int(k) for k in units]
+    if units is not None and (isinstance(units, str) or not isinstance(units, Iterable)):
+        raise TypeError(f"{owner}: units must be a list of unit indices or None; got {units!r}.")
+    chosen = list(range(deus.rank)) if units is None else list(units)
+    if not all(isinstance(k, int) and not isinstance(k, bool) for k in chosen):
+        raise TypeError(f"{owner}: units must hold integer indices; got {chosen!r}.")
     bad = [k for k in chosen if not 0 <= k < deus.rank]
     if bad:
         raise ValueError(f"{owner}: units must be in [0, {deus.rank - 1}]; got {bad}.")
     return chosen
+
+
+def _check_readout(deus: Any, adapter: Any, tokenizer: Any, both_signs: Any, owner: str) -> None:
+    check_adapter(adapter, owner)
+    check_deus(deus, owner, adapter)
+    if tokenizer is not None and not callable(getattr(tokenizer, "decode", None)):
+        raise TypeError(f"{owner}: tokenizer must be None or have a decode method.")
+    if not isinstance(both_signs, bool):
+        raise TypeError(f"{owner}: both_signs must be a bool; got {both_signs!r}.")
 
 
 def _decode(tokenizer: Any, ids: Sequence[int]) -> list[str]:
@@ -113,6 +126,7 @@ def effector_tokens(
         For read-side units (use :func:`detector_tokens`) or a unit index out of range.
     """
     owner = "effector_tokens"
+    _check_readout(deus, adapter, tokenizer, both_signs, owner)
     if deus.side != "out":
         raise ValueError(f"{owner}: needs write-side units (side 'out'); got side {deus.side!r}.")
     top = check_positive_int("top", top, owner=owner)
@@ -139,6 +153,7 @@ def detector_tokens(
         For write-side units (their detectors live in hidden space) or an unknown lens.
     """
     owner = "detector_tokens"
+    _check_readout(deus, adapter, tokenizer, both_signs, owner)
     if deus.side != "in":
         raise ValueError(f"{owner}: needs read-side units (side 'in'); got side {deus.side!r}.")
     check_one_of("lens", lens, ("embed", "unembed"), owner=owner)
@@ -180,6 +195,7 @@ def top_activating_contexts(
         unit -> list of :class:`Context`, largest ``α_k`` first.
     """
     owner = "top_activating_contexts"
+    _check_readout(deus, adapter, tokenizer, True, owner)
     tokens = adapter.check_tokens(tokens, owner)
     top = check_positive_int("top", top, owner=owner)
     window = check_positive_int("window", window, owner=owner)
@@ -204,9 +220,20 @@ def top_activating_contexts(
 
 def token_coherence(token_ids: Sequence[int], embeddings: torch.Tensor) -> float:
     """Mean pairwise cosine similarity of the rows ``embeddings[token_ids]`` (``i < j``)."""
-    ids = torch.as_tensor(list(token_ids), dtype=torch.long)
-    if ids.numel() < 2:
-        raise ValueError(f"token_coherence: need at least 2 tokens; got {ids.numel()}.")
+    owner = "token_coherence"
+    check_tensor("embeddings", embeddings, ndim=2, owner=owner)
+    if isinstance(token_ids, str) or not isinstance(token_ids, Iterable):
+        raise TypeError(f"{owner}: token_ids must be a list of token ids; got {token_ids!r}.")
+    token_ids = list(token_ids)
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in token_ids):
+        raise TypeError(f"{owner}: token_ids must hold integer ids; got {token_ids!r}.")
+    if len(token_ids) < 2:
+        raise ValueError(f"{owner}: token_ids must hold at least 2 tokens; got {len(token_ids)}.")
+    if not all(0 <= i < embeddings.shape[0] for i in token_ids):
+        raise ValueError(
+            f"{owner}: token_ids must be rows of embeddings, in [0, {len(embeddings)})."
+        )
+    ids = torch.as_tensor(token_ids, dtype=torch.long)
     rows = embeddings[ids].double()
     rows = rows / rows.norm(dim=1, keepdim=True).clamp_min(1e-300)
     sim = rows @ rows.T  # (n, n)

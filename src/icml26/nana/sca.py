@@ -25,9 +25,9 @@ from typing import Any
 
 import torch
 
-from icml26.core import check_in_interval, check_one_of
-from icml26.nana.decompose import DEUSet, decompose_mlp
-from icml26.nana.models import ActivationCache, MLPModelAdapter
+from icml26.core import check_in_interval, check_one_of, check_tensor
+from icml26.nana.decompose import DEUSet, check_deus, decompose_mlp
+from icml26.nana.models import ActivationCache, MLPModelAdapter, check_adapter
 
 __all__ = [
     "Pathway",
@@ -43,9 +43,19 @@ __all__ = [
 ModelEdit = tuple[int, str, Sequence[int], str]  # (layer, side, units, "mean" | "zero")
 
 
+def _check_cache(cache: Any, owner: str) -> None:
+    if cache is not None and not isinstance(cache, ActivationCache):
+        raise TypeError(f"{owner}: cache must be an ActivationCache or None.")
+
+
 def _check_targets(adapter: MLPModelAdapter, tokens: torch.Tensor, ids: Any, name: str, owner: str):
     if not isinstance(ids, torch.Tensor):
-        ids = torch.as_tensor(ids)
+        try:
+            ids = torch.as_tensor(ids)
+        except (TypeError, ValueError, RuntimeError):
+            raise TypeError(f"{owner}: {name} must be integer token ids; got {ids!r}.") from None
+    if ids.dtype == torch.bool or ids.is_complex() or ids.numel() == 0:
+        raise TypeError(f"{owner}: {name} must be non-empty integer token ids.")
     if ids.is_floating_point():
         raise TypeError(f"{owner}: {name} must be integer token ids; got dtype {ids.dtype}.")
     if ids.dim() == 1 and tokens.shape[0] == 1:
@@ -70,6 +80,7 @@ def target_directions(
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``(tokens, w, b)``: validated ``(B, T)`` tokens, ``w = W_U[:, y] (− W_U[:, y′])`` per
     position ``(B, T, d)`` and the matching unembedding bias ``(B, T)``."""
+    check_adapter(adapter, owner)
     adapter.require_lm_head(owner)
     tokens = adapter.check_tokens(tokens, owner)
     y = _check_targets(adapter, tokens, target_ids, "target_ids", owner)
@@ -122,6 +133,7 @@ def dla(
     True
     """
     owner = "dla"
+    _check_cache(cache, owner)
     batched = isinstance(tokens, torch.Tensor) and tokens.dim() == 2
     tokens, w, b = target_directions(adapter, tokens, target_ids, contrast_ids, owner=owner)
     cache = cache or adapter.run_with_cache(tokens)
@@ -183,7 +195,10 @@ def subspace_contributions(
         For a BERT adapter, a layer out of range, read-side units or mismatched shapes.
     """
     owner = "subspace_contributions"
+    check_adapter(adapter, owner)
+    _check_cache(cache, owner)
     layer = adapter.check_layer(layer, owner)
+    check_deus(deus, owner, adapter)
     if not isinstance(deus, DEUSet):
         raise TypeError(f"{owner}: deus must be a DEUSet; got {type(deus).__name__}.")
     if deus.side != "out" or deus.layer != layer:
@@ -206,7 +221,13 @@ def mean_coefficients(
 
     The reference means for mean-ablation (:func:`ablate`).
     """
-    tokens = adapter.check_tokens(tokens, "mean_coefficients")
+    owner = "mean_coefficients"
+    check_adapter(adapter, owner)
+    tokens = adapter.check_tokens(tokens, owner)
+    if not isinstance(deus, Mapping):
+        raise TypeError(f"{owner}: deus must map (layer, side) to a DEUSet; got {deus!r}.")
+    for key, units in deus.items():
+        check_deus(units, owner, adapter, name=f"deus[{key!r}]")
     cache = adapter.run_with_cache(tokens)
     out = {}
     for (layer, side), units in deus.items():
@@ -293,7 +314,12 @@ def ablate(
         For an unknown side, mode or effect, ``"mean"`` without ``ref_means``, or BERT.
     """
     owner = "ablate"
+    check_adapter(adapter, owner)
     adapter.require_lm_head(owner)
+    if deus is not None and not isinstance(deus, Mapping):
+        raise TypeError(f"{owner}: deus must map (layer, side) to a DEUSet or be None.")
+    if ref_means is not None and not isinstance(ref_means, Mapping):
+        raise TypeError(f"{owner}: ref_means must map (layer, side) to means or be None.")
     check_one_of("effect", effect, ("direct", "total"), owner=owner)
     batched = isinstance(tokens, torch.Tensor) and tokens.dim() == 2
     tokens = adapter.check_tokens(tokens, owner)
@@ -346,6 +372,7 @@ def coverage_size(contributions: torch.Tensor, coverage: float = 0.8) -> int:
     coverage = check_in_interval(
         "coverage", coverage, low=0.0, high=1.0, closed="right", owner="coverage_size"
     )
+    check_tensor("contributions", contributions, finite=True, owner="coverage_size")
     values = contributions.reshape(-1)
     total = float(values.sum())
     if total <= 0:
@@ -400,6 +427,11 @@ def dominant_pathway(
     Pathway
     """
     owner = "dominant_pathway"
+    check_adapter(adapter, owner)
+    if isinstance(prompts, torch.Tensor | str) or not isinstance(prompts, Sequence):
+        raise TypeError(f"{owner}: prompts must be a list of token-id tensors; got {prompts!r}.")
+    if deus is not None and not isinstance(deus, Mapping):
+        raise TypeError(f"{owner}: deus must map (layer, 'out') to a DEUSet or be None.")
     coverage = check_in_interval(
         "coverage", coverage, low=0.0, high=1.0, closed="right", owner=owner
     )

