@@ -272,14 +272,28 @@ PLANTED_CLAIMS = (
 )
 
 
+def _seed_mean(metrics: list[dict[str, Any]], key: str) -> list[float]:
+    """Element-wise mean over the records (seeds) of the list (or number) ``metrics[i][key]``."""
+    return np.atleast_1d(
+        np.mean([np.asarray(m[key], dtype=float) for m in metrics], axis=0)
+    ).tolist()
+
+
 def _planted_tables(metrics: list[dict[str, Any]], config: PlantedConfig) -> list[Table]:
-    m = metrics[0]
+    recovered = np.asarray([m["sigma_recovered"] for m in metrics], dtype=float)  # (seeds, K)
+    planted = _seed_mean(metrics, "sigma_planted")
     rows = [
-        [k, f"{a:.4f}", f"{b:.4f}"]
-        for k, (a, b) in enumerate(zip(m["sigma_planted"], m["sigma_recovered"], strict=True))
-    ]
+        [k, f"{a:.4f}", f"{recovered[:, k].mean():.4f}",
+         f"{recovered[:, k].min():.4f}–{recovered[:, k].max():.4f}"]
+        for k, a in enumerate(planted)
+    ]  # fmt: skip
+    n = len(metrics)
     return [
-        Table("Planted vs recovered singular values (seed 0)", ["unit", "planted σ", "SVD σ"], rows)
+        Table(
+            f"Planted vs recovered singular values (mean over {n} seeds)",
+            ["unit", "planted σ", "SVD σ (mean)", "SVD σ (min–max)"],
+            rows,
+        )
     ]
 
 
@@ -459,9 +473,8 @@ def _logp(adapter, tokens, target, **edits) -> float:
 
 
 def _causal_tables(metrics: list[dict[str, Any]], config: CausalConfig) -> list[Table]:
-    m = metrics[0]
     rows = [
-        [name, f"{m[f'drop_{key}']:.4f}"]
+        [name, f"{_seed_mean(metrics, f'drop_{key}')[0]:.4f}"]
         for name, key in (
             ("top-8 SCA DEUs", "top_deu"),
             ("8 random DEUs", "random_deu"),
@@ -471,7 +484,8 @@ def _causal_tables(metrics: list[dict[str, Any]], config: CausalConfig) -> list[
     ]
     return [
         Table(
-            f"Mean drop of log p(target), top layer, {config.n_prompts} held-out prompts (seed 0)",
+            f"Mean drop of log p(target), top layer, {config.n_prompts} held-out prompts "
+            f"(mean over {len(metrics)} seeds)",
             ["ablated set", "Δ log p"],
             rows,
         )
@@ -663,17 +677,18 @@ def _svd_flops(m: int, n: int) -> float:
 
 
 def _efficiency_tables(metrics: list[dict[str, Any]], config: EfficiencyConfig) -> list[Table]:
-    m = metrics[0]
+    cols = [
+        _seed_mean(metrics, k) for k in ("nana_ce_by_layer", "tc_ce_by_layer", "tc_nmse", "tc_l0")
+    ]
     rows = [
         [layer, f"{ce:.2e}", f"{tc:.4f}", f"{nmse:.3f}", f"{l0:.1f}"]
-        for layer, (ce, tc, nmse, l0) in enumerate(
-            zip(m["nana_ce_by_layer"], m["tc_ce_by_layer"], m["tc_nmse"], m["tc_l0"], strict=True)
-        )
+        for layer, (ce, tc, nmse, l0) in enumerate(zip(*cols, strict=True))
     ]
+    speedup = _seed_mean(metrics, "speedup_vs_transcoders")[0]
     return [
         Table(
-            f"Spliced CE change per layer (clock: {config.clock}; speed-up "
-            f"{m['speedup_vs_transcoders']:.0f}×)",
+            f"Spliced CE change per layer (clock: {config.clock}; speed-up {speedup:.0f}×; "
+            f"mean over {len(metrics)} seeds)",
             ["layer", "NaNA |ΔCE|", "transcoder ΔCE", "transcoder NMSE", "L0"],
             rows,
         )
