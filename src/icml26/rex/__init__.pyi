@@ -5,7 +5,7 @@ from icml26.rex.learned import MLPDenoiser, make_moons_data, train_denoiser
 from icml26.rex.metrics import mmd_rbf, observed_order, roundtrip_error, sliced_wasserstein
 from icml26.rex.parameterization import TimeVariable, convert_output
 from icml26.rex.princeps import Increment, princeps_increment, princeps_solve, princeps_step
-from icml26.rex.schedules import CustomSchedule, FlowMatchingSchedule, Schedule, VPSchedule
+from icml26.rex.schedules import CustomSchedule, FlowMatchingSchedule, VPSchedule
 from icml26.rex.solver import RexSolver, make_grid
 from icml26.rex.stability import coupled_euler_matrix, spectral_radius, stable_interval
 from icml26.rex.tableaus import LEGACY_EXP_RK4, TABLEAUS, ButcherTableau, get_tableau
@@ -26,7 +26,6 @@ __all__ = [
     "Increment",
     "MLPDenoiser",
     "RexSolver",
-    "Schedule",
     "SeededBrownian",
     "TimeVariable",
     "VPSchedule",

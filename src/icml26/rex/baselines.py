@@ -25,7 +25,8 @@ from collections.abc import Sequence
 
 import torch
 
-from icml26.core import check_in_interval
+from icml26.core import check_in_interval, check_one_of
+from icml26.rex._checks import check_callable, check_grid, check_schedule, check_state, check_time
 from icml26.rex.parameterization import MODEL_OUTPUTS, Model, convert_output
 from icml26.rex.schedules import Schedule
 
@@ -36,32 +37,55 @@ class _EpsSolver:
     """Shared parts: eps(x, t) from any model output, the DDIM step and grid checks."""
 
     def __init__(self, model: Model, schedule: Schedule, *, model_output: str = "noise") -> None:
-        if model_output not in MODEL_OUTPUTS:
-            raise ValueError(
-                f"{type(self).__name__}: model_output must be one of {MODEL_OUTPUTS}; "
-                f"got {model_output!r}."
-            )
-        self.model, self.schedule, self.model_output = model, schedule, model_output
+        owner = type(self).__name__
+        self.model = check_callable("model", model, owner=owner)
+        self.schedule = check_schedule("schedule", schedule, owner=owner)
+        self.model_output = check_one_of("model_output", model_output, MODEL_OUTPUTS, owner=owner)
 
     def eps(self, x: torch.Tensor, t: float) -> torch.Tensor:
         """The model's noise prediction at (x, t)."""
+        owner = f"{type(self).__name__}.eps"
+        check_state("x", x, owner=owner)
+        t = check_time(self.schedule, "t", t, owner=owner)
+        return self._eps(x, t)
+
+    def _eps(self, x: torch.Tensor, t: float) -> torch.Tensor:
         out = self.model(x, torch.full((x.shape[0],), t, dtype=x.dtype, device=x.device))
         return convert_output(out, x, t, self.schedule, source=self.model_output, target="noise")
 
     def ddim(self, x: torch.Tensor, t_i: float, t_j: float) -> torch.Tensor:
         """D(x; i -> j) = cx x + ce eps(x, t_i)."""
+        owner = f"{type(self).__name__}.ddim"
+        check_state("x", x, owner=owner)
+        t_i = check_time(self.schedule, "t_i", t_i, owner=owner)
+        t_j = check_time(self.schedule, "t_j", t_j, owner=owner)
+        return self._ddim(x, t_i, t_j)
+
+    def _ddim(self, x: torch.Tensor, t_i: float, t_j: float) -> torch.Tensor:
         a_i, a_j = self.schedule.alpha(t_i), self.schedule.alpha(t_j)
         cx = a_j / a_i
         ce = self.schedule.sigma(t_j) - self.schedule.sigma(t_i) * cx
-        return cx * x + ce * self.eps(x, t_i)
+        return cx * x + ce * self._eps(x, t_i)
 
     def _grid(self, ts: Sequence[float], minimum: int = 2) -> list[float]:
-        ts = [float(t) for t in ts]
-        if len(ts) < minimum:
-            raise ValueError(
-                f"{type(self).__name__}: ts needs at least {minimum} times; got {len(ts)}."
+        return check_grid(self.schedule, "ts", ts, owner=type(self).__name__, minimum=minimum)
+
+    def _state(self, name: str, x: torch.Tensor) -> torch.Tensor:
+        return check_state(name, x, owner=type(self).__name__)
+
+    def _pair(self, name: str, state: tuple[torch.Tensor, torch.Tensor]):
+        if not (isinstance(state, tuple | list) and len(state) == 2):
+            raise TypeError(
+                f"{type(self).__name__}: {name} must be a pair of tensors; "
+                f"got {type(state).__name__}."
             )
-        return ts
+        a, b = (self._state(name, s) for s in state)
+        if a.shape != b.shape:
+            raise ValueError(
+                f"{type(self).__name__}: the two tensors of {name} must share a shape; got "
+                f"{tuple(a.shape)} and {tuple(b.shape)}."
+            )
+        return a, b
 
 
 class DDIM(_EpsSolver):
@@ -79,18 +103,18 @@ class DDIM(_EpsSolver):
     def encode(self, x0: torch.Tensor, ts: Sequence[float]) -> torch.Tensor:
         """DDIM inversion: data -> noise with eps at the current point."""
         ts = self._grid(ts)
-        x = x0
+        x = self._state("x0", x0)
         for t_j, t_i in zip(ts[:0:-1], ts[-2::-1], strict=True):
-            x = self.ddim(x, t_j, t_i)
+            x = self._ddim(x, t_j, t_i)
         return x
 
     @torch.no_grad()
     def decode(self, x_T: torch.Tensor, ts: Sequence[float]) -> torch.Tensor:
         """DDIM sampling: noise -> data."""
         ts = self._grid(ts)
-        x = x_T
+        x = self._state("x_T", x_T)
         for t_i, t_j in itertools.pairwise(ts):
-            x = self.ddim(x, t_i, t_j)
+            x = self._ddim(x, t_i, t_j)
         return x
 
     def sample(self, x_T: torch.Tensor, ts: Sequence[float]) -> torch.Tensor:
@@ -115,13 +139,13 @@ class EDICT(_EpsSolver):
     @torch.no_grad()
     def decode(self, state: tuple[torch.Tensor, torch.Tensor], ts: Sequence[float]) -> torch.Tensor:
         """Noise pair (X, Y) -> data (returns X)."""
-        X, Y = state
+        X, Y = self._pair("state", state)
         p = self.p
         ts = self._grid(ts)
         for t_i, t_j in itertools.pairwise(ts):
             cx, ce = self._coeffs(t_i, t_j)
-            X = cx * X + ce * self.eps(Y, t_i)
-            Y = cx * Y + ce * self.eps(X, t_i)  # EDICT evaluates both halves at t_i
+            X = cx * X + ce * self._eps(Y, t_i)
+            Y = cx * Y + ce * self._eps(X, t_i)  # EDICT evaluates both halves at t_i
             X = p * X + (1 - p) * Y
             Y = p * Y + (1 - p) * X
         return X
@@ -129,19 +153,21 @@ class EDICT(_EpsSolver):
     @torch.no_grad()
     def encode(self, x0: torch.Tensor, ts: Sequence[float]) -> tuple[torch.Tensor, torch.Tensor]:
         """Data -> noise pair (X, Y), undoing :meth:`decode` line by line."""
-        X, Y = x0, x0.clone()
+        X = self._state("x0", x0)
+        Y = X.clone()
         p = self.p
         ts = self._grid(ts)
         for t_j, t_i in zip(ts[:0:-1], ts[-2::-1], strict=True):
             cx, ce = self._coeffs(t_i, t_j)
             Y = (Y - (1 - p) * X) / p
             X = (X - (1 - p) * Y) / p
-            Y = (Y - ce * self.eps(X, t_i)) / cx
-            X = (X - ce * self.eps(Y, t_i)) / cx
+            Y = (Y - ce * self._eps(X, t_i)) / cx
+            X = (X - ce * self._eps(Y, t_i)) / cx
         return X, Y
 
     def sample(self, x_T: torch.Tensor, ts: Sequence[float]) -> torch.Tensor:
         """Generate from noise (X = Y = x_T)."""
+        x_T = self._state("x_T", x_T)
         return self.decode((x_T, x_T.clone()), ts)
 
 
@@ -160,7 +186,7 @@ class _TwoStep(_EpsSolver, abc.ABC):
     def decode(self, state: tuple[torch.Tensor, torch.Tensor], ts: Sequence[float]) -> torch.Tensor:
         """(x_0, x_1) at the noise end -> data."""
         ts = self._grid(ts, minimum=3)
-        x_prev, x_cur = state
+        x_prev, x_cur = self._pair("state", state)
         for i in range(1, len(ts) - 1):
             x_prev, x_cur = x_cur, self._forward(x_prev, x_cur, ts, i)
         return x_cur
@@ -169,8 +195,9 @@ class _TwoStep(_EpsSolver, abc.ABC):
     def encode(self, x0: torch.Tensor, ts: Sequence[float]) -> tuple[torch.Tensor, torch.Tensor]:
         """Data -> (x_0, x_1): one DDIM inversion step, then the exact backward recurrence."""
         ts = self._grid(ts, minimum=3)
+        x0 = self._state("x0", x0)
         n = len(ts) - 1
-        x_next, x_cur = x0, self.ddim(x0, ts[n], ts[n - 1])
+        x_next, x_cur = x0, self._ddim(x0, ts[n], ts[n - 1])
         for i in range(n - 1, 0, -1):
             x_next, x_cur = x_cur, self._backward(x_next, x_cur, ts, i)
         return x_cur, x_next
@@ -178,7 +205,8 @@ class _TwoStep(_EpsSolver, abc.ABC):
     def sample(self, x_T: torch.Tensor, ts: Sequence[float]) -> torch.Tensor:
         """Generate from noise (first step DDIM)."""
         ts = self._grid(ts, minimum=3)
-        return self.decode((x_T, self.ddim(x_T, ts[0], ts[1])), ts)
+        x_T = self._state("x_T", x_T)
+        return self.decode((x_T, self._ddim(x_T, ts[0], ts[1])), ts)
 
 
 class BDIA(_TwoStep):
@@ -195,13 +223,15 @@ class BDIA(_TwoStep):
     def _forward(self, x_prev, x_cur, ts, i):
         g = self.gamma
         return (
-            g * x_prev + self.ddim(x_cur, ts[i], ts[i + 1]) - g * self.ddim(x_cur, ts[i], ts[i - 1])
+            g * x_prev
+            + self._ddim(x_cur, ts[i], ts[i + 1])
+            - g * self._ddim(x_cur, ts[i], ts[i - 1])
         )
 
     def _backward(self, x_next, x_cur, ts, i):
         g = self.gamma
         return (
-            x_next - self.ddim(x_cur, ts[i], ts[i + 1]) + g * self.ddim(x_cur, ts[i], ts[i - 1])
+            x_next - self._ddim(x_cur, ts[i], ts[i + 1]) + g * self._ddim(x_cur, ts[i], ts[i - 1])
         ) / g
 
 
@@ -221,8 +251,8 @@ class OBELM(_TwoStep):
 
     def _forward(self, x_prev, x_cur, ts, i):
         A, B, C = self._coeffs(ts, i)
-        return A * self.eps(x_cur, ts[i]) + B * x_prev + C * x_cur
+        return A * self._eps(x_cur, ts[i]) + B * x_prev + C * x_cur
 
     def _backward(self, x_next, x_cur, ts, i):
         A, B, C = self._coeffs(ts, i)
-        return (x_next - A * self.eps(x_cur, ts[i]) - C * x_cur) / B
+        return (x_next - A * self._eps(x_cur, ts[i]) - C * x_cur) / B

@@ -8,12 +8,13 @@ eps_u + w (eps_c - eps_u). ``diffusers`` is only imported by :func:`load_diffuse
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
 import torch
 
-from icml26.core import require
+from icml26.core import check_in_interval, check_tensor, require
 from icml26.rex.schedules import VPSchedule
 
 __all__ = ["from_diffusers", "load_diffusers_unet"]
@@ -56,7 +57,20 @@ def from_diffusers(
     >>> #                                       cfg_scale=3.0)
     >>> # solver = RexSolver(model, schedule, model_output=out, tableau="rk4", n_steps=50)
     """
-    config = scheduler.config
+    owner = "from_diffusers"
+    if not callable(unet):
+        raise TypeError(f"{owner}: unet must be a callable UNet; got {type(unet).__name__}.")
+    config = getattr(scheduler, "config", None)
+    if config is None or not hasattr(scheduler, "betas") or not hasattr(config, "beta_schedule"):
+        raise TypeError(
+            f"{owner}: scheduler must be a diffusers scheduler (with betas and a config); got "
+            f"{type(scheduler).__name__}."
+        )
+    for name, states in (("cond", cond), ("uncond", uncond)):
+        if states is not None:
+            check_tensor(name, states, owner=owner)
+    if cfg_scale is not None:
+        cfg_scale = check_in_interval("cfg_scale", cfg_scale, low=-1e6, high=1e6, owner=owner)
     kind = _KINDS.get(config.beta_schedule)
     if kind is None:
         raise ValueError(
@@ -106,7 +120,16 @@ def load_diffusers_unet(
     MissingExtraError
         If diffusers is not installed (``pip install 'icml26[rex-diffusers]'``).
     """
-    diffusers = require("diffusers", "rex-diffusers", owner="load_diffusers_unet")
+    owner = "load_diffusers_unet"
+    if not isinstance(name_or_dir, str | os.PathLike) or not str(name_or_dir):
+        raise TypeError(
+            f"{owner}: name_or_dir must be a non-empty str or path; got {name_or_dir!r}."
+        )
+    if subfolder is not None and not isinstance(subfolder, str):
+        raise TypeError(f"{owner}: subfolder must be a str or None; got {subfolder!r}.")
+    if not isinstance(conditional, bool):
+        raise TypeError(f"{owner}: conditional must be a bool; got {conditional!r}.")
+    diffusers = require("diffusers", "rex-diffusers", owner=owner)
     unet_cls = diffusers.UNet2DConditionModel if conditional else diffusers.UNet2DModel
     unet = unet_cls.from_pretrained(name_or_dir, subfolder=subfolder)
     sched_sub = "scheduler" if subfolder is not None else None

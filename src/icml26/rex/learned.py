@@ -16,11 +16,14 @@ from torch import nn
 
 from icml26.core import (
     Seed,
+    check_in_interval,
     check_positive_int,
+    check_tensor,
     numpy_generator,
     seeded_default_init,
     torch_generator,
 )
+from icml26.rex._checks import MAX_POINTS, check_schedule, check_time
 from icml26.rex.schedules import Schedule
 
 __all__ = ["MLPDenoiser", "make_moons_data", "train_denoiser"]
@@ -53,8 +56,11 @@ class MLPDenoiser(nn.Module):
 
     def __init__(self, dim: int = 2, hidden: int = 128, embed: int = 32, *, seed: Seed = 0) -> None:
         super().__init__()
-        self.dim = check_positive_int("dim", dim, owner="MLPDenoiser")
-        self.embed = check_positive_int("embed", embed, owner="MLPDenoiser", minimum=2)
+        self.dim = check_positive_int("dim", dim, owner="MLPDenoiser", maximum=MAX_WIDTH)
+        hidden = check_positive_int("hidden", hidden, owner="MLPDenoiser", maximum=MAX_WIDTH)
+        self.embed = check_positive_int(
+            "embed", embed, owner="MLPDenoiser", minimum=2, maximum=MAX_WIDTH
+        )
         with seeded_default_init(seed):
             self.net = nn.Sequential(
                 nn.Linear(dim + embed, hidden),
@@ -66,6 +72,10 @@ class MLPDenoiser(nn.Module):
 
     def time_embedding(self, t: torch.Tensor) -> torch.Tensor:
         """Sinusoidal features of 1000 t: (batch,) -> (batch, embed)."""
+        check_tensor("t", t, owner="MLPDenoiser.time_embedding", ndim=1)
+        return self._embedding(t)
+
+    def _embedding(self, t: torch.Tensor) -> torch.Tensor:
         half = self.embed // 2
         freqs = torch.exp(
             -math.log(10_000) * torch.arange(half, dtype=t.dtype, device=t.device) / half
@@ -74,15 +84,38 @@ class MLPDenoiser(nn.Module):
         return torch.cat([angles.sin(), angles.cos()], dim=1)
 
     def forward(self, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
-        """eps prediction, shape of x."""
-        return self.net(torch.cat([x, self.time_embedding(t.to(x.dtype))], dim=1))
+        """eps prediction, shape of x: x (batch, dim), t (batch,)."""
+        owner = "MLPDenoiser"
+        check_tensor("x", x, owner=owner, ndim=2, shape=(None, self.dim))
+        check_tensor("t", t, owner=owner, ndim=1, shape=(x.shape[0],))
+        if x.dtype != self.net[0].weight.dtype:
+            raise TypeError(
+                f"{owner}: x must have the network's dtype {self.net[0].weight.dtype}; got "
+                f"{x.dtype} (use .double() or .float() on the network)."
+            )
+        return self.net(torch.cat([x, self._embedding(t.to(x.dtype))], dim=1))
+
+
+MAX_WIDTH = 8192  # widest layer / data dimension of the toy denoiser
+
+
+def _numpy_seed(seed: Seed, owner: str) -> np.random.Generator:
+    if isinstance(seed, bool) or not (
+        seed is None or isinstance(seed, int | np.random.Generator | torch.Generator)
+    ):
+        raise TypeError(f"{owner}: seed must be an int, a generator or None; got {seed!r}.")
+    if isinstance(seed, int) and seed < 0:
+        raise ValueError(f"{owner}: seed must be >= 0; got {seed!r}.")
+    return numpy_generator(seed)
 
 
 def make_moons_data(n: int, *, noise: float = 0.05, seed: Seed = 0) -> torch.Tensor:
     """Two-moons points (scikit-learn), standardised to zero mean and unit variance per axis."""
     from sklearn.datasets import make_moons  # the rex extra; the package checks it is installed
 
-    rng = numpy_generator(seed)
+    n = check_positive_int("n", n, owner="make_moons_data", minimum=2, maximum=MAX_POINTS)
+    noise = check_in_interval("noise", noise, low=0.0, high=1e3, owner="make_moons_data")
+    rng = _numpy_seed(seed, "make_moons_data")
     x, _ = make_moons(n_samples=n, noise=noise, random_state=int(rng.integers(2**31)))
     x = (x - x.mean(0)) / x.std(0)
     return torch.as_tensor(x, dtype=torch.float64)
@@ -113,7 +146,22 @@ def train_denoiser(
     Returns the trained network in eval mode with gradients off (float32; ``.double()`` for
     float64 use).
     """
-    steps = check_positive_int("steps", steps, owner="train_denoiser")
+    owner = "train_denoiser"
+    check_tensor("data", data, owner=owner, ndim=2, finite=True)
+    if data.shape[0] < 1 or not 1 <= data.shape[1] <= MAX_WIDTH:
+        raise ValueError(
+            f"{owner}: data must be (n, d) with n >= 1 and 1 <= d <= {MAX_WIDTH}; got "
+            f"{tuple(data.shape)}."
+        )
+    check_schedule("schedule", schedule, owner=owner)
+    steps = check_positive_int("steps", steps, owner=owner, maximum=10**7)
+    batch_size = check_positive_int("batch_size", batch_size, owner=owner, maximum=MAX_POINTS)
+    lr = check_in_interval("lr", lr, low=0.0, high=1e3, closed="right", owner=owner)
+    t_min = check_time(schedule, "t_min", t_min, owner=owner)
+    if not t_min < 1.0:
+        raise ValueError(f"{owner}: t_min must be below 1; got {t_min!r}.")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"{owner}: callback must be callable or None; got {callback!r}.")
     g = torch_generator(seed)
     net = MLPDenoiser(data.shape[1], seed=g)  # one draw from g seeds the initialisation
     grid = np.linspace(t_min, 1.0, 1000)

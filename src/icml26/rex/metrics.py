@@ -7,7 +7,15 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from icml26.core import Seed, check_one_of, torch_generator
+from icml26.core import (
+    Seed,
+    check_array,
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    check_tensor,
+    torch_generator,
+)
 
 __all__ = ["mmd_rbf", "observed_order", "roundtrip_error", "sliced_wasserstein"]
 
@@ -21,8 +29,15 @@ def roundtrip_error(a: torch.Tensor, b: torch.Tensor, kind: str = "mse") -> floa
     2.0
     """
     check_one_of("kind", kind, ("mse", "max"), owner="roundtrip_error")
+    check_tensor("a", a, owner="roundtrip_error")
+    check_tensor("b", b, owner="roundtrip_error")
     if a.shape != b.shape:
-        raise ValueError(f"roundtrip_error: shapes differ: {tuple(a.shape)} vs {tuple(b.shape)}.")
+        raise ValueError(
+            f"roundtrip_error: a and b must share a shape; got {tuple(a.shape)} vs "
+            f"{tuple(b.shape)}."
+        )
+    if a.numel() == 0:
+        raise ValueError("roundtrip_error: a and b must not be empty.")
     diff = (a.double() - b.double()).abs()
     return float(diff.pow(2).mean() if kind == "mse" else diff.max())
 
@@ -35,9 +50,15 @@ def observed_order(errors: Sequence[float], n_steps: Sequence[int]) -> float:
     >>> round(observed_order([1e-2, 2.5e-3, 6.25e-4], [10, 20, 40]), 6)
     2.0
     """
-    e, n = np.asarray(errors, dtype=float), np.asarray(n_steps, dtype=float)
-    if e.shape != n.shape or e.size < 2 or np.any(e <= 0):
-        raise ValueError("observed_order: need >= 2 positive errors, one per step count.")
+    e = check_array("errors", errors, owner="observed_order", ndim=1)
+    n = check_array("n_steps", n_steps, owner="observed_order", ndim=1)
+    if e.shape != n.shape or e.size < 2 or np.any(e <= 0) or np.any(n <= 0):
+        raise ValueError(
+            "observed_order: errors and n_steps need >= 2 positive entries, one error per step "
+            f"count; got {e.size} errors and {n.size} step counts."
+        )
+    if np.unique(n).size < 2:
+        raise ValueError("observed_order: n_steps must hold at least two different step counts.")
     slope = np.polyfit(np.log(n), np.log(e), 1)[0]
     return float(-slope)
 
@@ -46,8 +67,15 @@ def sliced_wasserstein(
     x: torch.Tensor, y: torch.Tensor, n_projections: int = 256, seed: Seed = 0
 ) -> float:
     """Sliced 2-Wasserstein distance between two equal-size point clouds of shape (n, d)."""
-    if x.shape != y.shape or x.ndim != 2:
-        raise ValueError(f"sliced_wasserstein: need two (n, d) clouds; got {x.shape}, {y.shape}.")
+    owner = "sliced_wasserstein"
+    check_tensor("x", x, owner=owner, ndim=2, finite=True)
+    check_tensor("y", y, owner=owner, ndim=2, finite=True)
+    if x.shape != y.shape or x.shape[0] == 0 or x.shape[1] == 0:
+        raise ValueError(
+            f"{owner}: x and y must be non-empty (n, d) clouds of one shape; got "
+            f"{tuple(x.shape)}, {tuple(y.shape)}."
+        )
+    n_projections = check_positive_int("n_projections", n_projections, owner=owner, maximum=10**5)
     g = torch_generator(seed)
     dirs = torch.randn(x.shape[1], n_projections, generator=g, dtype=torch.float64)
     dirs = dirs / dirs.norm(dim=0, keepdim=True)
@@ -58,6 +86,19 @@ def sliced_wasserstein(
 
 def mmd_rbf(x: torch.Tensor, y: torch.Tensor, bandwidth: float = 1.0) -> float:
     """Unbiased squared MMD with an RBF kernel exp(-|a - b|^2 / (2 bandwidth^2))."""
+    owner = "mmd_rbf"
+    check_tensor("x", x, owner=owner, ndim=2, finite=True)
+    check_tensor("y", y, owner=owner, ndim=2, finite=True)
+    if x.shape[0] < 2 or y.shape[0] < 2 or x.shape[1] != y.shape[1] or x.shape[1] == 0:
+        raise ValueError(
+            f"{owner}: x and y must be (n, d) and (m, d) with n, m >= 2 and d >= 1; got "
+            f"{tuple(x.shape)}, {tuple(y.shape)}."
+        )
+    if x.shape[0] * y.shape[0] > 10**8 or x.shape[0] ** 2 > 10**8 or y.shape[0] ** 2 > 10**8:
+        raise ValueError(f"{owner}: x and y are too large for the O(n m) kernel (> 1e8 pairs).")
+    bandwidth = check_in_interval(
+        "bandwidth", bandwidth, low=0.0, high=1e150, closed="right", owner=owner
+    )
     x, y = x.double(), y.double()
 
     def k(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import torch
 
-from icml26.core import check_one_of
+from icml26.core import check_in_interval, check_one_of
 from icml26.rex.schedules import Schedule
 
 __all__ = ["MODEL_OUTPUTS", "PREDICTIONS", "TimeVariable", "convert_output"]
@@ -79,6 +79,12 @@ class TimeVariable:
     """
 
     def __init__(self, schedule: Schedule, prediction: str, sde: bool) -> None:
+        if not isinstance(schedule, Schedule):
+            raise TypeError(
+                f"TimeVariable: schedule must be a Schedule; got {type(schedule).__name__}."
+            )
+        if not isinstance(sde, bool):
+            raise TypeError(f"TimeVariable: sde must be a bool; got {sde!r}.")
         self.schedule = schedule
         self.prediction = check_one_of("prediction", prediction, PREDICTIONS, owner="TimeVariable")
         self.sde = sde
@@ -98,6 +104,11 @@ class TimeVariable:
 
     def t_of(self, varsigma: float) -> float:
         """Inverse of :meth:`varsigma`."""
+        varsigma = check_in_interval(
+            "varsigma", varsigma, low=0.0, closed="neither", owner="TimeVariable.t_of"
+        )
+        if not math.isfinite(varsigma):
+            raise ValueError(f"TimeVariable.t_of: varsigma must be finite; got {varsigma!r}.")
         return self.schedule.t_of_log_snr(math.log(varsigma) / self.power)
 
     def kappa(self, t: float) -> float:

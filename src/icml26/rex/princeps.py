@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import torch
 
-from icml26.core import Seed, check_one_of
+from icml26.core import Seed, check_one_of, check_tensor
+from icml26.rex._checks import check_callable, check_grid, check_schedule, check_state, check_time
 from icml26.rex.brownian import SeededBrownian, brownian_on_grid
 from icml26.rex.parameterization import Model, TimeVariable
 from icml26.rex.schedules import Schedule
@@ -64,6 +65,40 @@ def princeps_increment(
     sde
         ``None`` (ODE, uses ``tableau``), ``"em"`` or ``"shark"`` (use W and H; ShARK needs H).
     """
+    owner = "princeps_increment"
+    check_callable("f", f, owner=owner)
+    if not isinstance(tv, TimeVariable):
+        raise TypeError(f"{owner}: tv must be a TimeVariable; got {type(tv).__name__}.")
+    if not isinstance(tableau, ButcherTableau):
+        raise TypeError(f"{owner}: tableau must be a ButcherTableau; got {type(tableau).__name__}.")
+    check_one_of("sde", sde, SDE_METHODS, owner=owner)
+    t_from = check_time(tv.schedule, "t_from", t_from, owner=owner)
+    t_to = check_time(tv.schedule, "t_to", t_to, owner=owner)
+    check_state("x", x, owner=owner)
+    for name, noise in (("W", W), ("H", H)):
+        if noise is not None:
+            check_tensor(name, noise, owner=owner)
+            if noise.shape != x.shape:
+                raise ValueError(
+                    f"{owner}: {name} must have x's shape {tuple(x.shape)}; "
+                    f"got {tuple(noise.shape)}."
+                )
+    return _increment(f, tv, tableau, t_from, t_to, x, sde=sde, W=W, H=H)
+
+
+def _increment(
+    f: Predictor,
+    tv: TimeVariable,
+    tableau: ButcherTableau,
+    t_from: float,
+    t_to: float,
+    x: torch.Tensor,
+    *,
+    sde: str | None,
+    W: torch.Tensor | None,
+    H: torch.Tensor | None,
+) -> Increment:
+    """princeps_increment without the boundary checks (the solvers' inner loop)."""
     v0 = tv.varsigma(t_from)
     h = tv.varsigma(t_to) - v0
 
@@ -134,15 +169,26 @@ def princeps_step(
     >>> princeps_step(model, VPSchedule(), torch.ones(1, 2), 1.0, 0.5).shape
     torch.Size([1, 2])
     """
-    check_one_of("sde", sde, SDE_METHODS, owner="princeps_step")
+    owner = "princeps_step"
+    check_callable("model", model, owner=owner)
+    check_schedule("schedule", schedule, owner=owner)
+    check_one_of("sde", sde, SDE_METHODS, owner=owner)
+    check_state("x", x, owner=owner)
+    t0 = check_time(schedule, "t0", t0, owner=owner)
+    t1 = check_time(schedule, "t1", t1, owner=owner)
+    tableau = get_tableau(tableau)
     tv = TimeVariable(schedule, prediction, sde is not None)
     f = tv.predictor(model, model_output)
     W = H = None
     if sde is not None:
-        if bm is None:
-            raise ValueError("princeps_step: an SDE step needs the Brownian path bm.")
+        if not isinstance(bm, SeededBrownian):
+            raise ValueError(f"{owner}: an SDE step needs the Brownian path bm; got {bm!r}.")
         W, H = bm.increment(tv.noise_clock(t0), tv.noise_clock(t1))
-    inc = princeps_increment(f, tv, get_tableau(tableau), t0, t1, x, sde=sde, W=W, H=H)
+    elif bm is not None and not isinstance(bm, SeededBrownian):
+        raise TypeError(f"{owner}: bm must be a SeededBrownian or None; got {type(bm).__name__}.")
+    if t0 == t1:
+        return x.clone()  # an empty step
+    inc = _increment(f, tv, tableau, t0, t1, x, sde=sde, W=W, H=H)
     k0, k1 = tv.kappa(t0), tv.kappa(t1)
     return (k1 / k0) * x + k1 * inc.psi
 
@@ -173,8 +219,12 @@ def princeps_solve(
     >>> princeps_solve(model, VPSchedule(), torch.ones(2, 1), [1.0, 0.5, 0.1]).shape
     torch.Size([2, 1])
     """
-    check_one_of("sde", sde, SDE_METHODS, owner="princeps_solve")
-    ts = [float(t) for t in ts]
+    owner = "princeps_solve"
+    check_callable("model", model, owner=owner)
+    check_schedule("schedule", schedule, owner=owner)
+    check_one_of("sde", sde, SDE_METHODS, owner=owner)
+    check_state("x", x, owner=owner)
+    ts = check_grid(schedule, "ts", ts, owner=owner)
     bm = None
     if sde is not None:
         bm = brownian_on_grid(seed, TimeVariable(schedule, prediction, True), ts, x)

@@ -32,6 +32,18 @@ def _float(value: Any) -> float:
     return float(value.item()) if isinstance(value, torch.Tensor) else float(value)
 
 
+def _time(t: Any, *, low: float, high: float, closed: str, owner: str) -> float:
+    """t as a float inside the schedule's domain (the message names ``t``)."""
+    return check_in_interval("t", t, low=low, high=high, closed=closed, owner=owner)
+
+
+def _log_snr_value(lam: Any, owner: str) -> float:
+    lam = check_in_interval("lam", lam, owner=owner)
+    if not math.isfinite(lam):
+        raise ValueError(f"{owner}: lam must be a finite log-SNR; got {lam!r}.")
+    return lam
+
+
 class Schedule(abc.ABC):
     """A diffusion/flow noise schedule on t in [t_min, t_max].
 
@@ -63,7 +75,13 @@ class Schedule(abc.ABC):
 
     def log_snr(self, t: float) -> float:
         """lambda_t = log(alpha_t / sigma_t)."""
-        return math.log(self.alpha(t)) - math.log(self.sigma(t))
+        a, s = self.alpha(t), self.sigma(t)
+        if not (a > 0 and s > 0):
+            raise ValueError(
+                f"{type(self).__name__}.log_snr: t must give alpha > 0 and sigma > 0; "
+                f"got t={t!r} (alpha={a!r}, sigma={s!r})."
+            )
+        return math.log(a) - math.log(s)
 
 
 @final
@@ -91,6 +109,10 @@ class VPSchedule(Schedule):
     """
 
     EPS = 2e-4
+    T_MIN = 1e-12  # below this sigma_t = sqrt(beta0 t) underflows the log-SNR
+
+    def _t(self, t: Any) -> float:
+        return _time(t, low=self.T_MIN, high=1.0, closed="both", owner="VPSchedule")
 
     def __init__(
         self,
@@ -133,27 +155,29 @@ class VPSchedule(Schedule):
         return (math.sqrt(self.beta0) + t * (math.sqrt(self.beta1) - math.sqrt(self.beta0))) ** 2
 
     def alpha(self, t: float) -> float:
-        """alpha_t = exp(-1/2 int_0^t beta)."""
-        return math.exp(-self._integral_beta(t) / 2)
+        """alpha_t = exp(-1/2 int_0^t beta), t in [T_MIN, 1]."""
+        return math.exp(-self._integral_beta(self._t(t)) / 2)
 
     def sigma(self, t: float) -> float:
         """sigma_t = sqrt(1 - alpha_t^2), computed without cancellation."""
-        return math.sqrt(-math.expm1(-self._integral_beta(t)))
+        return math.sqrt(-math.expm1(-self._integral_beta(self._t(t))))
 
     def alpha_dot(self, t: float) -> float:
         """-beta(t) alpha_t / 2."""
-        return -self._beta(t) * self.alpha(t) / 2
+        return -self._beta(self._t(t)) * self.alpha(t) / 2
 
     def sigma_dot(self, t: float) -> float:
         """beta(t) alpha_t^2 / (2 sigma_t)."""
-        return self._beta(t) * self.alpha(t) ** 2 / (2 * self.sigma(t))
+        return self._beta(self._t(t)) * self.alpha(t) ** 2 / (2 * self.sigma(t))
 
     def log_snr(self, t: float) -> float:
         """lambda = -1/2 log(exp(int beta) - 1), without cancellation."""
-        return -0.5 * math.log(math.expm1(self._integral_beta(t)))
+        return -0.5 * math.log(math.expm1(self._integral_beta(self._t(t))))
 
     def t_of_log_snr(self, lam: float) -> float:
         """Closed-form inverse: solve int_0^t beta = log(1 + exp(-2 lam)) for t."""
+        # |lam| > 1e4 is far outside the clamp [EPS, 1 - EPS]; bounding it keeps L finite
+        lam = min(max(_log_snr_value(lam, "VPSchedule.t_of_log_snr"), -1e4), 1e4)
         L = _softplus(-2.0 * lam)
         b0, b1 = self.beta0, self.beta1
         if self.kind == "linear":
@@ -188,24 +212,30 @@ class FlowMatchingSchedule(Schedule):
             "t_data", t_data, low=0, high=1, closed="neither", owner=owner
         )
 
+    def _t(self, t: Any) -> float:
+        return _time(t, low=0.0, high=1.0, closed="neither", owner="FlowMatchingSchedule")
+
     def alpha(self, t: float) -> float:
-        """alpha_t = t."""
-        return t
+        """alpha_t = t, t in (0, 1)."""
+        return self._t(t)
 
     def sigma(self, t: float) -> float:
         """sigma_t = 1 - t."""
-        return 1.0 - t
+        return 1.0 - self._t(t)
 
     def alpha_dot(self, t: float) -> float:
         """1."""
+        self._t(t)
         return 1.0
 
     def sigma_dot(self, t: float) -> float:
         """-1."""
+        self._t(t)
         return -1.0
 
     def t_of_log_snr(self, lam: float) -> float:
         """t = sigmoid(lambda)."""
+        lam = _log_snr_value(lam, "FlowMatchingSchedule.t_of_log_snr")
         return 1.0 / (1.0 + math.exp(-lam)) if lam >= 0 else math.exp(lam) / (1.0 + math.exp(lam))
 
     def __repr__(self) -> str:
@@ -245,35 +275,50 @@ class CustomSchedule(Schedule):
     ) -> None:
         if not (callable(alpha_fn) and callable(sigma_fn)):
             raise TypeError("CustomSchedule: alpha_fn and sigma_fn must be callables t -> float.")
+        for name, fn in (("alpha_dot_fn", alpha_dot_fn), ("sigma_dot_fn", sigma_dot_fn)):
+            if fn is not None and not callable(fn):
+                raise TypeError(f"CustomSchedule: {name} must be callable or None; got {fn!r}.")
         self.alpha_fn, self.sigma_fn = alpha_fn, sigma_fn
         self.alpha_dot_fn, self.sigma_dot_fn = alpha_dot_fn, sigma_dot_fn
-        self.t_noise, self.t_data = float(t_noise), float(t_data)
+        self.t_noise = check_in_interval("t_noise", t_noise, owner="CustomSchedule")
+        self.t_data = check_in_interval("t_data", t_data, owner="CustomSchedule")
+        if not (math.isfinite(self.t_noise) and math.isfinite(self.t_data)):
+            raise ValueError(
+                f"CustomSchedule: t_noise and t_data must be finite; got {t_noise!r}, {t_data!r}."
+            )
         if self.t_noise == self.t_data:
             raise ValueError("CustomSchedule: t_noise and t_data must differ.")
 
     # The user functions receive t as a 0-d float64 tensor, which math, numpy and torch all accept.
+    def _t(self, t: Any) -> float:
+        t = _time(t, low=-math.inf, high=math.inf, closed="both", owner="CustomSchedule")
+        if not math.isfinite(t):
+            raise ValueError(f"CustomSchedule: t must be finite; got {t!r}.")
+        return t
+
     def alpha(self, t: float) -> float:
         """alpha_fn(t)."""
-        return _float(self.alpha_fn(_tensor(t)))
+        return _float(self.alpha_fn(_tensor(self._t(t))))
 
     def sigma(self, t: float) -> float:
         """sigma_fn(t)."""
-        return _float(self.sigma_fn(_tensor(t)))
+        return _float(self.sigma_fn(_tensor(self._t(t))))
 
     def alpha_dot(self, t: float) -> float:
         """alpha_dot_fn(t); an error if it was not given."""
         if self.alpha_dot_fn is None:
             raise ValueError("CustomSchedule: velocity outputs need alpha_dot_fn and sigma_dot_fn.")
-        return _float(self.alpha_dot_fn(_tensor(t)))
+        return _float(self.alpha_dot_fn(_tensor(self._t(t))))
 
     def sigma_dot(self, t: float) -> float:
         """sigma_dot_fn(t); an error if it was not given."""
         if self.sigma_dot_fn is None:
             raise ValueError("CustomSchedule: velocity outputs need alpha_dot_fn and sigma_dot_fn.")
-        return _float(self.sigma_dot_fn(_tensor(t)))
+        return _float(self.sigma_dot_fn(_tensor(self._t(t))))
 
     def t_of_log_snr(self, lam: float) -> float:
         """Bisection on [t_data, t_noise] (to float64 resolution); clamps outside the span."""
+        lam = _log_snr_value(lam, "CustomSchedule.t_of_log_snr")
         lo, hi = sorted((self.t_data, self.t_noise))
         increasing = self.log_snr(hi) > self.log_snr(lo)
         for _ in range(200):

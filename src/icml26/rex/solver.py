@@ -28,9 +28,10 @@ import numpy as np
 import torch
 
 from icml26.core import Seed, check_in_interval, check_one_of, check_positive_int, check_tensor
+from icml26.rex._checks import check_state, check_time
 from icml26.rex.brownian import SeededBrownian, _path_key, brownian_on_grid
 from icml26.rex.parameterization import MODEL_OUTPUTS, PREDICTIONS, Model, TimeVariable
-from icml26.rex.princeps import SDE_METHODS, princeps_increment
+from icml26.rex.princeps import SDE_METHODS, _increment
 from icml26.rex.schedules import Schedule
 from icml26.rex.tableaus import ButcherTableau, get_tableau
 
@@ -193,8 +194,12 @@ class RexSolver:
         self.min_step = check_in_interval(
             "min_step", min_step, low=0.0, closed="neither", owner=owner
         )
-        self.t_start = schedule.t_noise if t_start is None else float(t_start)
-        self.t_end = schedule.t_data if t_end is None else float(t_end)
+        t_start = schedule.t_noise if t_start is None else t_start
+        t_end = schedule.t_data if t_end is None else t_end
+        self.t_start = check_time(schedule, "t_start", t_start, owner=owner)
+        self.t_end = check_time(schedule, "t_end", t_end, owner=owner)
+        if self.t_start == self.t_end:
+            raise ValueError(f"{owner}: t_start and t_end must differ; got {t_start!r} twice.")
         self.tv = TimeVariable(schedule, self.prediction, self.sde is not None)
         self._f = self.tv.predictor(model, self.model_output)
 
@@ -248,16 +253,37 @@ class RexSolver:
     def _psi(self, t_from: float, t_to: float, x: torch.Tensor, W, H, low_order: bool):
         if low_order:  # Euler / Euler-Maruyama (low_order_final_n_steps)
             sde = None if self.sde is None else "em"
-            return princeps_increment(self._f, self.tv, EULER, t_from, t_to, x, sde=sde, W=W, H=H)
-        return princeps_increment(
-            self._f, self.tv, self.tableau, t_from, t_to, x, sde=self.sde, W=W, H=H
-        )
+            return _increment(self._f, self.tv, EULER, t_from, t_to, x, sde=sde, W=W, H=H)
+        return _increment(self._f, self.tv, self.tableau, t_from, t_to, x, sde=self.sde, W=W, H=H)
 
     def _low_order(self, step: int, n_steps: int) -> bool:
         """Whether step ``step`` (0 = noise end) of ``n_steps`` is a final low-order one."""
         return step >= n_steps - self.low_order_final_n_steps
 
     # --- one step ---------------------------------------------------------------------------
+
+    def _check_step(self, x, x_hat, t0, t1, noise, method: str):
+        owner = f"RexSolver.{method}"
+        check_state("x" if method == "forward_step" else "x1", x, owner=owner)
+        check_state("x_hat" if method == "forward_step" else "x_hat1", x_hat, owner=owner)
+        t0 = check_time(self.schedule, "t0", t0, owner=owner)
+        t1 = check_time(self.schedule, "t1", t1, owner=owner)
+        if t0 == t1:
+            raise ValueError(f"{owner}: t0 and t1 must differ; got {t0!r} twice.")
+        if not (isinstance(noise, tuple | list) and len(noise) == 2):
+            raise TypeError(f"{owner}: noise must be a pair (W, H); got {type(noise).__name__}.")
+        W, H = noise
+        if self.sde is not None and W is None:
+            raise ValueError(f"{owner}: an SDE step needs noise = (W, H) from RexSolver.noise.")
+        for name, value in (("noise", W), ("noise", H)):
+            if value is not None:
+                check_tensor(name, value, owner=owner)
+                if value.shape != x.shape:
+                    raise ValueError(
+                        f"{owner}: noise tensors must have the state's shape {tuple(x.shape)}; "
+                        f"got {tuple(value.shape)}."
+                    )
+        return t0, t1, W, H
 
     def forward_step(
         self,
@@ -273,7 +299,7 @@ class RexSolver:
 
         ``low_order=True`` takes the step with Euler (Euler-Maruyama for SDEs).
         """
-        W, H = noise
+        t0, t1, W, H = self._check_step(x, x_hat, t0, t1, noise, "forward_step")
         k0, k1 = self.tv.kappa(t0), self.tv.kappa(t1)
         r, z = k1 / k0, self.zeta
         inc = self._psi(t0, t1, x_hat, W, H, low_order)
@@ -293,7 +319,7 @@ class RexSolver:
         low_order: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """The exact inverse of :meth:`forward_step` (from t1 back to t0)."""
-        W, H = noise
+        t0, t1, W, H = self._check_step(x1, x_hat1, t0, t1, noise, "backward_step")
         k0, k1 = self.tv.kappa(t0), self.tv.kappa(t1)
         r, z = k1 / k0, self.zeta
         back = self._psi(t1, t0, x1, None if W is None else -W, H, low_order)

@@ -12,11 +12,23 @@ the stiff linear part of the diffusion drift exactly and couples only the nonlin
 
 from __future__ import annotations
 
+import cmath
+import numbers
+
 import numpy as np
 
 from icml26.core import check_in_interval
 
 __all__ = ["coupled_euler_matrix", "spectral_radius", "stable_interval"]
+
+
+def _check_z(z: complex, owner: str) -> complex:
+    if isinstance(z, bool) or not isinstance(z, numbers.Complex):
+        raise TypeError(f"{owner}: z must be a real or complex number; got {z!r}.")
+    z = complex(z)
+    if not (cmath.isfinite(z) and abs(z) <= 1e150):
+        raise ValueError(f"{owner}: z must be finite (|z| <= 1e150); got {z!r}.")
+    return z
 
 
 def coupled_euler_matrix(z: complex, zeta: float) -> np.ndarray:
@@ -30,6 +42,7 @@ def coupled_euler_matrix(z: complex, zeta: float) -> np.ndarray:
     zeta = check_in_interval(
         "zeta", zeta, low=0.0, high=1.0, closed="right", owner="coupled_euler_matrix"
     )
+    z = _check_z(z, "coupled_euler_matrix")
     g = 1 - zeta + z
     return np.array([[zeta, g], [z * zeta, 1 + z * g]], dtype=complex)
 

@@ -122,14 +122,14 @@ LEGACY_EXP_RK4 = _tab(
 )
 
 
-def get_tableau(name: str | ButcherTableau) -> ButcherTableau:
-    """The tableau called ``name`` (one of ``TABLEAUS``); a tableau is returned as is.
+def get_tableau(tableau: str | ButcherTableau) -> ButcherTableau:
+    """The tableau called ``tableau`` (one of ``TABLEAUS``); a tableau is returned as is.
 
     Example
     -------
     >>> get_tableau("rk4").stages
     4
     """
-    if isinstance(name, ButcherTableau):
-        return name
-    return TABLEAUS[check_one_of("tableau", name, tuple(TABLEAUS), owner="get_tableau")]
+    if isinstance(tableau, ButcherTableau):
+        return tableau
+    return TABLEAUS[check_one_of("tableau", tableau, tuple(TABLEAUS), owner="get_tableau")]

@@ -10,12 +10,43 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 
-from icml26.core import Seed, check_in_interval, torch_generator
+from icml26.core import (
+    Seed,
+    check_array,
+    check_in_interval,
+    check_positive_int,
+    torch_generator,
+)
+from icml26.rex._checks import MAX_POINTS, check_schedule, check_state, check_time
 from icml26.rex.schedules import Schedule
 
 __all__ = ["GaussianData", "GaussianMixtureData"]
+
+
+MAX_DIM = 4096  # largest data dimension of the analytic problems
+
+
+def _check_n(n: int, dim: int, owner: str) -> int:
+    return check_positive_int("n", n, owner=owner, minimum=0, maximum=MAX_POINTS // dim)
+
+
+def _check_dtype(dtype: torch.dtype, owner: str) -> torch.dtype:
+    if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
+        raise TypeError(f"{owner}: dtype must be a floating torch.dtype; got {dtype!r}.")
+    return dtype
+
+
+def _generator(seed: Seed, owner: str) -> torch.Generator:
+    if isinstance(seed, bool) or not (
+        seed is None or isinstance(seed, int | np.random.Generator | torch.Generator)
+    ):
+        raise TypeError(f"{owner}: seed must be an int, a generator or None; got {seed!r}.")
+    if isinstance(seed, int) and not 0 <= seed < 2**64:
+        raise ValueError(f"{owner}: seed must be in [0, 2**64); got {seed!r}.")
+    return torch_generator(seed)
 
 
 def _times(t: torch.Tensor | float) -> float:
@@ -39,17 +70,21 @@ class GaussianData:
     """
 
     def __init__(self, mu: float = 0.5, s: float = 0.5, dim: int = 2) -> None:
-        self.mu = float(mu)
-        self.s = check_in_interval("s", s, low=0.0, closed="neither", owner="GaussianData")
-        self.dim = int(dim)
+        owner = "GaussianData"
+        self.mu = check_in_interval("mu", mu, low=-1e150, high=1e150, owner=owner)
+        self.s = check_in_interval("s", s, low=0.0, high=1e150, closed="right", owner=owner)
+        self.dim = check_positive_int("dim", dim, owner=owner, maximum=MAX_DIM)
 
     def sample(self, n: int, seed: Seed = None, dtype: torch.dtype = torch.float64) -> torch.Tensor:
-        """n data points, shape (n, dim)."""
-        g = torch_generator(seed)
+        """n data points, shape (n, dim); n at most ``MAX_POINTS``."""
+        n = _check_n(n, self.dim, "GaussianData.sample")
+        dtype = _check_dtype(dtype, "GaussianData.sample")
+        g = _generator(seed, "GaussianData.sample")
         return self.mu + self.s * torch.randn(n, self.dim, generator=g, dtype=dtype)
 
     def denoiser(self, schedule: Schedule):
         """model(x, t) -> E[x0 | x_t = x] (a data-predicting model)."""
+        check_schedule("schedule", schedule, owner="GaussianData.denoiser")
 
         def model(x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
             tt = _times(t)
@@ -61,11 +96,18 @@ class GaussianData:
 
     def marginal_std(self, schedule: Schedule, t: float) -> float:
         """Standard deviation of x_t per coordinate: sqrt(alpha^2 s^2 + sigma^2)."""
+        check_schedule("schedule", schedule, owner="GaussianData.marginal_std")
+        t = check_time(schedule, "t", t, owner="GaussianData.marginal_std")
         a, sg = schedule.alpha(t), schedule.sigma(t)
         return (a * a * self.s**2 + sg * sg) ** 0.5
 
     def flow(self, schedule: Schedule, x: torch.Tensor, t_from: float, t_to: float) -> torch.Tensor:
         """Exact PF-ODE map from time t_from to t_to."""
+        owner = "GaussianData.flow"
+        check_schedule("schedule", schedule, owner=owner)
+        check_state("x", x, owner=owner)
+        t_from = check_time(schedule, "t_from", t_from, owner=owner)
+        t_to = check_time(schedule, "t_to", t_to, owner=owner)
         z = (x - schedule.alpha(t_from) * self.mu) / self.marginal_std(schedule, t_from)
         return schedule.alpha(t_to) * self.mu + self.marginal_std(schedule, t_to) * z
 
@@ -89,16 +131,27 @@ class GaussianMixtureData:
         variances: Sequence[float] = (0.05, 0.2, 0.1),
         weights: Sequence[float] = (0.3, 0.5, 0.2),
     ) -> None:
-        self.means = torch.tensor(means, dtype=torch.float64)  # (K, dim)
-        self.variances = torch.tensor(variances, dtype=torch.float64)  # (K,)
-        self.weights = torch.tensor(weights, dtype=torch.float64)  # (K,)
-        K = self.means.shape[0]
+        owner = "GaussianMixtureData"
+        self.means = torch.from_numpy(check_array("means", means, owner=owner, ndim=2).copy())
+        self.variances = torch.from_numpy(
+            check_array("variances", variances, owner=owner, ndim=1).copy()
+        )  # (K,)
+        self.weights = torch.from_numpy(check_array("weights", weights, owner=owner, ndim=1).copy())
+        K, dim = self.means.shape  # (K, dim)
+        if K == 0 or not 1 <= dim <= MAX_DIM:
+            raise ValueError(
+                f"{owner}: means must be (K, dim) with K >= 1 and 1 <= dim <= {MAX_DIM}; got "
+                f"{tuple(self.means.shape)}."
+            )
         if self.variances.shape != (K,) or self.weights.shape != (K,):
             raise ValueError(
-                "GaussianMixtureData: means, variances and weights must have K entries."
+                f"{owner}: means, variances and weights must have K entries; got "
+                f"{K}, {self.variances.shape[0]} and {self.weights.shape[0]}."
             )
         if bool((self.variances <= 0).any()) or bool((self.weights <= 0).any()):
-            raise ValueError("GaussianMixtureData: variances and weights must be positive.")
+            raise ValueError(f"{owner}: variances and weights must be positive.")
+        if bool((self.means.abs() > 1e150).any()) or bool((self.variances > 1e150).any()):
+            raise ValueError(f"{owner}: means and variances must be at most 1e150 in size.")
         self.weights = self.weights / self.weights.sum()
 
     @property
@@ -107,14 +160,19 @@ class GaussianMixtureData:
         return int(self.means.shape[1])
 
     def sample(self, n: int, seed: Seed = None, dtype: torch.dtype = torch.float64) -> torch.Tensor:
-        """n data points, shape (n, dim)."""
-        g = torch_generator(seed)
+        """n data points, shape (n, dim); n at most ``MAX_POINTS``."""
+        n = _check_n(n, self.dim, "GaussianMixtureData.sample")
+        dtype = _check_dtype(dtype, "GaussianMixtureData.sample")
+        g = _generator(seed, "GaussianMixtureData.sample")
+        if n == 0:
+            return torch.empty(0, self.dim, dtype=dtype)
         k = torch.multinomial(self.weights, n, replacement=True, generator=g)
         z = torch.randn(n, self.dim, generator=g, dtype=torch.float64)
         return (self.means[k] + self.variances[k].sqrt()[:, None] * z).to(dtype)
 
     def denoiser(self, schedule: Schedule):
         """model(x, t) -> E[x0 | x_t = x] (a data-predicting model)."""
+        check_schedule("schedule", schedule, owner="GaussianMixtureData.denoiser")
 
         def model(x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
             tt = _times(t)
