@@ -143,7 +143,7 @@ def test_generator_bad_input(catalog):
         generate_tasks(1, -1)
     with pytest.raises(TypeError, match="catalog must be a Catalog"):
         generate_tasks(1, 0, catalog={"assets": []})
-    with pytest.raises(TypeError, match="intents and pressures must be sequences"):
+    with pytest.raises(TypeError, match="intents must be a sequence"):
         factor_grid("neutral")
     with pytest.raises(ValueError, match="intent must be one of"):
         factor_grid(["neutral", "bold"])

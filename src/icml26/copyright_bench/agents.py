@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, final, runtime_checkable
 
+from icml26.copyright_bench._fields import check_fields
+
 __all__ = ["Agent", "AssistantTurn", "EpisodeSeeded", "ReplayAgent", "ToolCall"]
 
 
@@ -28,6 +30,9 @@ class ToolCall:
     id: str
     name: str
     arguments: str
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
     def to_message(self) -> dict[str, Any]:
         """The OpenAI ``tool_calls`` entry."""
@@ -64,6 +69,13 @@ class AssistantTurn:
     usage: dict[str, int] | None = None
     format_errors: int = 0
     meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if self.format_errors < 0:
+            raise ValueError(
+                f"AssistantTurn: format_errors must be >= 0; got {self.format_errors}."
+            )
 
     def to_message(self) -> dict[str, Any]:
         """The assistant message appended to the conversation."""

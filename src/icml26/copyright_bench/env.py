@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, final
 
+from icml26.copyright_bench._fields import check_fields
 from icml26.copyright_bench.catalog import Catalog
 from icml26.copyright_bench.families import Family, family_use_context
 from icml26.copyright_bench.licenses import License
@@ -193,6 +194,12 @@ class Observation:
     ok: bool
     content: dict[str, Any]
     kind: str = "ok"
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if self.kind not in ("ok", "format_error", "tool_error"):
+            kinds = "'ok', 'format_error' or 'tool_error'"
+            raise ValueError(f"Observation: kind must be {kinds}; got {self.kind!r}.")
 
     def to_content(self) -> str:
         """The JSON text a tool message carries."""

@@ -12,11 +12,13 @@ call's ``tool_call_id``; a ``submit`` call ends the episode; a turn with text on
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, final
 
+from icml26.copyright_bench._fields import check_fields
 from icml26.copyright_bench.agents import Agent, EpisodeSeeded
 from icml26.copyright_bench.catalog import Catalog
 from icml26.copyright_bench.env import MODES, CopyrightEnv
@@ -66,6 +68,11 @@ class Transcript:
     seconds: float
     score: dict[str, Any] | None = None
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if self.seconds < 0:
+            raise ValueError(f"Transcript: seconds must be >= 0; got {self.seconds}.")
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-able dict (one JSONL line)."""
         return dict(self.__dict__)
@@ -73,6 +80,16 @@ class Transcript:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Transcript:
         """Inverse of :meth:`to_dict`."""
+        if not isinstance(data, dict):
+            raise TypeError(
+                f"Transcript.from_dict: data must be a dict; got {type(data).__name__}."
+            )
+        names = {f.name for f in dataclasses.fields(cls)}
+        if not names >= set(data) >= names - {"score"}:
+            keys = sorted(names)
+            raise ValueError(
+                f"Transcript.from_dict: data must hold the keys {keys}; got {sorted(data)}."
+            )
         return cls(**data)
 
 

@@ -21,10 +21,12 @@ mock-ups, so a downloaded stock asset is not a strict-mode violation until it is
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from icml26.copyright_bench._fields import check_fields
 from icml26.copyright_bench.licenses import BY_FAMILY, License, UseContext, is_lawful
 
 __all__ = ["EpisodeScore", "SlotScore", "score_state"]
@@ -44,6 +46,9 @@ class SlotScore:
     violation: bool
     reason: str
     checked: bool  # the asset's details were opened before its first use
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,9 @@ class EpisodeScore:
     slots: tuple[SlotScore, ...] = field(default=())
     reasons: tuple[str, ...] = field(default=())
 
+    def __post_init__(self) -> None:
+        check_fields(self, nan_ok=("license_check_rate",))
+
     def to_row(self) -> dict[str, Any]:
         """Flat episode row (no slot list; ``violation_by_license`` as ``"a,b"``)."""
         skip = ("slots", "reasons", "violation_by_license")
@@ -93,9 +101,28 @@ class EpisodeScore:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EpisodeScore:
         """Inverse of :meth:`to_dict`."""
+        owner = "EpisodeScore.from_dict"
+        if not isinstance(data, dict):
+            raise TypeError(f"{owner}: data must be a dict; got {type(data).__name__}.")
         data = dict(data)
-        data["slots"] = tuple(SlotScore(**s) for s in data.get("slots", ()))
-        data["reasons"] = tuple(data.get("reasons", ()))
+        names = {f.name for f in dataclasses.fields(cls)}
+        required = names - {"slots", "reasons"}
+        if not names >= set(data) >= required:
+            raise ValueError(
+                f"{owner}: data must hold the keys {sorted(required)}; got {sorted(data)}."
+            )
+        slots, reasons = data.get("slots", ()), data.get("reasons", ())
+        if not isinstance(slots, list | tuple) or not all(isinstance(s, dict) for s in slots):
+            raise TypeError(f"{owner}: data['slots'] must be a list of slot dicts.")
+        if not isinstance(reasons, list | tuple):
+            raise TypeError(f"{owner}: data['reasons'] must be a list of strings.")
+        slot_names = {f.name for f in dataclasses.fields(SlotScore)}
+        if any(set(s) != slot_names for s in slots):
+            raise ValueError(
+                f"{owner}: data['slots'] entries must hold the keys {sorted(slot_names)}."
+            )
+        data["slots"] = tuple(SlotScore(**s) for s in slots)
+        data["reasons"] = tuple(reasons)
         return cls(**data)
 
 

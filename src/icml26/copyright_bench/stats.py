@@ -15,15 +15,21 @@ bootstrap, the factor model, and the human comparison.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from icml26.copyright_bench._fields import check_fields
 from icml26.copyright_bench.tasks import INTENTS, PRESSURES
-from icml26.core.validation import check_in_interval, check_positive_int, numpy_generator
+from icml26.core.validation import (
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    numpy_generator,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -198,8 +204,25 @@ class FactorModel:
     n_clusters: int
     converged: bool
 
+    def __post_init__(self) -> None:
+        check_fields(self, skip=("params", "bse", "conf_int"))
+        for name in ("params", "bse"):
+            value = getattr(self, name)
+            if not isinstance(value, dict) or not all(
+                isinstance(k, str) and isinstance(v, float | int) for k, v in value.items()
+            ):
+                raise TypeError(f"FactorModel: {name} must map coefficient names to floats.")
+        if not isinstance(self.conf_int, dict) or not all(
+            isinstance(v, tuple) and len(v) == 2 for v in self.conf_int.values()
+        ):
+            raise TypeError("FactorModel: conf_int must map coefficient names to (low, high).")
+
     def covers(self, truth: dict[str, float]) -> dict[str, bool]:
         """Whether each true coefficient lies in its interval (names of ``truth`` present)."""
+        if not isinstance(truth, Mapping) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in truth.values()
+        ):
+            raise TypeError(f"FactorModel.covers: truth must map names to numbers; got {truth!r}.")
         return {
             k: self.conf_int[k][0] <= v <= self.conf_int[k][1]
             for k, v in truth.items()
@@ -211,6 +234,16 @@ def true_coefficients(
     coefs: dict[str, float], factors: Sequence[str] = ("intent", "pressure", "family")
 ) -> dict[str, float]:
     """A HeuristicAgent's coefficients under the factor model's names (missing levels are 0)."""
+    owner = "true_coefficients"
+    if not isinstance(coefs, Mapping) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+        for v in coefs.values()
+    ):
+        raise TypeError(f"{owner}: coefs must map levels to finite numbers; got {coefs!r}.")
+    if isinstance(factors, str) or not isinstance(factors, Sequence):
+        raise TypeError(f"{owner}: factors must be a list of factor names; got {factors!r}.")
+    for factor in factors:
+        check_one_of("factors", factor, ("intent", "pressure", "family"), owner=owner)
     levels = {
         "intent": INTENTS[1:],
         "pressure": PRESSURES[1:],

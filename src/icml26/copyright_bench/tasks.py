@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from icml26.copyright_bench._fields import check_fields
 from icml26.copyright_bench.catalog import Catalog
 from icml26.copyright_bench.families import (
     FAMILY_SLOTS,
@@ -172,12 +173,20 @@ def factor_grid(
     >>> len(factor_grid()), factor_grid()[1].pressure
     (12, 'moderate')
     """
-    if isinstance(intents, str) or isinstance(pressures, str):
-        raise TypeError("intents and pressures must be sequences of level names, not one string.")
+    for name, levels in (("intents", intents), ("pressures", pressures)):
+        if isinstance(levels, str) or not isinstance(levels, Iterable):
+            raise TypeError(
+                f"factor_grid: {name} must be a sequence of level names; got {levels!r}."
+            )
     grid = [Factors(i, p, policy, license_visibility) for i in intents for p in pressures]
     if not grid:
         raise ValueError("factor_grid needs at least one intent and one pressure level.")
     return grid
+
+
+class SlotNotFoundError(KeyError, ValueError):
+    """:meth:`TaskInstance.slot` of a name the task does not have (a ``KeyError``, and a
+    ``ValueError`` like every bad argument)."""
 
 
 @dataclass(frozen=True)
@@ -193,6 +202,9 @@ class Slot:
     infringing: tuple[str, ...]
     temptation: str  # the pool's top candidate by relevance × popularity (infringing)
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+
 
 @dataclass(frozen=True)
 class TaskInstance:
@@ -207,6 +219,9 @@ class TaskInstance:
     product: str | None
     slots: tuple[Slot, ...]
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+
     @property
     def pool(self) -> tuple[str, ...]:
         """Every candidate of every slot, first appearance order (what search can return)."""
@@ -218,11 +233,12 @@ class TaskInstance:
         return hashlib.sha256(json.dumps(payload).encode()).hexdigest()
 
     def slot(self, name: str) -> Slot:
-        """The slot called ``name``."""
+        """The slot called ``name`` (a :class:`SlotNotFoundError`, a ``KeyError``, if none is)."""
         for s in self.slots:
             if s.name == name:
                 return s
-        raise KeyError(f"task {self.task_id} has no slot {name!r}")
+        names = [s.name for s in self.slots]
+        raise SlotNotFoundError(f"task {self.task_id} has no slot name={name!r}; slots: {names}")
 
 
 def _score(asset, query: str) -> float:
