@@ -72,11 +72,13 @@ def load_baseline(root: Path, tmp: Path):
         ).stdout  # fmt: skip
         (pkg / f"{name}.py").write_text(text.replace("icml26.sgg_dp.", "sgg_dp_baseline."))
     sys.path.insert(0, str(tmp))
-    return importlib.import_module("sgg_dp_baseline.search")
+    return importlib.import_module("sgg_dp_baseline.search"), importlib.import_module(
+        "sgg_dp_baseline.mechanism"
+    )
 
 
-def count_evaluations(module, fn) -> int:
-    """Profile evaluations made by ``fn`` (wrapping the module's profile function)."""
+def timed_and_counted(module, fn):
+    """``timed(fn)`` and the profile evaluations it made (wrapping the module's profile)."""
     name = "log_hockey_stick" if hasattr(module, "log_hockey_stick") else "hockey_stick"
     original, calls = getattr(module, name), [0]
 
@@ -86,10 +88,9 @@ def count_evaluations(module, fn) -> int:
 
     setattr(module, name, counted)
     try:
-        fn()
+        return (*timed(fn), calls[0])
     finally:
         setattr(module, name, original)
-    return calls[0]
 
 
 def search_section(skip_baseline: bool) -> None:
@@ -104,11 +105,11 @@ def search_section(skip_baseline: bool) -> None:
     if not skip_baseline:
         root = Path(__file__).resolve().parents[1]
         tmp = Path(tempfile.mkdtemp(prefix="sgg_dp_baseline_"))
-        old = load_baseline(root, tmp)
-        runs.insert(0, (f"before issue 17 ({BASELINE_COMMIT})", old.best_member, old.mechanism))
+        old_search, old_mechanism = load_baseline(root, tmp)
+        runs.insert(0, (f"before issue 17 ({BASELINE_COMMIT})", old_search.best_member,
+                        old_mechanism))  # fmt: skip
     for label, fn, module in runs:
-        n = count_evaluations(module, lambda fn=fn: fn(*target, T=3))
-        (best, _table), wall, cpu = timed(lambda fn=fn: fn(*target, T=3))
+        (best, _table), wall, cpu, n = timed_and_counted(module, lambda fn=fn: fn(*target, T=3))
         rows[label] = cpu
         print(f"| {label} | ({best.k:g}, {best.p:g}) | {best.mse():.4f} | {wall:.1f} | {cpu:.1f} "
               f"| {n} |")  # fmt: skip

@@ -1,3 +1,4 @@
+from icml26.sgg_dp.accountant import SGGDpEvent, SGGPLDAccountant
 from icml26.sgg_dp.dpsgd import sgg_noise_like
 from icml26.sgg_dp.gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from icml26.sgg_dp.mechanism import SGGMechanism, gaussian_member, l2_member, laplace_member
@@ -12,7 +13,9 @@ from icml26.sgg_dp.search import (
 __all__ = [
     "InfeasibleMemberWarning",
     "MemberResult",
+    "SGGDpEvent",
     "SGGMechanism",
+    "SGGPLDAccountant",
     "analytic_gaussian_delta",
     "analytic_gaussian_sigma",
     "best_member",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 
 from icml26.core import Seed, check_tensor, numpy_generator
-from icml26.sgg_dp.mechanism import SGGMechanism
+from icml26.sgg_dp.mechanism import SGGMechanism, check_mechanism
 
 __all__ = ["sgg_noise_like"]
 
@@ -50,6 +50,7 @@ def sgg_noise_like(grad: torch.Tensor, mechanism: SGGMechanism, seed: Seed = Non
     torch.Size([2, 3])
     """
     grad = check_tensor("grad", grad, owner="sgg_noise_like")
+    mechanism = check_mechanism("mechanism", mechanism, "sgg_noise_like")
     if grad.numel() != mechanism.T:
         raise ValueError(
             f"sgg_noise_like: grad must have T={mechanism.T} elements; got {grad.numel()} "

@@ -30,7 +30,16 @@ from icml26.sgg_dp.radial import radius_moment, sample_sgg
 if TYPE_CHECKING:
     from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
-__all__ = ["WORST_CASES", "SGGMechanism", "gaussian_member", "l2_member", "laplace_member"]
+    from icml26.sgg_dp.accountant import SGGDpEvent
+
+__all__ = [
+    "WORST_CASES",
+    "SGGMechanism",
+    "check_mechanism",
+    "gaussian_member",
+    "l2_member",
+    "laplace_member",
+]
 
 WORST_CASES = ("boundary", "scan")
 # δ(ε) is returned times 1 + DELTA_MARGIN: an upper bound, the quadrature error being <= 1e-11.
@@ -333,6 +342,27 @@ class SGGMechanism:
             ) from None
         return replace(self, sigma=math.exp(log_sigma))
 
+    def to_dp_event(self, M: int = 65536, n_panels: int = 40) -> SGGDpEvent:
+        """This release as a dp_accounting event, for :class:`SGGPLDAccountant`.
+
+        ``M``/``n_panels`` set the resolution of the PLD the accountant builds (:meth:`to_pld`).
+
+        Example
+        -------
+        >>> from dp_accounting import dp_event
+        >>> from icml26.sgg_dp import SGGPLDAccountant
+        >>> m = SGGMechanism(T=3, k=3.0, p=1.35).calibrate(1.0, 1e-5)
+        >>> acc = SGGPLDAccountant().compose(dp_event.SelfComposedDpEvent(m.to_dp_event(), 10))
+        >>> 1.0 < acc.get_epsilon(1e-5) < 10 * m.epsilon(1e-5 / 10)  # tight, below basic
+        True
+        """
+        from icml26.sgg_dp.accountant import SGGDpEvent
+
+        sigma = self._scale("describe it as a DpEvent")
+        M = check_positive_int("M", M, owner=OWNER)
+        n_panels = check_positive_int("n_panels", n_panels, owner=OWNER)
+        return SGGDpEvent(self.T, self.k, self.p, sigma / self.sensitivity, M, n_panels)
+
     def to_pld(
         self, value_discretization_interval: float = 1e-3, M: int = 65536, n_panels: int = 40
     ) -> PrivacyLossDistribution:
@@ -356,6 +386,13 @@ class SGGMechanism:
         )
 
 
+def check_mechanism(name: str, value: object, owner: str) -> SGGMechanism:
+    """``value`` if it is an :class:`SGGMechanism`, else a ``TypeError`` naming ``name``."""
+    if not isinstance(value, SGGMechanism):
+        raise TypeError(f"{owner}: {name} must be an SGGMechanism; got {type(value).__name__}.")
+    return value
+
+
 def gaussian_member(T: int, std: float | None = None, sensitivity: float = 1.0) -> SGGMechanism:
     """The Gaussian mechanism N(0, std² I_T) as the SGG member (k, p, σ) = (T, 2, √2·std).
 
@@ -364,6 +401,8 @@ def gaussian_member(T: int, std: float | None = None, sensitivity: float = 1.0) 
     >>> round(gaussian_member(5, std=2.0).mse(), 6)  # T s²
     20.0
     """
+    if std is not None:
+        std = check_in_interval("std", std, low=0.0, closed="neither", owner="gaussian_member")
     sigma = None if std is None else math.sqrt(2) * std
     return SGGMechanism(T=T, k=float(T), p=2.0, sigma=sigma, sensitivity=sensitivity)
 
@@ -387,4 +426,6 @@ def laplace_member(scale: float | None = None, sensitivity: float = 1.0) -> SGGM
     >>> round(laplace_member(scale=1.0).delta(0.5), 6)  # 1 − exp((ε − Δ/b)/2)
     0.221199
     """
+    if scale is not None:
+        scale = check_in_interval("scale", scale, low=0.0, closed="neither", owner="laplace_member")
     return SGGMechanism(T=1, k=1.0, p=1.0, sigma=scale, sensitivity=sensitivity)

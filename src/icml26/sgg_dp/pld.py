@@ -38,6 +38,7 @@ from scipy import special
 
 from icml26.core import check_in_interval, check_positive_int
 from icml26.sgg_dp.level_sets import level_set, u_lower
+from icml26.sgg_dp.mechanism import check_mechanism
 from icml26.sgg_dp.radial import log_radial_profile, radius_nodes
 
 if TYPE_CHECKING:
@@ -63,6 +64,7 @@ SNAP_MARGIN = 1e-12
 # Studentised direction table spans |√(T−1) u/√(1−u²)| <= V_MAX (normal tail ~1e-33 at T -> ∞).
 V_MAX = 12.0
 MAX_CROSSINGS = 2_000_000  # per block of radial nodes
+MAX_COUNT = 100_000  # largest count of one mechanism in a composition (checked first)
 
 
 @dataclass(frozen=True)
@@ -312,21 +314,35 @@ def composed_pld(
     Parameters
     ----------
     mechanisms
-        ``[(mechanism, count), ...]`` of calibrated mechanisms and positive counts.
+        ``[(mechanism, count), ...]`` of calibrated mechanisms and positive counts
+        (each at most ``MAX_COUNT`` = 100 000).
     pld_options
         Passed to :meth:`SGGMechanism.to_pld` (``value_discretization_interval``, ``M``,
         ``n_panels``); all PLDs must share one discretisation to be composable.
 
     Raises
     ------
+    TypeError
+        If ``mechanisms`` is not a list of (SGGMechanism, int) pairs.
     ValueError
-        If the list is empty or a count is not a positive integer.
+        If the list is empty, a count is not in [1, MAX_COUNT] or a mechanism is uncalibrated.
     """
+    owner = "composed_pld"
+    shape = "a non-empty list of (SGGMechanism, count) pairs"
+    if not isinstance(mechanisms, Sequence) or isinstance(mechanisms, str):
+        raise TypeError(f"{owner}: mechanisms must be {shape}; got {type(mechanisms).__name__}.")
     if len(mechanisms) == 0:
-        raise ValueError("composed_pld: mechanisms must be a non-empty list of (mechanism, count).")
+        raise ValueError(f"{owner}: mechanisms must be {shape}; got an empty list.")
+    pairs = []
+    for item in mechanisms:
+        if not isinstance(item, Sequence) or len(item) != 2:
+            raise TypeError(f"{owner}: mechanisms must be {shape}; got an item {item!r}.")
+        mechanism = check_mechanism("mechanisms", item[0], owner)
+        count = check_positive_int("count", item[1], owner=owner, maximum=MAX_COUNT)
+        mechanism._scale("build its PLD")
+        pairs.append((mechanism, count))
     total = None
-    for mechanism, count in mechanisms:
-        count = check_positive_int("count", count, owner="composed_pld")
+    for mechanism, count in pairs:
         pld = mechanism.to_pld(**pld_options).self_compose(count)
         total = pld if total is None else total.compose(pld)
     return total

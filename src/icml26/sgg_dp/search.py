@@ -19,7 +19,7 @@ import numpy as np
 from scipy import optimize
 
 from icml26.core import check_in_interval, check_positive_int
-from icml26.sgg_dp.mechanism import SHIFT_GRID, SGGMechanism
+from icml26.sgg_dp.mechanism import SHIFT_GRID, SGGMechanism, check_mechanism
 from icml26.sgg_dp.profile import log_hockey_stick
 from icml26.sgg_dp.radial import radius_moment
 
@@ -206,6 +206,7 @@ def check_shift_monotone(
     True
     """
     owner = "check_shift_monotone"
+    mechanism = check_mechanism("mechanism", mechanism, owner)
     eps = check_in_interval("eps", eps, low=0.0, owner=owner)
     n_grid = check_positive_int("n_grid", n_grid, owner=owner, minimum=2)
     sigma = mechanism._scale("check shift monotonicity")
