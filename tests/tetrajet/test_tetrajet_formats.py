@@ -179,3 +179,24 @@ def test_mxfp8_and_e8m0():
 def test_bad_inputs(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_public_quantizers_refuse_nan_as_documented():
+    # issue 17 (fuzz): cast_e4m3, round_e2m1 and rht16 passed NaN through although the docs
+    # promise ValueError from the public quantizers
+    bad = torch.tensor([0.5, float("nan"), 1.0] + [0.0] * 13)
+    with pytest.raises(ValueError, match="x must be finite"):
+        cast_e4m3(bad)
+    with pytest.raises(ValueError, match="y must be finite"):
+        round_e2m1(bad)
+    with pytest.raises(ValueError, match="x must be finite"):
+        rht16(bad[None], random_signs(0))
+    with pytest.raises(ValueError, match="x must have at least one dimension"):
+        rht16(torch.tensor(1.0), random_signs(0))
+
+
+def test_empty_inputs_quantize_to_empty_outputs():
+    x = torch.empty(0, 256)
+    assert nvfp4_fake_quant(x).shape == (0, 256)
+    qt = nvfp4_quantize(x)
+    assert qt.dequantize().shape == (0, 256) and qt.codes.shape == (0, 256)

@@ -227,7 +227,7 @@ def test_olmo2_real_path_converts_trains_and_round_trips(tmp_path):
     ("call", "error", "match"),
     [
         (lambda: get_recipe("fp16"), ValueError, "recipe must be one of"),
-        (lambda: quantize_model_(nn.Linear(4, 4), "mxfp4"), ValueError, "recipe must be one of"),
+        (lambda: quantize_model_(nn.Linear(4, 4), "mxfp4"), ValueError, "spec must be one of"),
         (lambda: quantize_model_("net", "fp32"), TypeError, "nn.Module"),
         (lambda: QuantSpec(quantize=(True,) * 5), ValueError, "six booleans"),
         (lambda: QuantSpec(inner=8), ValueError, "multiple of 16"),

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+import torch
 from torch import nn
 
 from icml26.core import Seed, numpy_generator
 from icml26.tetrajet.linear import NVFP4Linear, QuantSpec
-from icml26.tetrajet.recipes import get_recipe
+from icml26.tetrajet.recipes import resolve_spec
 
 __all__ = ["quantize_model_", "quantized_layers"]
 
@@ -57,7 +59,15 @@ def quantize_model_(
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"quantize_model_: model must be an nn.Module; got {type(model).__name__}.")
-    spec = get_recipe(spec)
+    spec = resolve_spec(spec, name="spec", owner="quantize_model_")
+    if isinstance(exclude, str) or not all(isinstance(e, str) for e in _iterable(exclude)):
+        raise TypeError(f"quantize_model_: exclude must be a sequence of names; got {exclude!r}.")
+    if isinstance(seed, bool) or not (
+        seed is None or isinstance(seed, int | np.random.Generator | torch.Generator)
+    ):
+        raise TypeError(f"quantize_model_: seed must be an int, a generator or None; got {seed!r}.")
+    if isinstance(seed, int) and seed < 0:
+        raise ValueError(f"quantize_model_: seed must be >= 0; got {seed!r}.")
     rng = numpy_generator(seed)
     targets = [
         (parent, name, child)
@@ -79,4 +89,15 @@ def quantized_layers(model: nn.Module) -> list[NVFP4Linear]:
     >>> len(quantized_layers(quantize_model_(nn.Sequential(nn.Linear(16, 16)), "fp32")))
     1
     """
+    if not isinstance(model, nn.Module):
+        raise TypeError(
+            f"quantized_layers: model must be an nn.Module; got {type(model).__name__}."
+        )
     return [m for m in model.modules() if isinstance(m, NVFP4Linear)]
+
+
+def _iterable(value: object) -> list:
+    try:
+        return list(value)  # type: ignore[call-overload]
+    except TypeError:
+        return [None]

@@ -16,7 +16,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from icml26.core import Seed, check_one_of, check_positive_int, require, torch_generator
+from icml26.core import (
+    Seed,
+    check_one_of,
+    check_positive_int,
+    check_tensor,
+    require,
+    torch_generator,
+)
 
 __all__ = ["TextData", "load_corpus", "load_text_data", "sample_batch"]
 
@@ -142,6 +149,17 @@ def sample_batch(
     >>> bool(torch.equal(x[:, 1:], y[:, :-1]))
     True
     """
+    owner = "sample_batch"
+    check_tensor("tokens", tokens, owner=owner, ndim=1, floating=False)
+    if tokens.is_floating_point() or tokens.is_complex() or tokens.dtype == torch.bool:
+        raise TypeError(f"{owner}: tokens must be an integer tensor; got {tokens.dtype}.")
+    batch_size = check_positive_int("batch_size", batch_size, owner=owner, maximum=2**20)
+    context = check_positive_int("context", context, owner=owner, maximum=2**20)
+    if tokens.numel() < context + 2:
+        raise ValueError(
+            f"{owner}: tokens must hold at least context + 2 = {context + 2} ids; got "
+            f"{tokens.numel()}."
+        )
     starts = torch.randint(
         0, len(tokens) - context - 1, (batch_size,), generator=torch_generator(seed)
     )

@@ -18,11 +18,19 @@ probability one.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
 
-from icml26.core import Seed, check_one_of, check_positive_int, check_tensor, torch_generator
+from icml26.core import (
+    Seed,
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    check_tensor,
+    torch_generator,
+)
 
 __all__ = [
     "E2M1_VALUES",
@@ -48,6 +56,7 @@ E4M3_MAX = 448.0
 E4M3_MIN_SUBNORMAL = 2.0**-9
 ROUNDINGS = ("rtn", "sr")
 SCALE_ROUNDINGS = ("nearest", "up")
+MAX_BLOCK = 2**16  # largest block / chunk length (and random_signs count) accepted
 
 
 def _check_axis(x: torch.Tensor, axis: int, owner: str) -> int:
@@ -93,15 +102,17 @@ def round_e2m1(
     TypeError
         If ``y`` is not a floating-point tensor.
     ValueError
-        If ``rounding`` is unknown.
+        If ``rounding`` is unknown or ``y`` holds NaN/inf.
 
     Example
     -------
     >>> round_e2m1(torch.tensor([0.25, 0.75, 2.5, 5.0, 7.0])).tolist()
     [0.0, 1.0, 2.0, 4.0, 6.0]
     """
-    check_tensor("y", y, owner="round_e2m1")
+    check_tensor("y", y, owner="round_e2m1", finite=True)
     check_one_of("rounding", rounding, ROUNDINGS, owner="round_e2m1")
+    if noise is not None:
+        check_tensor("noise", noise, owner="round_e2m1", shape=tuple(y.shape), finite=True)
     return _round_e2m1(y, rounding, generator, noise)
 
 
@@ -194,13 +205,15 @@ def cast_e4m3(x: torch.Tensor) -> torch.Tensor:
     ------
     TypeError
         If ``x`` is not a floating-point tensor.
+    ValueError
+        If ``x`` holds NaN/inf.
 
     Example
     -------
     >>> cast_e4m3(torch.tensor([1000.0, 0.3, 17.0])).tolist()
     [448.0, 0.3125, 16.0]
     """
-    check_tensor("x", x, owner="cast_e4m3")
+    check_tensor("x", x, owner="cast_e4m3", finite=True)
     return _cast_e4m3(x)
 
 
@@ -235,7 +248,12 @@ def e8m0_scale(amax: torch.Tensor, element_max: float = E4M3_MAX) -> torch.Tenso
     >>> e8m0_scale(torch.tensor([448.0, 449.0, 0.0])).tolist()
     [1.0, 2.0, 1.0]
     """
-    check_tensor("amax", amax, owner="e8m0_scale")
+    check_tensor("amax", amax, owner="e8m0_scale", finite=True)
+    if bool((amax < 0).any()):
+        raise ValueError("e8m0_scale: amax must be >= 0.")
+    element_max = check_in_interval(
+        "element_max", element_max, low=0.0, high=1e30, closed="right", owner="e8m0_scale"
+    )
     exponent = torch.ceil(torch.log2(amax / element_max)).clamp(-127, 127)
     return torch.where(amax > 0, torch.exp2(exponent), torch.ones_like(amax))
 
@@ -249,6 +267,8 @@ def hadamard16(dtype: torch.dtype = torch.float32) -> torch.Tensor:
     >>> bool(torch.equal(h @ h.T, 16 * torch.eye(16)))
     True
     """
+    if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
+        raise TypeError(f"hadamard16: dtype must be a floating torch.dtype; got {dtype!r}.")
     h = torch.ones(1, 1, dtype=dtype)
     for _ in range(4):
         h = torch.cat([torch.cat([h, h], 1), torch.cat([h, -h], 1)], 0)
@@ -263,7 +283,7 @@ def random_signs(seed: Seed = None, n: int = 16) -> torch.Tensor:
     >>> set(random_signs(0).tolist()) <= {-1.0, 1.0}
     True
     """
-    n = check_positive_int("n", n, owner="random_signs")
+    n = check_positive_int("n", n, owner="random_signs", maximum=MAX_BLOCK)
     bits = torch.randint(0, 2, (n,), generator=torch_generator(seed))
     return (2 * bits - 1).to(torch.float32)
 
@@ -291,9 +311,10 @@ def rht16(x: torch.Tensor, signs: torch.Tensor, axis: int = -1) -> torch.Tensor:
     Raises
     ------
     TypeError
-        If ``x`` is not a floating-point tensor.
+        If ``x`` or ``signs`` is not a floating-point tensor.
     ValueError
-        If the axis length is not a multiple of 16 or ``signs`` is not 16 values of ±1.
+        If ``x`` holds NaN/inf, the axis length is not a multiple of 16 or ``signs`` is not 16
+        values of ±1.
 
     Example
     -------
@@ -301,7 +322,9 @@ def rht16(x: torch.Tensor, signs: torch.Tensor, axis: int = -1) -> torch.Tensor:
     >>> bool(torch.allclose(rht16(a, d) @ rht16(b, d).T, a @ b.T, atol=1e-5))
     True
     """
-    check_tensor("x", x, owner="rht16")
+    check_tensor("x", x, owner="rht16", finite=True)
+    check_tensor("signs", signs, owner="rht16")
+    axis = _check_axis(x, axis, "rht16")
     if x.shape[axis] % 16:
         raise ValueError(
             f"rht16: x.shape[axis] must be a multiple of 16; got {x.shape[axis]} (int)."
@@ -432,8 +455,57 @@ class NVFP4Tensor:
     inner: int
     outer: int | None
 
+    def __post_init__(self) -> None:
+        owner = "NVFP4Tensor"
+        check_tensor("codes", self.codes, owner=owner, floating=False)
+        if self.codes.dtype != torch.uint8 or self.codes.dim() < 1:
+            raise TypeError(
+                f"{owner}: codes must be a uint8 tensor of rank >= 1; got {self.codes!r}."
+            )
+        if bool((self.codes > 15).any()):
+            raise ValueError(f"{owner}: codes must be nibbles in [0, 15].")
+        check_tensor("inner_scales", self.inner_scales, owner=owner, finite=True)
+        check_tensor("outer_scales", self.outer_scales, owner=owner, finite=True, ndim=2)
+        if not isinstance(self.shape, tuple) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in self.shape
+        ):
+            raise TypeError(f"{owner}: shape must be a tuple of sizes; got {self.shape!r}.")
+        if isinstance(self.axis, bool) or not isinstance(self.axis, int):
+            raise TypeError(f"{owner}: axis must be an int; got {self.axis!r}.")
+        if not 0 <= self.axis < len(self.shape):
+            raise ValueError(f"{owner}: axis must index shape {self.shape}; got {self.axis!r}.")
+        _check_blocks(self.inner, self.outer, owner)
+        length = self.codes.shape[-1]
+        chunk = self.outer or self.inner
+        rows = self.codes.shape[:-1].numel()
+        if (
+            length % chunk
+            or length < self.shape[self.axis]
+            or length - self.shape[self.axis] >= chunk
+            or rows * self.shape[self.axis] != math.prod(self.shape)
+            or self.codes.dim() != len(self.shape)
+        ):
+            raise ValueError(
+                f"{owner}: codes of shape {tuple(self.codes.shape)} do not hold a tensor of shape "
+                f"{self.shape} quantized along axis {self.axis} in chunks of {chunk}."
+            )
+        if tuple(self.inner_scales.shape) != (*self.codes.shape[:-1], length // self.inner):
+            raise ValueError(
+                f"{owner}: inner_scales must have shape "
+                f"{(*self.codes.shape[:-1], length // self.inner)}; got "
+                f"{tuple(self.inner_scales.shape)}."
+            )
+        expected = (1, 1) if self.outer is None else (rows, length // self.outer)
+        if tuple(self.outer_scales.shape) != expected:
+            raise ValueError(
+                f"{owner}: outer_scales must have shape {expected}; got "
+                f"{tuple(self.outer_scales.shape)}."
+            )
+
     def element_scales(self) -> torch.Tensor:
         """s_O·s_b broadcast to every element, in the original layout (shape ``self.shape``)."""
+        if self.codes.numel() == 0:
+            return self.inner_scales.new_zeros(self.shape)
         scales = _expand_scales(self.inner_scales, self.outer_scales, self.inner, self.outer)
         return scales[..., : self.shape[self.axis]].movedim(-1, self.axis)
 
@@ -454,11 +526,11 @@ class NVFP4Tensor:
 
 
 def _check_blocks(inner: int, outer: int | None, owner: str) -> None:
-    check_positive_int("inner", inner, owner=owner)
+    check_positive_int("inner", inner, owner=owner, maximum=MAX_BLOCK)
     if inner % 2:
         raise ValueError(f"{owner}: inner must be an even integer; got {inner!r} (int).")
     if outer is not None:
-        check_positive_int("outer", outer, owner=owner)
+        check_positive_int("outer", outer, owner=owner, maximum=MAX_BLOCK)
         if outer % inner:
             raise ValueError(f"{owner}: outer must be a multiple of inner={inner}; got {outer!r}.")
 
@@ -519,6 +591,16 @@ def nvfp4_quantize(
     check_one_of("rounding", rounding, ROUNDINGS, owner=owner)
     check_one_of("scale_round", scale_round, SCALE_ROUNDINGS, owner=owner)
     axis = _check_axis(x, axis, owner)
+    if x.numel() == 0:  # nothing to quantize: empty codes and scales of the padded layout
+        moved = x.movedim(axis, -1)
+        length = -moved.shape[-1] % (outer or inner) + moved.shape[-1]
+        rows = moved.shape[:-1]
+        codes = torch.zeros(*rows, length, dtype=torch.uint8, device=x.device)
+        inner_scales = x.new_zeros(*rows, length // inner)
+        outer_scales = (
+            x.new_ones(1, 1) if outer is None else x.new_ones(rows.numel(), length // outer)
+        )
+        return NVFP4Tensor(codes, inner_scales, outer_scales, tuple(x.shape), axis, inner, outer)
     moved = _pad_last(x.movedim(axis, -1), outer or inner).contiguous()
     last = moved.dim() - 1
     q, _, s_b, s_outer = _block_parts(moved, last, inner, outer, rounding, scale_round, generator)
@@ -575,6 +657,8 @@ def nvfp4_fake_quant(
     check_one_of("rounding", rounding, ROUNDINGS, owner=owner)
     check_one_of("scale_round", scale_round, SCALE_ROUNDINGS, owner=owner)
     axis = _check_axis(x, axis, owner)
+    if x.numel() == 0:
+        return x.clone()
     return _nvfp4_fake(x, axis, inner, outer, rounding, scale_round, generator)
 
 
@@ -620,8 +704,10 @@ def mxfp8_fake_quant(x: torch.Tensor, axis: int = -1, block: int = 32) -> torch.
     """
     owner = "mxfp8_fake_quant"
     check_tensor("x", x, owner=owner, finite=True)
-    check_positive_int("block", block, owner=owner)
+    check_positive_int("block", block, owner=owner, maximum=MAX_BLOCK)
     axis = _check_axis(x, axis, owner)
+    if x.numel() == 0:
+        return x.clone()
     return _mxfp8_fake(x, axis, block)
 
 
@@ -637,6 +723,12 @@ def _mxfp8_fake(x: torch.Tensor, axis: int, block: int = 32) -> torch.Tensor:
 
 def bin_width(grid_magnitude: torch.Tensor) -> torch.Tensor:
     """Width β(|g|) of the RTN bin around an E2M1 grid magnitude (spec §2.4; |g| = 6 gets 2)."""
+    check_tensor("grid_magnitude", grid_magnitude, owner="bin_width", finite=True)
+    return _bin_width(grid_magnitude)
+
+
+def _bin_width(grid_magnitude: torch.Tensor) -> torch.Tensor:
+    # NaN (an MXFP8 column's missing FP4 scale, in the training loop's tracking) stays NaN
     edges = torch.tensor([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0], dtype=grid_magnitude.dtype)
     widths = torch.tensor([0.5, 0.5, 0.5, 0.5, 0.75, 1.0, 1.5, 2.0], dtype=grid_magnitude.dtype)
     return widths[torch.bucketize(grid_magnitude, edges)]

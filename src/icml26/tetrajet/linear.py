@@ -35,6 +35,7 @@ from icml26.core import (
     torch_generator,
 )
 from icml26.tetrajet.formats import (
+    MAX_BLOCK,
     ROUNDINGS,
     SCALE_ROUNDINGS,
     NVFP4Tensor,
@@ -107,14 +108,26 @@ class QuantSpec:
     token_multiple: int = 128
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str):
+            raise TypeError(f"QuantSpec: name must be a str; got {self.name!r}.")
         owner = f"QuantSpec {self.name!r}"
-        if len(self.quantize) != 6 or not all(isinstance(q, bool) for q in self.quantize):
-            raise ValueError(f"{owner}: quantize must be six booleans; got {self.quantize!r}.")
-        check_positive_int("inner", self.inner, owner=owner)
+        quantize = self.quantize
+        if not (
+            isinstance(quantize, tuple | list)
+            and len(quantize) == 6
+            and all(isinstance(q, bool) for q in quantize)
+        ):
+            raise ValueError(f"{owner}: quantize must be six booleans; got {quantize!r}.")
+        object.__setattr__(self, "quantize", tuple(quantize))
+        for flag in ("weight_2d", "rht_dgrad", "rht_wgrad", "aligned_weight",
+                     "aligned_activation", "oscireset"):  # fmt: skip
+            if not isinstance(getattr(self, flag), bool):
+                raise TypeError(f"{owner}: {flag} must be a bool; got {getattr(self, flag)!r}.")
+        check_positive_int("inner", self.inner, owner=owner, maximum=MAX_BLOCK)
         if self.inner % 16:
             raise ValueError(f"{owner}: inner must be a multiple of 16; got {self.inner!r} (int).")
         if self.outer is not None:
-            check_positive_int("outer", self.outer, owner=owner)
+            check_positive_int("outer", self.outer, owner=owner, maximum=MAX_BLOCK)
             if self.outer % self.inner:
                 raise ValueError(
                     f"{owner}: outer must be a multiple of inner; got {self.outer!r} (int)."
@@ -125,7 +138,7 @@ class QuantSpec:
         check_one_of("operand_rounding", self.operand_rounding, ROUNDINGS, owner=owner)
         check_one_of("scale_round", self.scale_round, SCALE_ROUNDINGS, owner=owner)
         check_in_interval("outlier_ratio", self.outlier_ratio, low=0.0, high=1.0, owner=owner)
-        check_positive_int("token_multiple", self.token_multiple, owner=owner)
+        check_positive_int("token_multiple", self.token_multiple, owner=owner, maximum=MAX_BLOCK)
         if self.token_multiple % 16:
             raise ValueError(
                 f"{owner}: token_multiple must be a multiple of 16; got {self.token_multiple!r}."

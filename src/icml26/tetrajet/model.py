@@ -17,6 +17,7 @@ from icml26.core import (
     Seed,
     check_one_of,
     check_positive_int,
+    check_tensor,
     normal_init_,
     require,
     seeded_default_init,
@@ -86,6 +87,8 @@ class TinyGPT(nn.Module):
 
     def __init__(self, config: GPTConfig, *, seed: Seed = None) -> None:
         super().__init__()
+        if not isinstance(config, GPTConfig):
+            raise TypeError(f"TinyGPT: config must be a GPTConfig; got {type(config).__name__}.")
         self.config = config
         # torch's default draws are all overwritten by normal_init_ below (every weight matrix;
         # LayerNorms start at 1 and 0): a fixed seed only keeps them off the global RNG.
@@ -99,6 +102,19 @@ class TinyGPT(nn.Module):
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         """Logits ``(batch, T, vocab)`` of token ids ``(batch, T)``."""
+        check_tensor("idx", idx, owner="TinyGPT", ndim=2, floating=False)
+        if idx.is_floating_point() or idx.is_complex() or idx.dtype == torch.bool:
+            raise TypeError(f"TinyGPT: idx must hold integer token ids; got {idx.dtype}.")
+        if idx.shape[1] > self.config.context:
+            raise ValueError(
+                f"TinyGPT: idx must have at most context={self.config.context} positions; got "
+                f"{idx.shape[1]}."
+            )
+        if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= self.config.vocab_size):
+            raise ValueError(
+                f"TinyGPT: idx must hold ids in [0, {self.config.vocab_size}); got "
+                f"[{int(idx.min())}, {int(idx.max())}]."
+            )
         x = self.tok(idx) + self.pos(torch.arange(idx.shape[1], device=idx.device))
         for block in self.blocks:
             x = block(x)
@@ -148,6 +164,8 @@ def olmo2_model(
     'Olmo2ForCausalLM'
     """
     check_one_of("size", size, tuple(OLMO2_SIZES), owner="olmo2_model")
+    vocab_size = check_positive_int("vocab_size", vocab_size, owner="olmo2_model", maximum=2**20)
+    context = check_positive_int("context", context, owner="olmo2_model", maximum=2**17)
     # No extra of its own installs transformers; `all` does (through the `cpo` extra).
     transformers = require("transformers", "tetrajet-hf", owner="olmo2_model")
     sizes = dict(OLMO2_SIZES[size])

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from icml26.core import check_in_interval, check_one_of, check_positive_int
+from icml26.core import check_in_interval, check_one_of, check_positive_int, check_tensor
 from icml26.tetrajet.convert import quantized_layers
-from icml26.tetrajet.formats import bin_width
+from icml26.tetrajet.formats import _bin_width
 from icml26.tetrajet.linear import NVFP4Linear
 
 __all__ = ["DETECTORS", "OsciReset", "oscillation_stats"]
@@ -117,6 +117,7 @@ class OsciReset:
 
     def step(self, t: int) -> dict[str, float] | None:
         """Advance after optimizer step ``t``; on a reset step return ``n_reset``/``frac_reset``."""
+        t = check_positive_int("t", t, owner="OsciReset.step", minimum=0)
         if t < self.start_step:
             return None
         r = (t - self.start_step) % self.period
@@ -137,7 +138,7 @@ class OsciReset:
             index = None
             if self.detector == "dist_ratio_memeff":
                 g = q / s
-                closeness = (w / s - g).abs() / bin_width(g.abs())  # |ℓ - g| / β(g)
+                closeness = (w / s - g).abs() / _bin_width(g.abs())  # |ℓ - g| / β(g)
                 count = max(1, round(closeness.numel() * self.sample_percent / 100))
                 index = torch.topk(closeness.flatten(), count).indices
                 w, q = w.flatten()[index], q.flatten()[index]
@@ -179,7 +180,7 @@ class OsciReset:
         for layer in self.layers:
             w, q, s, columns = _grid(layer)
             g = q / s
-            mask = (w / s - g).abs() > self.edge_fraction * bin_width(g.abs())
+            mask = (w / s - g).abs() > self.edge_fraction * _bin_width(g.abs())
             n_total += w.numel()
             n_reset += self._apply(layer, w, q, mask, columns)
         return {"n_reset": float(n_reset), "frac_reset": n_reset / max(n_total, 1)}
@@ -234,6 +235,9 @@ def oscillation_stats(
     1.0
     """
     owner = "oscillation_stats"
+    check_tensor("weights", weights, owner=owner, finite=True)
+    check_tensor("quantized", quantized, owner=owner, finite=True)
+    check_tensor("bin_widths", bin_widths, owner=owner)  # NaN: no FP4 bin (never counted)
     window = check_positive_int("window", window, owner=owner, minimum=2)
     min_flips = check_positive_int("min_flips", min_flips, owner=owner)
     if weights.shape != quantized.shape or weights.dim() != 2 or weights.shape[0] < 2:

@@ -78,6 +78,8 @@ class OutlierChannelCalibrator:
         self.record_start = check_positive_int("record_start", record_start, owner=owner, minimum=0)
         self.record_iters = check_positive_int("record_iters", record_iters, owner=owner)
         self.rounding = check_one_of("rounding", rounding, COUNT_RULES, owner=owner)
+        if not isinstance(model, nn.Module):
+            raise TypeError(f"{owner}: model must be an nn.Module; got {type(model).__name__}.")
         self.layers = quantized_layers(model)
         if not self.layers:
             raise ValueError(f"{owner}: model must contain NVFP4Linear layers; got none.")
@@ -90,6 +92,7 @@ class OutlierChannelCalibrator:
 
     def step(self, t: int) -> bool:
         """Advance after optimizer step ``t``; returns ``True`` on the step that froze C."""
+        t = check_positive_int("t", t, owner="OutlierChannelCalibrator.step", minimum=0)
         if self.frozen_:
             return False
         if t + 1 == self.record_start:

@@ -116,7 +116,7 @@ RECIPES = {
 """Recipe names R0-R5 in order, each mapped to a zero-argument factory."""
 
 
-def get_recipe(name: str | QuantSpec) -> QuantSpec:
+def get_recipe(recipe: str | QuantSpec) -> QuantSpec:
     """The QuantSpec of a recipe name (one of :data:`RECIPES`); a QuantSpec passes through.
 
     Raises
@@ -129,7 +129,16 @@ def get_recipe(name: str | QuantSpec) -> QuantSpec:
     >>> get_recipe("tetrajet_v2").oscireset
     True
     """
-    if isinstance(name, QuantSpec):
-        return name
-    check_one_of("recipe", name, tuple(RECIPES), owner="get_recipe")
-    return RECIPES[name]()
+    return resolve_spec(recipe, name="recipe", owner="get_recipe")
+
+
+def resolve_spec(spec: str | QuantSpec, *, name: str, owner: str) -> QuantSpec:
+    """``spec`` as a QuantSpec: a recipe name is looked up; errors name ``name`` and ``owner``."""
+    if isinstance(spec, QuantSpec):
+        return spec
+    if not isinstance(spec, str):
+        raise TypeError(
+            f"{owner}: {name} must be a QuantSpec or a recipe name; got {type(spec).__name__}."
+        )
+    check_one_of(name, spec, tuple(RECIPES), owner=owner)
+    return RECIPES[spec]()

@@ -25,11 +25,11 @@ from icml26.core import (
 )
 from icml26.tetrajet.convert import quantize_model_, quantized_layers
 from icml26.tetrajet.data import TextData, sample_batch
-from icml26.tetrajet.formats import bin_width
+from icml26.tetrajet.formats import _bin_width
 from icml26.tetrajet.linear import QuantSpec
 from icml26.tetrajet.oscireset import OsciReset, oscillation_stats
 from icml26.tetrajet.outcontrol import OutlierChannelCalibrator
-from icml26.tetrajet.recipes import get_recipe
+from icml26.tetrajet.recipes import resolve_spec
 
 __all__ = ["TrainConfig", "TrainResult", "train_lm"]
 
@@ -138,7 +138,17 @@ def train_lm(
     >>> len(train_lm(net, data, "tetrajet_v2", cfg, context=16, seed=0).val_loss)
     3
     """
-    spec = get_recipe(spec)
+    owner = "train_lm"
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"{owner}: model must be an nn.Module; got {type(model).__name__}.")
+    if not isinstance(data, TextData):
+        raise TypeError(f"{owner}: data must be a TextData; got {type(data).__name__}.")
+    spec = resolve_spec(spec, name="spec", owner=owner)
+    if not isinstance(cfg, TrainConfig):
+        raise TypeError(f"{owner}: cfg must be a TrainConfig; got {type(cfg).__name__}.")
+    context = check_positive_int("context", context, owner=owner, maximum=2**16)
+    if callback is not None and not callable(callback):
+        raise TypeError(f"{owner}: callback must be callable or None; got {callback!r}.")
     rng = numpy_generator(seed)
     quantize_model_(model, spec, seed=int(rng.integers(0, 2**62)))
     layers = quantized_layers(model)
@@ -199,7 +209,7 @@ def train_lm(
             w, q, s = _sampled_grid(layers, samples)
             history[0].append(w)
             history[1].append(q)
-            widths = bin_width((q / s).abs()) * s if widths is None else widths
+            widths = _bin_width((q / s).abs()) * s if widths is None else widths
         result.train_loss.append(float(loss.detach()))
         if t % cfg.eval_every == 0 or t == cfg.steps - 1:
             result.eval_steps.append(t)
