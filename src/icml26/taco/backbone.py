@@ -17,9 +17,17 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from icml26.core import Seed, seeded_default_init, torch_generator
+from icml26.core import Seed, check_positive_int, check_tensor, seeded_default_init, torch_generator
 from icml26.taco.config import TACOConfig
-from icml26.taco.encoder import EncoderStats, InputEncoder, compute_stats
+from icml26.taco.encoder import (
+    EncoderStats,
+    InputEncoder,
+    _compute_stats,
+    check_config,
+    check_labels,
+    check_rows,
+    check_stats,
+)
 
 __all__ = ["KVCache", "PerFeatureTransformer"]
 
@@ -127,7 +135,7 @@ class PerFeatureTransformer(nn.Module):
 
     def __init__(self, config: TACOConfig, *, seed: Seed = 0) -> None:
         super().__init__()
-        E = config.emsize
+        E = check_config(config, owner="PerFeatureTransformer").emsize
         self.config = config
         generator = torch_generator(seed)  # one stream; each part below draws its own sub-seed
         self.encoder = InputEncoder(config, seed=generator)
@@ -141,29 +149,99 @@ class PerFeatureTransformer(nn.Module):
         """Row-attention score entries (query rows × key rows, per column) of the last call."""
         return [layer.row_entries for layer in self.layers]
 
+    @property
+    def dtype(self) -> torch.dtype:
+        """The parameters' dtype: inputs must have it."""
+        return self.decoder[0].weight.dtype
+
+    def _tokens(self, name: str, tokens: object, owner: str, rows: int = 1) -> torch.Tensor:
+        """A (B, T >= rows, C, E) token grid of the model's width and dtype."""
+        tokens = check_tensor(name, tokens, owner=owner, ndim=4)
+        B, T, C, E = tokens.shape
+        if B < 1 or rows > T or C < 2 or self.config.emsize != E:
+            raise ValueError(
+                f"{owner}: {name} must be (B >= 1, T >= {rows}, G + 1 >= 2, "
+                f"E = {self.config.emsize}); got {tuple(tokens.shape)}."
+            )
+        if tokens.dtype != self.dtype:
+            raise TypeError(f"{owner}: {name} must have dtype {self.dtype}; got {tokens.dtype}.")
+        return tokens
+
     def run_layers(self, tokens: torch.Tensor, n_ctx: int) -> torch.Tensor:
-        """All layers on ``tokens`` (B, T, G + 1, E); the first ``n_ctx`` rows are the context."""
+        """All layers on ``tokens`` (B, T, G + 1, E); the first ``n_ctx`` rows are the context.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``tokens`` is not such a grid or ``n_ctx`` is not in [1, T] (rows attend to the
+            context only: without one there is nothing to attend to).
+        """
+        owner = "PerFeatureTransformer.run_layers"
+        tokens = self._tokens("tokens", tokens, owner)
+        n_ctx = check_positive_int("n_ctx", n_ctx, owner=owner, maximum=tokens.shape[1])
+        return self._run_layers(tokens, n_ctx)
+
+    def _run_layers(self, tokens: torch.Tensor, n_ctx: int) -> torch.Tensor:
         for layer in self.layers:
             tokens, _ = layer(tokens, n_ctx)
         return tokens
 
     def decode(self, tokens: torch.Tensor) -> torch.Tensor:
-        """Logits (B, M, max_classes) from the target tokens of ``tokens`` (B, M, G + 1, E)."""
-        return self.decoder(tokens[:, :, -1])
+        """Logits (B, M, max_classes) from the target tokens of ``tokens`` (B, M, G + 1, E).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``tokens`` is not a token grid of the model's width and dtype.
+        """
+        return self.decoder(
+            self._tokens("tokens", tokens, "PerFeatureTransformer.decode", 0)[:, :, -1]
+        )
+
+    def _inputs(
+        self, X: object, y_train: object, stats: object, owner: str
+    ) -> tuple[torch.Tensor, torch.Tensor, EncoderStats]:
+        """Rows (B, T, F), labels of the first N >= 1 rows, and the statistics (default: theirs)."""
+        X = check_rows("X", X, owner=owner, config=self.config, dtype=self.dtype, rows=1)
+        y_train = check_labels(
+            "y_train", y_train, owner=owner, batch=X.shape[0], max_rows=X.shape[1],
+            n_classes=self.config.max_classes,
+        )  # fmt: skip
+        if stats is None:
+            stats = _compute_stats(X[:, : y_train.shape[1]])
+        else:
+            stats = check_stats(stats, owner=owner, batch=X.shape[0], n_features=X.shape[2])
+        return X, y_train, stats
 
     def encode(
         self, X: torch.Tensor, y_train: torch.Tensor, stats: EncoderStats | None = None
     ) -> torch.Tensor:
-        """Final token states (B, T, G + 1, E); the first N = ``y_train.shape[1]`` rows train."""
-        n_train = y_train.shape[1]
-        stats = compute_stats(X[:, :n_train]) if stats is None else stats
-        return self.run_layers(self.encoder(X, y_train, stats), n_train)
+        """Final token states (B, T, G + 1, E); the first N = ``y_train.shape[1]`` rows train.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``X`` is not (B, T, F) rows of the model's dtype, ``y_train`` not (B, 1 <= N <= T)
+            class ids or ``stats`` not of (B, F).
+        """
+        X, y_train, stats = self._inputs(X, y_train, stats, "PerFeatureTransformer.encode")
+        return self._encode(X, y_train, stats)
+
+    def _encode(self, X: torch.Tensor, y_train: torch.Tensor, stats: EncoderStats) -> torch.Tensor:
+        return self._run_layers(self.encoder._forward(X, y_train, stats), y_train.shape[1])
 
     def forward(
         self, X: torch.Tensor, y_train: torch.Tensor, stats: EncoderStats | None = None
     ) -> torch.Tensor:
-        """Logits (B, T - N, max_classes) of the test rows of ``X`` (B, T, F)."""
-        return self.decode(self.encode(X, y_train, stats)[:, y_train.shape[1] :])
+        """Logits (B, T - N, max_classes) of the test rows of ``X`` (B, T, F).
+
+        Raises
+        ------
+        TypeError, ValueError
+            As :meth:`encode`.
+        """
+        X, y_train, stats = self._inputs(X, y_train, stats, "PerFeatureTransformer")
+        return self.decoder(self._encode(X, y_train, stats)[:, y_train.shape[1] :, -1])
 
     def predict_with_context(
         self, context: torch.Tensor, X_test: torch.Tensor, stats: EncoderStats
@@ -171,16 +249,59 @@ class PerFeatureTransformer(nn.Module):
         """Logits (B, M, C) of ``X_test`` (B, M, F) attending only to ``context`` (B, K, G+1, E).
 
         The context rows enter the layers as they are (no encoder, label or position added).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``context`` is not a (B, K >= 1, G + 1, E) grid, ``X_test`` not (B, M, F) rows
+            with ⌈F / g⌉ = G, or ``stats`` not of (B, F).
         """
+        owner = "PerFeatureTransformer.predict_with_context"
+        context = self._tokens("context", context, owner)
+        X_test = self._test_rows(X_test, context.shape[0], context.shape[2] - 1, owner)
+        check_stats(stats, owner=owner, batch=X_test.shape[0], n_features=X_test.shape[2])
+        return self._predict_with_context(context, X_test, stats)
+
+    def _test_rows(self, X_test: object, batch: int, groups: int, owner: str) -> torch.Tensor:
+        X_test = check_rows("X_test", X_test, owner=owner, config=self.config, dtype=self.dtype)
+        g = self.config.features_per_group
+        if X_test.shape[0] != batch or -(-X_test.shape[2] // g) != groups:
+            raise ValueError(
+                f"{owner}: X_test must have B = {batch} and ⌈F / {g}⌉ = {groups} feature groups; "
+                f"got {tuple(X_test.shape)}."
+            )
+        return X_test
+
+    def _predict_with_context(
+        self, context: torch.Tensor, X_test: torch.Tensor, stats: EncoderStats
+    ) -> torch.Tensor:
         empty = torch.zeros(X_test.shape[0], 0, device=X_test.device)
-        test_tokens = self.encoder(X_test, empty, stats)
-        tokens = self.run_layers(torch.cat([context, test_tokens], dim=1), context.shape[1])
-        return self.decode(tokens[:, context.shape[1] :])
+        test_tokens = self.encoder._forward(X_test, empty, stats)
+        tokens = self._run_layers(torch.cat([context, test_tokens], dim=1), context.shape[1])
+        return self.decoder(tokens[:, context.shape[1] :, -1])
 
     def build_cache(self, X_train: torch.Tensor, y_train: torch.Tensor) -> KVCache:
-        """Row-attention keys/values of every layer for the training rows (POT with a KV cache)."""
-        stats = compute_stats(X_train)
-        tokens = self.encoder(X_train, y_train, stats)
+        """Row-attention keys/values of every layer for the training rows (POT with a KV cache).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``X_train`` is not (B, N >= 1, F) rows or ``y_train`` not their (B, N) labels.
+        """
+        owner = "PerFeatureTransformer.build_cache"
+        X_train = check_rows(
+            "X_train", X_train, owner=owner, config=self.config, dtype=self.dtype, rows=1
+        )
+        y_train = check_labels(
+            "y_train", y_train, owner=owner, batch=X_train.shape[0], max_rows=X_train.shape[1],
+            n_classes=self.config.max_classes,
+        )  # fmt: skip
+        if y_train.shape[1] != X_train.shape[1]:
+            raise ValueError(
+                f"{owner}: y_train must label every row of X_train ({X_train.shape[1]}); "
+                f"got {y_train.shape[1]}."
+            )
+        tokens = self.encoder._forward(X_train, y_train, _compute_stats(X_train))
         cache = []
         for layer in self.layers:
             tokens, kv = layer(tokens, X_train.shape[1])
@@ -190,9 +311,38 @@ class PerFeatureTransformer(nn.Module):
     def predict_with_cache(
         self, cache: KVCache, X_test: torch.Tensor, stats: EncoderStats
     ) -> torch.Tensor:
-        """Logits (B, M, C) of ``X_test`` given the cached training keys/values."""
+        """Logits (B, M, C) of ``X_test`` given the cached training keys/values.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``cache`` is not one (keys, values) pair of (B·(G+1), H, n >= 1, E/H) tensors per
+            layer, or ``X_test``/``stats`` do not match it.
+        """
+        owner = "PerFeatureTransformer.predict_with_cache"
+        if not isinstance(cache, list | tuple) or len(cache) != len(self.layers):
+            raise TypeError(
+                f"{owner}: cache must hold one (keys, values) pair per layer "
+                f"({len(self.layers)}); got {type(cache).__name__}."
+            )
+        X_test = check_rows("X_test", X_test, owner=owner, config=self.config, dtype=self.dtype)
+        check_stats(stats, owner=owner, batch=X_test.shape[0], n_features=X_test.shape[2])
+        G = -(-X_test.shape[2] // self.config.features_per_group)
+        H, E = self.config.nhead, self.config.emsize
+        for i, pair in enumerate(cache):
+            if not isinstance(pair, list | tuple) or len(pair) != 2:
+                raise TypeError(f"{owner}: cache[{i}] must be a (keys, values) pair.")
+            for t in pair:
+                t = check_tensor(f"cache[{i}]", t, owner=owner, ndim=4)
+                if t.shape[0] != X_test.shape[0] * (G + 1) or t.shape[1] != H or t.shape[2] < 1 \
+                        or t.shape[3] != E // H or t.dtype != self.dtype:  # fmt: skip
+                    raise ValueError(
+                        f"{owner}: cache[{i}] tensors must be (B·(G+1), H, n >= 1, E/H) = "
+                        f"({X_test.shape[0] * (G + 1)}, {H}, n, {E // H}) of {self.dtype}; "
+                        f"got {tuple(t.shape)} {t.dtype}."
+                    )
         empty = torch.zeros(X_test.shape[0], 0, device=X_test.device)
-        tokens = self.encoder(X_test, empty, stats)
+        tokens = self.encoder._forward(X_test, empty, stats)
         for layer, kv in zip(self.layers, cache, strict=True):
             tokens, _ = layer(tokens, 0, kv)
-        return self.decode(tokens)
+        return self.decoder(tokens[:, :, -1])

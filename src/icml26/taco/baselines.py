@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.cluster import KMeans
 
-from icml26.core import Seed, check_one_of, check_positive_int, numpy_generator
+from icml26.core import Seed, check_array, check_one_of, check_positive_int, numpy_generator
 
 __all__ = ["class_allocation", "subsample_context"]
 
@@ -21,12 +21,25 @@ __all__ = ["class_allocation", "subsample_context"]
 def class_allocation(counts: np.ndarray, k: int) -> np.ndarray:
     """Split k rows over classes proportionally to ``counts`` (largest remainder, >= 1, <= count).
 
+    Raises
+    ------
+    TypeError, ValueError
+        If ``counts`` is not a non-empty 1-D array of integer counts >= 1 or ``k`` is not an
+        integer >= 1.
+
     Example
     -------
     >>> class_allocation(np.array([90, 10]), 10).tolist()
     [9, 1]
     """
-    counts = np.asarray(counts)
+    owner = "class_allocation"
+    k = check_positive_int("k", k, owner=owner)
+    counts = check_array("counts", counts, owner=owner, ndim=1)
+    if counts.size == 0 or np.any(counts < 1) or np.any(counts != np.round(counts)):
+        raise ValueError(
+            f"{owner}: counts must hold one integer count >= 1 per class; got {counts!r}."
+        )
+    counts = counts.astype(np.int64)
     share = np.maximum(1, np.floor(k * counts / counts.sum())).astype(int)
     share = np.minimum(share, counts)
     order = np.argsort(-(k * counts / counts.sum() - share))
@@ -64,8 +77,9 @@ def subsample_context(
 
     Raises
     ------
-    ValueError
-        On an unknown strategy or k < 1.
+    TypeError, ValueError
+        If ``X`` is not a numeric (n >= 1, F) array (finite for ``"kmeans"``), ``y`` not n
+        labels, ``strategy`` unknown or ``k`` < 1.
 
     Example
     -------
@@ -76,6 +90,19 @@ def subsample_context(
     owner = "subsample_context"
     k = check_positive_int("k", k, owner=owner)
     check_one_of("strategy", strategy, ("random", "kmeans"), owner=owner)
+    check_array("X", X, owner=owner, ndim=2, finite=strategy == "kmeans")
+    X = np.asarray(X)  # the caller's dtype, which the rows (and centroids) keep
+    if len(X) == 0:
+        raise ValueError(f"{owner}: X must have at least one row; got shape {X.shape}.")
+    y = np.asarray(y)
+    if (
+        y.shape != (len(X),)
+        or y.dtype.kind not in "biuf"
+        or (y.dtype.kind == "f" and not np.all(np.isfinite(y)))
+    ):
+        raise ValueError(
+            f"{owner}: y must hold one finite label per row of X; got shape {y.shape}."
+        )
     rng = numpy_generator(seed)
     if strategy == "random":
         rows = rng.choice(len(X), size=min(k, len(X)), replace=False)

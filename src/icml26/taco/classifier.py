@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from icml26.core import Seed, check_in_interval, check_positive_int, numpy_generator
+from icml26.taco.encoder import as_device
 from icml26.taco.model import TACOModel
 from icml26.taco.training import load_checkpoint, shipped_checkpoint
 
@@ -112,9 +113,10 @@ class TACOClassifier(ClassifierMixin, BaseEstimator):
 
         Raises
         ------
-        ValueError
-            On a parameter out of range, fewer than 2 classes, or more classes or features than
-            the model supports.
+        TypeError, ValueError
+            On a parameter out of range (``device`` included), ``X``/``y`` that are not a table
+            and its labels, fewer than 2 classes, or more classes or features than the model
+            supports.
         """
         owner = "TACOClassifier"
         p = check_in_interval(
@@ -127,7 +129,11 @@ class TACOClassifier(ClassifierMixin, BaseEstimator):
         )
         check_positive_int("max_chunk_size", self.max_chunk_size, owner=owner)
         n_estimators = check_positive_int("n_estimators", self.n_estimators, owner=owner)
-        X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite=False)
+        as_device(self.device, owner=owner)
+        try:
+            X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite=False)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"{owner}.fit: X and y are not a table and its labels: {err}") from None
         self.classes_, y_enc = np.unique(y, return_inverse=True)
         n_classes = len(self.classes_)
         if n_classes < 2:
@@ -189,7 +195,10 @@ class TACOClassifier(ClassifierMixin, BaseEstimator):
             If X has a different number of features than in ``fit``.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float32, ensure_all_finite=False, reset=False)
+        try:
+            X = validate_data(self, X, dtype=np.float32, ensure_all_finite=False, reset=False)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"TACOClassifier.predict_proba: X is refused: {err}") from None
         with torch.no_grad():
             proba = sum(self._member_proba(i, X) for i in range(len(self.members_)))
         return proba / len(self.members_)

@@ -18,13 +18,17 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from queue import Empty
 
 import torch
 
-from icml26.core import Seed, check_positive_int, torch_generator
+from icml26.core import Seed, check_in_interval, check_positive_int, torch_generator
 from icml26.taco.config import TACOConfig
-from icml26.taco.encoder import compute_stats
+from icml26.taco.encoder import check_config, compute_stats
 from icml26.taco.model import TACOModel
+
+MAX_BENCH_ROWS = 10**6  # benchmark_inference: n_train + n_test random rows
+MAX_REPEATS = 1000  # benchmark_inference: timed repetitions
 
 __all__ = ["InferenceCost", "activation_elements", "benchmark_inference", "peak_rss_increase"]
 
@@ -32,11 +36,22 @@ __all__ = ["InferenceCost", "activation_elements", "benchmark_inference", "peak_
 def activation_elements(n_context: int, n_batch: int, n_features: int, config: TACOConfig) -> int:
     """Elements of one layer's token grid: (n_context + n_batch) · (G + 1) · E (spec §2.4).
 
+    Raises
+    ------
+    TypeError, ValueError
+        If a count is not an integer (n_context, n_batch >= 0; n_features >= 1) or ``config``
+        is not a TACOConfig.
+
     Example
     -------
     >>> activation_elements(100, 28, 10, TACOConfig.small())
     49152
     """
+    owner = "activation_elements"
+    n_context = check_positive_int("n_context", n_context, owner=owner, minimum=0)
+    n_batch = check_positive_int("n_batch", n_batch, owner=owner, minimum=0)
+    n_features = check_positive_int("n_features", n_features, owner=owner)
+    config = check_config(config, owner=owner)
     G = -(-n_features // config.features_per_group)
     return (n_context + n_batch) * (G + 1) * config.emsize
 
@@ -47,29 +62,63 @@ def _rss_bytes() -> int:
 
 
 def _child(fn: Callable[..., object], args: tuple, queue: multiprocessing.Queue) -> None:
-    before = _rss_bytes()
-    fn(*args)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
-    queue.put(max(0, peak - before))
+    try:
+        before = _rss_bytes()
+        fn(*args)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+        queue.put(("ok", max(0, peak - before)))
+    except Exception as err:  # handed to the parent, which re-raises it
+        queue.put(("error", err if _picklable(err) else RuntimeError(repr(err))))
+
+
+def _picklable(value: object) -> bool:
+    import pickle
+
+    try:
+        pickle.dumps(value)
+    except Exception:
+        return False
+    return True
 
 
 def peak_rss_increase(fn: Callable[..., object], *args: object) -> int:
     """Bytes by which peak RSS rises while ``fn(*args)`` runs in a fresh (spawned) process.
 
     ``fn`` and ``args`` must be picklable. The result is the child's peak RSS minus its RSS just
-    before the call (spec E1); a fresh process keeps earlier peaks of the caller out of it.
+    before the call (spec E1); a fresh process keeps earlier peaks of the caller out of it. An
+    exception raised by ``fn`` in the child is raised here.
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` is not callable.
+    RuntimeError
+        If the child process dies without reporting (e.g. killed for memory).
 
     Example
     -------
     >>> peak_rss_increase(bytearray, 64 * 2**20) >= 0
     True
     """
+    if not callable(fn):
+        raise TypeError(f"peak_rss_increase: fn must be callable; got {fn!r}.")
     context = multiprocessing.get_context("spawn")  # fork deadlocks torch's OpenMP pool
     queue = context.Queue()
     process = context.Process(target=_child, args=(fn, args, queue))
     process.start()
-    result = queue.get()
+    while True:  # a child that dies without a word must not leave the parent waiting
+        try:
+            status, result = queue.get(timeout=0.5)
+            break
+        except Empty:
+            if not process.is_alive() and queue.empty():
+                process.join()
+                raise RuntimeError(
+                    f"peak_rss_increase: the child process died (exit code {process.exitcode})."
+                ) from None
     process.join()
+    if status == "error":
+        raise result
     return int(result)
 
 
@@ -137,8 +186,10 @@ def benchmark_inference(
 
     Raises
     ------
-    ValueError
-        If the model has no compressor or a size is not a positive integer.
+    TypeError, ValueError
+        If ``model`` is not a TACOModel with a compressor, a size is not a positive integer
+        (``n_train + n_test <= 10**6``, ``n_features <= max_features``, ``repeats <= 1000``)
+        or a percentage is outside (0, 100].
 
     Example
     -------
@@ -148,12 +199,29 @@ def benchmark_inference(
     20
     """
     owner = "benchmark_inference"
+    if not isinstance(model, TACOModel):
+        raise TypeError(f"{owner}: model must be a TACOModel; got {type(model).__name__}.")
     if not model.use_compressor:
         raise ValueError(f"{owner}: model must have use_compressor=True; got False (bool).")
     for name, value in (("n_train", n_train), ("n_test", n_test), ("batch_size", batch_size)):
-        check_positive_int(name, value, owner=owner)
+        check_positive_int(name, value, owner=owner, maximum=MAX_BENCH_ROWS)
+    if n_train + n_test > MAX_BENCH_ROWS:
+        raise ValueError(
+            f"{owner}: n_train + n_test must be <= {MAX_BENCH_ROWS}; got {n_train + n_test}."
+        )
+    check_positive_int("n_features", n_features, owner=owner, maximum=model.config.max_features)
+    check_positive_int("repeats", repeats, owner=owner, maximum=MAX_REPEATS)
+    if isinstance(percentages, str) or not isinstance(percentages, tuple | list):
+        raise TypeError(f"{owner}: percentages must be a tuple of floats; got {percentages!r}.")
+    percentages = tuple(
+        check_in_interval("percentages", p, low=0, high=100, closed="right", owner=owner)
+        for p in percentages
+    )
+    if not isinstance(measure_rss, bool):
+        raise TypeError(f"{owner}: measure_rss must be a bool; got {measure_rss!r}.")
     generator = torch_generator(seed)
-    X = torch.randn(1, n_train + n_test, n_features, generator=generator)
+    dtype = model.predictor.dtype
+    X = torch.randn(1, n_train + n_test, n_features, generator=generator, dtype=dtype)
     y = torch.randint(0, 2, (1, n_train), generator=generator)
     X_train, X_test = X[:, :n_train], X[:, n_train:]
     batches = X_test.split(batch_size, dim=1)

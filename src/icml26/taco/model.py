@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,13 +28,20 @@ from icml26.core import (
     check_in_interval,
     check_one_of,
     check_positive_int,
+    check_tensor,
     numpy_generator,
     seeded_default_init,
     torch_generator,
 )
 from icml26.taco.backbone import PerFeatureTransformer
 from icml26.taco.config import TACOConfig
-from icml26.taco.encoder import EncoderStats, compute_stats
+from icml26.taco.encoder import (
+    EncoderStats,
+    _compute_stats,
+    check_config,
+    check_labels,
+    check_rows,
+)
 
 __all__ = [
     "RCP_CHOICES",
@@ -45,6 +53,19 @@ __all__ = [
 ]
 
 RCP_CHOICES = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+MAX_WIDTH = 2**14  # ResidualMLP: token width E (its weights are 4 E² floats)
+MAX_CHUNKS = 10**5  # choose_percentage: compression chunks it sums over
+MAX_BISECTIONS = 200  # choose_percentage: float64 bisection is exhausted long before
+
+
+def check_file_path(path: object, *, owner: str, name: str = "path") -> Path:
+    """``path`` as a ``Path`` if it is a str/PathLike naming a file (not '' or a bare folder)."""
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"{owner}: {name} must be a str or PathLike; got {type(path).__name__}.")
+    path = Path(path)
+    if not path.name:
+        raise ValueError(f"{owner}: {name} must name a file; got {str(path)!r}.")
+    return path
 
 
 def n_latents(n_train: int, percentage: float, k_min: int = 1) -> int:
@@ -94,8 +115,10 @@ def choose_percentage(
 
     Raises
     ------
-    ValueError
-        If even k_min latents per chunk exceed the budget.
+    TypeError, ValueError
+        If a count is not a positive integer, the rows split into more than ``MAX_CHUNKS =
+        10**5`` chunks, ``iterations`` exceeds 200 bisections, or even k_min latents per chunk
+        exceed the budget.
 
     Example
     -------
@@ -105,8 +128,16 @@ def choose_percentage(
     """
     owner = "choose_percentage"
     n_train = check_positive_int("n_train", n_train, owner=owner)
-    sizes = chunk_sizes(n_train, check_positive_int("max_chunk_size", max_chunk_size, owner=owner))
+    max_chunk_size = check_positive_int("max_chunk_size", max_chunk_size, owner=owner)
     budget = check_positive_int("budget", budget, owner=owner)
+    k_min = check_positive_int("k_min", k_min, owner=owner)
+    iterations = check_positive_int("iterations", iterations, owner=owner, maximum=MAX_BISECTIONS)
+    if -(-n_train // max_chunk_size) > MAX_CHUNKS:
+        raise ValueError(
+            f"{owner}: n_train / max_chunk_size must give at most {MAX_CHUNKS} chunks; "
+            f"got {n_train} / {max_chunk_size}."
+        )
+    sizes = chunk_sizes(n_train, max_chunk_size)
 
     def total(p: float) -> int:
         return sum(n_latents(n, p, k_min) for n in sizes)
@@ -128,6 +159,18 @@ def choose_percentage(
     return low
 
 
+def _check_seed_idx(seed_idx: object, n: int, owner: str) -> torch.Tensor:
+    """``seed_idx`` if it holds K >= 1 distinct integer row ids in ``range(n)``."""
+    seed_idx = check_tensor("seed_idx", seed_idx, owner=owner, ndim=1, floating=False)
+    integer = not (seed_idx.is_complex() or seed_idx.dtype == torch.bool)
+    if not integer or seed_idx.numel() == 0:
+        raise ValueError(f"{owner}: seed_idx must hold K >= 1 integer row ids; got {seed_idx!r}.")
+    in_range = bool((seed_idx >= 0).all()) and bool((seed_idx < n).all())
+    if not in_range or seed_idx.unique().numel() != seed_idx.numel():
+        raise ValueError(f"{owner}: seed_idx must hold distinct row ids in range(0, {n}).")
+    return seed_idx
+
+
 class ResidualMLP(nn.Module):
     """Projection R(z) = z + W₂ GELU(W₁ z); W₂ is zero-initialised, so R is the identity at init.
 
@@ -141,6 +184,7 @@ class ResidualMLP(nn.Module):
 
     def __init__(self, emsize: int, *, seed: Seed = 0) -> None:
         super().__init__()
+        self.emsize = check_positive_int("emsize", emsize, owner="ResidualMLP", maximum=MAX_WIDTH)
         with seeded_default_init(seed):
             self.up = nn.Linear(emsize, 2 * emsize)
             self.down = nn.Linear(2 * emsize, emsize)
@@ -148,7 +192,19 @@ class ResidualMLP(nn.Module):
         nn.init.zeros_(self.down.bias)
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
-        """R(z) for z (..., E)."""
+        """R(z) for z (..., E).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``z`` is not a tensor of the weights' dtype whose last axis has E entries.
+        """
+        z = check_tensor("z", z, owner="ResidualMLP")
+        if z.ndim == 0 or z.shape[-1] != self.emsize or z.dtype != self.up.weight.dtype:
+            raise ValueError(
+                f"ResidualMLP: z must be (..., {self.emsize}) of {self.up.weight.dtype}; "
+                f"got {tuple(z.shape)} {z.dtype}."
+            )
         return z + self.down(nn.functional.gelu(self.up(z)))
 
 
@@ -170,25 +226,69 @@ class CompressedContext:
     stats: EncoderStats
     k_per_chunk: tuple[int, ...]
 
+    def __post_init__(self) -> None:
+        owner = "CompressedContext"
+        latents = check_tensor("latents", self.latents, owner=owner, ndim=4)
+        B, K, C, _ = latents.shape
+        if min(B, K) < 1 or C < 2:
+            raise ValueError(
+                f"{owner}: latents must be (B, K_total, G + 1, E) with B, K_total >= 1, G >= 1; "
+                f"got {tuple(latents.shape)}."
+            )
+        if not isinstance(self.stats, EncoderStats) or self.stats.feature_mean.shape[0] != B:
+            raise TypeError(f"{owner}: stats must be the EncoderStats of the B = {B} datasets.")
+        ks = self.k_per_chunk
+        if not isinstance(ks, tuple | list) or not all(
+            isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in ks
+        ):
+            raise TypeError(f"{owner}: k_per_chunk must be a tuple of ints >= 1; got {ks!r}.")
+        if sum(ks) != K:
+            raise ValueError(f"{owner}: k_per_chunk must sum to K_total = {K}; got {ks!r}.")
+        object.__setattr__(self, "k_per_chunk", tuple(ks))
+
     @property
     def n_latents(self) -> int:
         """K_total."""
         return int(self.latents.shape[1])
 
     def save(self, path: str | Path) -> None:
-        """Write the context to one safetensors file."""
+        """Write the context to one safetensors file.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``path`` is not a path naming a file.
+        """
+        path = check_file_path(path, owner="CompressedContext.save")
         tensors = {"latents": self.latents.detach().contiguous(), **self.stats.to_tensors()}
         save_file(tensors, str(path), metadata={"k_per_chunk": json.dumps(self.k_per_chunk)})
 
     @classmethod
     def load(cls, path: str | Path) -> CompressedContext:
-        """Read a context written by :meth:`save`."""
-        from safetensors import safe_open
+        """Read a context written by :meth:`save`.
 
-        with safe_open(str(path), framework="pt") as f:
-            k_per_chunk = tuple(json.loads(f.metadata()["k_per_chunk"]))
-        tensors = load_file(str(path))
-        return cls(tensors["latents"], EncoderStats.from_tensors(tensors), k_per_chunk)
+        Raises
+        ------
+        FileNotFoundError
+            If there is no such file.
+        TypeError, ValueError
+            If ``path`` is not a path or the file holds no compressed context.
+        """
+        from safetensors import SafetensorError, safe_open
+
+        owner = "CompressedContext.load"
+        path = check_file_path(path, owner=owner)
+        if not path.is_file():
+            raise FileNotFoundError(f"{owner}: no such file {str(path)!r}.")
+        try:
+            with safe_open(str(path), framework="pt") as f:
+                k_per_chunk = tuple(json.loads((f.metadata() or {})["k_per_chunk"]))
+            tensors = load_file(str(path))
+            return cls(tensors["latents"], EncoderStats.from_tensors(tensors), k_per_chunk)
+        except (SafetensorError, KeyError, json.JSONDecodeError) as err:
+            raise ValueError(
+                f"{owner}: path {str(path)!r} holds no compressed context ({err})."
+            ) from None
 
 
 class TACOModel(nn.Module):
@@ -237,9 +337,7 @@ class TACOModel(nn.Module):
     ) -> None:
         super().__init__()
         owner = "TACOModel"
-        if not isinstance(config, TACOConfig):
-            raise TypeError(f"{owner}: config must be a TACOConfig; got {type(config).__name__}.")
-        self.config = config
+        self.config = check_config(config, owner=owner)
         self.use_compressor = bool(use_compressor)
         self.compression_percentage = check_in_interval(
             "compression_percentage", compression_percentage, low=0, high=100, closed="right"
@@ -278,7 +376,7 @@ class TACOModel(nn.Module):
     ) -> torch.Tensor:
         n = X.shape[1]
         rows = torch.cat([X, X[:, seed_idx]], dim=1)  # (B, n + K, F): seed copies, labels hidden
-        tokens = self.compressor.run_layers(self.compressor.encoder(rows, y, stats), n)
+        tokens = self.compressor._run_layers(self.compressor.encoder._forward(rows, y, stats), n)
         return self.projection(tokens[:, n:])  # (B, K, G + 1, E)
 
     def compress(
@@ -296,17 +394,27 @@ class TACOModel(nn.Module):
 
         Raises
         ------
-        ValueError
-            If the model has no compressor, or ``seed_idx`` is given with several chunks.
+        TypeError, ValueError
+            If the model has no compressor, ``X_train`` is not (B, N >= 1, F) rows of the model's
+            dtype, ``y_train`` not their (B, N) labels, ``percentage`` not in (0, 100], or
+            ``seed_idx`` is not distinct row ids or is given with several chunks.
         """
+        owner = "TACOModel.compress"
         if not self.use_compressor:
             raise ValueError("TACOModel: compress needs use_compressor=True; got False (bool).")
-        stats = compute_stats(X_train)
+        X_train, y_train = self._train_rows(X_train, y_train, owner)
+        if percentage is not None:
+            check_in_interval(
+                "percentage", percentage, low=0, high=100, closed="right", owner=owner
+            )
+        stats = _compute_stats(X_train)
         sizes = chunk_sizes(X_train.shape[1], self.max_chunk_size)
         if seed_idx is not None and len(sizes) > 1:
             raise ValueError(
                 f"TACOModel: seed_idx needs a single chunk; got {len(sizes)} chunks (int)."
             )
+        if seed_idx is not None:
+            seed_idx = _check_seed_idx(seed_idx, X_train.shape[1], owner)
         latents, ks, start = [], [], 0
         for n in sizes:
             X, y = X_train[:, start : start + n], y_train[:, start : start + n]
@@ -318,8 +426,38 @@ class TACOModel(nn.Module):
         return CompressedContext(torch.cat(latents, dim=1), stats, tuple(ks))
 
     def predict_logits(self, context: CompressedContext, X_test: torch.Tensor) -> torch.Tensor:
-        """Logits (B, M, max_classes) of test rows (B, M, F) from the compressed context."""
+        """Logits (B, M, max_classes) of test rows (B, M, F) from the compressed context.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``context`` is not a CompressedContext of this model's width or ``X_test`` does
+            not have its batch and features.
+        """
+        if not isinstance(context, CompressedContext):
+            raise TypeError(
+                f"TACOModel.predict_logits: context must be a CompressedContext; "
+                f"got {type(context).__name__}."
+            )
         return self.predictor.predict_with_context(context.latents, X_test, context.stats)
+
+    def _train_rows(
+        self, X_train: object, y_train: object, owner: str
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(B, N >= 1, F) rows and their (B, N) labels."""
+        X_train = check_rows(
+            "X_train", X_train, owner=owner, config=self.config, dtype=self.predictor.dtype, rows=1
+        )
+        y_train = check_labels(
+            "y_train", y_train, owner=owner, batch=X_train.shape[0], max_rows=X_train.shape[1],
+            n_classes=self.config.max_classes,
+        )  # fmt: skip
+        if y_train.shape[1] != X_train.shape[1]:
+            raise ValueError(
+                f"{owner}: y_train must label every row of X_train ({X_train.shape[1]}); "
+                f"got {y_train.shape[1]}."
+            )
+        return X_train, y_train
 
     def forward(
         self,
@@ -334,6 +472,12 @@ class TACOModel(nn.Module):
         With a compressor, p is ``percentage`` or, under ``rcp_sampling="uniform"``, drawn
         uniformly from ``rcp_choices`` with ``seed``; the gradient reaches C_φ, R and P_θ.
         """
+        owner = "TACOModel"
+        X = check_rows("X", X, owner=owner, config=self.config, dtype=self.predictor.dtype, rows=1)
+        y_train = check_labels(
+            "y_train", y_train, owner=owner, batch=X.shape[0], max_rows=X.shape[1],
+            n_classes=self.config.max_classes,
+        )  # fmt: skip
         n_train = y_train.shape[1]
         if not self.use_compressor:
             return self.predictor(X, y_train)

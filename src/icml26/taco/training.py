@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,8 @@ from icml26.core import (
     warmup_cosine_lr,
 )
 from icml26.taco.config import TACOConfig
-from icml26.taco.model import TACOModel
+from icml26.taco.encoder import check_config
+from icml26.taco.model import TACOModel, check_file_path
 from icml26.taco.prior import MLPSCMPrior
 
 __all__ = [
@@ -93,6 +95,13 @@ def init_from_pot(model: TACOModel, pot: TACOModel | str | Path) -> list[str]:
     >>> len(init_from_pot(taco, pot)) == 2 * len(pot.predictor.state_dict())
     True
     """
+    if not isinstance(model, TACOModel):
+        raise TypeError(f"init_from_pot: model must be a TACOModel; got {type(model).__name__}.")
+    if not isinstance(pot, TACOModel | str | os.PathLike):
+        raise TypeError(
+            f"init_from_pot: pot must be a TACOModel or a checkpoint path; "
+            f"got {type(pot).__name__}."
+        )
     if not isinstance(pot, TACOModel):
         pot = load_checkpoint(pot)
     source = pot.predictor.state_dict()
@@ -216,8 +225,8 @@ def train_taco(
     return history
 
 
-def _paths(path: str | Path) -> tuple[Path, Path]:
-    stem = Path(path).with_suffix("")
+def _paths(path: str | Path, owner: str) -> tuple[Path, Path]:
+    stem = check_file_path(path, owner=owner).with_suffix("")
     return stem.with_suffix(".safetensors"), stem.with_suffix(".json")
 
 
@@ -234,7 +243,12 @@ def save_checkpoint(
     ...     load_checkpoint(Path(d) / "m").config.nlayers
     1
     """
-    weights, meta = _paths(path)
+    owner = "save_checkpoint"
+    if not isinstance(model, TACOModel):
+        raise TypeError(f"{owner}: model must be a TACOModel; got {type(model).__name__}.")
+    if training is not None and not isinstance(training, dict):
+        raise TypeError(f"{owner}: training must be a dict or None; got {type(training).__name__}.")
+    weights, meta = _paths(path, owner)
     weights.parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().contiguous() for k, v in model.state_dict().items()}
     save_file(state, str(weights))
@@ -247,20 +261,29 @@ def load_checkpoint(path: str | Path) -> TACOModel:
 
     Raises
     ------
+    TypeError, ValueError
+        If ``path`` is not a path naming a file, or its JSON record is not a checkpoint's.
     FileNotFoundError
         If the weights or the JSON file is missing.
     icml26.core.StateDictMismatchError
         If the weights do not match the architecture the JSON file describes (every missing,
         unexpected or misshapen tensor is named).
     """
-    weights, meta = _paths(path)
+    owner = "load_checkpoint"
+    weights, meta = _paths(path, owner)
     for file in (weights, meta):
         if not file.is_file():
-            raise FileNotFoundError(f"load_checkpoint: no checkpoint file {str(file)!r}.")
-    record = json.loads(meta.read_text())
-    hparams = dict(record["model"])
-    hparams["rcp_choices"] = tuple(hparams["rcp_choices"])
-    model = TACOModel(TACOConfig(**record["config"]), **hparams)
+            raise FileNotFoundError(f"{owner}: no checkpoint file {str(file)!r}.")
+    try:
+        record = json.loads(meta.read_text())
+        hparams = dict(record["model"])
+        hparams["rcp_choices"] = tuple(hparams["rcp_choices"])
+        config = TACOConfig(**record["config"])
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
+        raise ValueError(
+            f"{owner}: path {str(path)!r} has no valid checkpoint record ({err})."
+        ) from None
+    model = TACOModel(config, **hparams)
     load_state_dict_strict(model, load_file(str(weights)), owner=f"load_checkpoint({str(path)!r})")
     return model.eval()
 
@@ -287,6 +310,9 @@ def load_official_checkpoint(
         If, after renaming, keys are missing or unexpected or a tensor's shape differs from the
         model's (every mismatch is named).
     """
+    owner = "load_official_checkpoint"
+    path = check_file_path(path, owner=owner)
+    config = check_config(config, owner=owner)
     state = torch.load(str(path), map_location="cpu", weights_only=True)
     state = state.get("state_dict", state)
     renamed = {}
