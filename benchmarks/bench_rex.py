@@ -4,6 +4,10 @@
    same tableau vs torchdiffeq's fixed-grid ``odeint(method="rk4")`` of the PF-ODE, same model.
    Rex evaluates the network twice per stage (2s calls per step), so ~2x is the expected price.
 2. Round-trip MSE (float32, data -> noise -> data) and wall time of every inversion method.
+3. Cost of resolving the Brownian path: a Rex-EM sampling sweep (data SDE, 50 log-SNR steps,
+   t_end = 1e-3) whose tree depth follows the grid's shortest clock step (the default) against
+   the former fixed depth 20, interleaved over rounds; the fixed depth is the wrong path (its
+   first steps have Var(W) / step = 0.009), so this is the price of correctness, not a choice.
 
 Run: python benchmarks/bench_rex.py
 """
@@ -96,5 +100,44 @@ def main() -> None:
             print(f"   {name:<16}{roundtrip_error(run(), data):>12.2e}{seconds:>10.4f}")
 
 
+def brownian_cost(rounds: int = 5) -> None:
+    """Section 3: seconds per Rex-EM sweep, grid-derived depth vs fixed depth 20."""
+    import itertools
+    import statistics
+
+    from icml26.rex import SeededBrownian
+
+    schedule = VPSchedule(t_data=1e-3)
+    model = GaussianMixtureData().denoiser(schedule)
+    solver = RexSolver(model, schedule, sde="em", model_output="data", grid="logsnr", n_steps=50)
+    ts = solver.timesteps()
+    x_T = torch.randn(1024, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    deep = solver.brownian(ts, x_T)
+
+    def sweep(bm) -> float:
+        start = time.perf_counter()
+        x, x_hat = x_T, x_T.clone()
+        for t0, t1 in itertools.pairwise(ts):
+            x, x_hat, _ = solver.forward_step(x, x_hat, t0, t1, solver.noise(bm, t0, t1))
+        return time.perf_counter() - start
+
+    def fresh(depth):
+        return SeededBrownian(
+            solver.seed, x_T.shape, deep.lo, deep.hi, depth=depth, dtype=x_T.dtype
+        )
+
+    sweep(fresh(deep.depth))  # warm-up
+    times = {deep.depth: [], 20: []}
+    for _ in range(rounds):
+        for depth in times:
+            times[depth].append(sweep(fresh(depth)))  # a fresh path: no cached splits
+    ratio = statistics.median(a / b for a, b in zip(times[deep.depth], times[20], strict=True))
+    print(f"\n3. Rex-EM sweep, 50 log-SNR steps, batch 1024 (median of {rounds} rounds)")
+    for depth, ts_ in times.items():
+        print(f"   tree depth {depth:>2}: {statistics.median(ts_):.4f} s")
+    print(f"   depth {deep.depth} (from the shortest step) / fixed depth 20 = {ratio:.2f}x")
+
+
 if __name__ == "__main__":
     main()
+    brownian_cost()
