@@ -381,7 +381,19 @@ def _gap(out: dict[str, Any], a: str, others: tuple[str, ...], splits, how=max) 
     return _points(out[f"sr_mean_{a}"] - how(out[f"sr_mean_{n}"] for n in others))
 
 
+COMPETENCE = Claim(
+    "B1",
+    "Precondition: the behaviour-cloned policy is competent (greedy ID success >= 30 %); "
+    "without it the decoder comparisons are vacuous",
+    "sr_id_greedy",
+    ">=",
+    0.3,
+    "OpenVLA greedy 75.7 % (LIBERO avg.)",
+    "paper Table 1",
+    source="none",
+)
 REACH_CLAIMS = (
+    COMPETENCE,
     Claim(
         "S1a",
         "SCALE >= greedy + 3 points on the mean success rate over the splits",
@@ -610,6 +622,7 @@ def _ablation_tables(metrics: list[dict[str, Any]], config: ReachConfig) -> list
 
 
 ABLATION_CLAIMS = (
+    COMPETENCE,
     Claim(
         "A1",
         "SCALE's self-uncertainty >= each alternative measure (p_max, entropy, self-certainty) "
