@@ -79,45 +79,79 @@ def _with_macs(row: dict[str, Any], config: SpeedConfig, cfg: TACOConfig) -> dic
     }
 
 
+def _speed_series(metrics: list[dict[str, Any]], config: SpeedConfig, key: str, p_index: int = 0):
+    """``key`` of every seed's rows at each N for the ``p_index``-th percentage: (seeds, N's).
+
+    Rows are in run order (for N: for p), so they are matched by position, not by value.
+    """
+    P = len(config.percentages)
+    return np.array(
+        [[m["rows"][i * P + p_index][key] for i in range(len(config.n_train))] for m in metrics],
+        dtype=float,
+    )
+
+
 def _speed_plot(metrics: list[dict[str, Any]], config: SpeedConfig) -> dict[str, Any]:
+    """Predict cost and activations against N: seed means with min–max bands."""
     import matplotlib.pyplot as plt
 
-    rows = metrics[0]["rows"]
-    fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(10, 4))
+    from icml26.core.plotting import legend_outside, mean_band, seeds_note
+
+    fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(12, 4))
     ns = list(config.n_train)
-    pot = [next(r for r in rows if r["n_train"] == n) for n in ns]
-    ax_t.plot(ns, [r["time_pot"] for r in pot], "k-o", label="POT (no cache)")
-    ax_t.plot(ns, [r["time_pot_cache"] for r in pot], "k--o", label="POT (KV cache)")
-    ax_m.plot(ns, [r["activations_pot"] for r in pot], "k-o", label="POT")
-    for p in config.percentages:
-        sel = [r for r in rows if r["percentage"] == p]
-        ax_t.plot(ns, [r["time_taco"] for r in sel], "-s", label=f"TACO p={p:g}%")
-        ax_m.plot(ns, [r["activations_taco"] for r in sel], "-s", label=f"TACO p={p:g}%")
-    for ax, ylabel in ((ax_t, "predict time [s]"), (ax_m, "activations per layer")):
+    series = _speed_series
+    mean_band(ax_t, ns, series(metrics, config, "time_pot"), color="k", marker="o",
+              label="POT (no cache)")  # fmt: skip
+    mean_band(ax_t, ns, series(metrics, config, "time_pot_cache"), color="k", ls="--",
+              marker="o", label="POT (KV cache)")  # fmt: skip
+    mean_band(ax_m, ns, series(metrics, config, "activations_pot"), color="k", marker="o",
+              label="POT")  # fmt: skip
+    for i, p in enumerate(config.percentages):
+        label = f"TACO p={p:g}%"
+        mean_band(ax_t, ns, series(metrics, config, "time_taco", i), marker="s", label=label)
+        mean_band(ax_m, ns, series(metrics, config, "activations_taco", i), marker="s",
+                  label=label)  # fmt: skip
+    unit = "predict time [s]" if config.clock == "wall" else "predict cost [multiply-adds]"
+    note = seeds_note(len(metrics))
+    for ax, ylabel, title in (
+        (ax_t, unit, f"Predict cost vs N ({note})"),
+        (ax_m, "activations per layer", f"Activations per layer vs N ({note})"),
+    ):
         ax.set(xscale="log", yscale="log", xlabel="training rows N", ylabel=ylabel)
-        ax.legend(fontsize=7)
+        ax.set_xticks(ns, [str(n) for n in ns], minor=False)
+        ax.set_xticks([], minor=True)
+        ax.set_title(title, fontsize=9)
+        legend_outside(ax)
     fig.tight_layout()
     return {"speed_memory": fig}
 
 
 def _speed_tables(metrics: list[dict[str, Any]], config: SpeedConfig) -> list[Table]:
+    keys = ("time_pot", "time_pot_cache", "time_taco", "activations_taco", "activations_pot",
+            "time_compress")  # fmt: skip
+    first = metrics[0]["rows"]
+    mean = [
+        {k: float(np.mean([m["rows"][i][k] for m in metrics])) for k in keys}
+        for i in range(len(first))
+    ]
     rows = [
         [
             r["n_train"],
             f"{r['percentage']:g}",
             r["n_latents"],
-            f"{r['time_pot']:.3f}",
-            f"{r['time_pot_cache']:.3f}",
-            f"{r['time_taco']:.3f}",
-            f"{r['time_pot'] / r['time_taco']:.1f}×",
-            f"{1 - r['activations_taco'] / r['activations_pot']:.1%}",
-            f"{r['time_compress']:.3f}",
+            f"{a['time_pot']:.3f}",
+            f"{a['time_pot_cache']:.3f}",
+            f"{a['time_taco']:.3f}",
+            f"{a['time_pot'] / a['time_taco']:.1f}×",
+            f"{1 - a['activations_taco'] / a['activations_pot']:.1%}",
+            f"{a['time_compress']:.3f}",
         ]
-        for r in metrics[0]["rows"]
+        for r, a in zip(first, mean, strict=True)
     ]
+    over = "1 seed" if len(metrics) == 1 else f"mean over {len(metrics)} seeds"
     return [
         Table(
-            "Predict cost (paper: up to 94× faster, 97 % less memory)",
+            f"Predict cost (paper: up to 94× faster, 97 % less memory; {over})",
             [
                 "N",
                 "p %",
@@ -391,19 +425,27 @@ def _real(config: AccuracyConfig, ctx: RunContext) -> dict[str, dict[str, float]
 
 def _accuracy_tables(metrics: list[dict[str, Any]], config: AccuracyConfig) -> list[Table]:
     m = metrics[0]
-    synthetic = [[k, f"{v:.4f}"] for k, v in sorted(m["auc_mean"].items())]
-    real = [[name, *(f"{v:.4f}" for v in scores.values())] for name, scores in m["real"].items()]
+    over = "" if len(metrics) == 1 else f", mean over {len(metrics)} seeds"
+
+    def mean(get: Any) -> float:
+        return float(np.mean([get(seed) for seed in metrics]))
+
+    synthetic = [[k, f"{mean(lambda s, k=k: s['auc_mean'][k]):.4f}"] for k in sorted(m["auc_mean"])]
+    real = [
+        [name, *(f"{mean(lambda s, n=name, c=c: s['real'][n][c]):.4f}" for c in scores)]
+        for name, scores in m["real"].items()
+    ]
     first = next(iter(m["real"].values()))
     return [
         Table(
-            f"Held-out prior tasks: mean ROC-AUC over {m['n_tasks']} tasks",
+            f"Held-out prior tasks: mean ROC-AUC over {m['n_tasks']} tasks{over}",
             ["model", "AUC"],
             synthetic,
             note="Paper (TabArena): TACO ≈ POT at 1 % with up to 94× speed-up; "
             "per-dataset numbers not retrievable.",
         ),
         Table(
-            f"Real tables: mean ROC-AUC over {config.real_splits} stratified 50/50 splits",
+            f"Real tables: mean ROC-AUC over {config.real_splits} stratified 50/50 splits{over}",
             ["dataset", *first],
             real,
             note="hgb = scikit-learn HistGradientBoostingClassifier (sanity row).",
