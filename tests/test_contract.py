@@ -55,7 +55,6 @@ FIGURES_NOT_YET_SEED_AWARE = {
     "copyright_bench.scripted",
     "sgg_dp.composition",
     "sgg_dp.table",
-    "taco.speed_memory",
     "tetrajet.formats",
     "tetrajet.lm",
 }
