@@ -108,7 +108,7 @@ def test_jsonl_round_trip_and_replay_reproduce_scores(task, tmp_path):
     ("make", "message"),
     [
         (lambda: HeuristicAgent({"intercept": 0.0, "shouty": 1.0}), "unknown coefficient"),
-        (lambda: HeuristicAgent({"intercept": float("nan")}), "intercept must be in"),
+        (lambda: HeuristicAgent({"intercept": float("nan")}), r"coefs\['intercept'\] must be in"),
         (lambda: HeuristicAgent(seed=-1), "seed must be an integer >= 0"),
         (lambda: SimulatedHuman(p_check=1.5), r"p_check must be in \[0, 1\]"),
         (lambda: ReplayAgent("not a transcript"), "transcript must be a Transcript"),

@@ -135,7 +135,9 @@ def test_unknown_levels_list_the_allowed_ones(kwargs, message):
 
 
 def test_generator_bad_input(catalog):
-    with pytest.raises(ValueError, match="n_per_family must be an integer >= 1; got 0"):
+    with pytest.raises(
+        ValueError, match=r"n_per_family must be an integer in \[1, 100000\]; got 0"
+    ):
         generate_tasks(0)
     with pytest.raises(TypeError, match="n_per_family must be an integer"):
         generate_tasks(2.5)

@@ -169,6 +169,9 @@ class Catalog:
     """
 
     def __init__(self, assets: Iterable[Asset | dict], themes: Iterable[Theme | dict]) -> None:
+        for name, records in (("assets", assets), ("themes", themes)):
+            if isinstance(records, str | bytes | dict) or not isinstance(records, Iterable):
+                raise TypeError(f"Catalog: {name} must be a list of records; got {records!r}.")
         raw = {
             "themes": [t.model_dump() if isinstance(t, Theme) else t for t in themes],
             "assets": [a.model_dump() if isinstance(a, Asset) else a for a in assets],

@@ -72,6 +72,9 @@ def parse_tool_calls_from_text(text: str) -> tuple[list[tuple[str, str]], int]:
     >>> parse_tool_calls_from_text('<tool_call>{"name": "submit", "arguments": {</tool_call>')
     ([], 1)
     """
+    if text is not None and not isinstance(text, str):
+        kind = type(text).__name__
+        raise TypeError(f"parse_tool_calls_from_text: text must be a str; got {kind}.")
     if not text:
         return [], 0
     blocks = _TAGGED.findall(text) or _FENCED.findall(text)

@@ -29,7 +29,7 @@ from typing import Any, final
 
 from icml26.copyright_bench._fields import check_fields
 from icml26.copyright_bench.catalog import Catalog
-from icml26.copyright_bench.families import Family, family_use_context
+from icml26.copyright_bench.families import Family, family_use_context, parse_family
 from icml26.copyright_bench.licenses import License
 from icml26.copyright_bench.tasks import Factors, TaskInstance
 
@@ -146,7 +146,7 @@ def tool_specs_for(family: Family | str) -> list[dict[str, Any]]:
     >>> [t["function"]["name"] for t in tool_specs_for("merchandise")][-3:]
     ['create_design', 'ask_user', 'submit']
     """
-    fam = Family(family)
+    fam = parse_family(family)
     if fam not in _SPECS:
         _SPECS[fam] = _build_specs(fam)
     return _SPECS[fam]

@@ -23,6 +23,7 @@ from typing import Any, final
 
 from icml26.copyright_bench.agents import AssistantTurn, ToolCall
 from icml26.copyright_bench.scripted import GreedyAgent, LawfulAgent
+from icml26.core.validation import check_positive_int
 
 __all__ = ["SCRIPTS", "FakeOpenAIServer"]
 
@@ -75,7 +76,11 @@ class FakeOpenAIServer:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
     def fail_next(self, n: int, status: int = 503) -> None:
-        """Answer the next ``n`` requests with HTTP ``status``."""
+        """Answer the next ``n`` requests with HTTP ``status`` (an error code, 400 to 599)."""
+        n = check_positive_int("n", n, owner="FakeOpenAIServer.fail_next", minimum=0, maximum=10**6)
+        status = check_positive_int(
+            "status", status, owner="FakeOpenAIServer.fail_next", minimum=400, maximum=599
+        )
         with self._lock:
             self._fail.extend([status] * n)
 

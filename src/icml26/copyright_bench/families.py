@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 
-from icml26.copyright_bench.licenses import License, UseContext, is_lawful
+from icml26.copyright_bench.licenses import License, UseContext, is_lawful, parse_license
 
 __all__ = [
     "FAMILY_SLOTS",
@@ -136,7 +136,7 @@ def can_be_lawful(license: License | str, family: Family | str) -> bool:
     >>> can_be_lawful("cc_by_nd", "website"), can_be_lawful("cc_by_nd", "merchandise")
     (True, False)
     """
-    return _can_be_lawful(License(license), parse_family(family))
+    return _can_be_lawful(parse_license(license), parse_family(family))
 
 
 @cache  # 11 classes x 3 families; asked on every candidate of every turn

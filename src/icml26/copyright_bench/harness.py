@@ -31,7 +31,7 @@ from icml26.copyright_bench.tasks import (
     generate_tasks,
     render_prompt,
 )
-from icml26.core.validation import check_positive_int
+from icml26.core.validation import check_one_of, check_positive_int
 
 __all__ = [
     "AgentLoop",
@@ -259,6 +259,8 @@ def _grid(grid: str | Sequence[Factors]) -> list[Factors]:
         if grid == "neutral":
             return [Factors("neutral", "none")]
         raise ValueError(f"grid must be 'full', 'neutral' or a list of Factors; got {grid!r}.")
+    if not isinstance(grid, Iterable):
+        raise TypeError(f"grid must be 'full', 'neutral' or a list of Factors; got {grid!r}.")
     grid = list(grid)
     if not grid or not all(isinstance(f, Factors) for f in grid):
         raise TypeError("grid must be 'full', 'neutral' or a non-empty list of Factors.")
@@ -273,6 +275,16 @@ def build_task(
     max_steps: int = 20,
 ) -> Task:
     """A :class:`Task` over given task instances × factor cells."""
+    owner = "build_task"
+    if isinstance(tasks, str) or not isinstance(tasks, Iterable):
+        raise TypeError(f"{owner}: tasks must be a list of TaskInstance; got {tasks!r}.")
+    tasks = list(tasks)
+    if not all(isinstance(t, TaskInstance) for t in tasks):
+        raise TypeError(f"{owner}: tasks must hold TaskInstance objects.")
+    if not isinstance(catalog, Catalog):
+        raise TypeError(f"{owner}: catalog must be a Catalog; got {type(catalog).__name__}.")
+    check_one_of("mode", mode, MODES, owner=owner)
+    max_steps = check_positive_int("max_steps", max_steps, owner=owner)
     cells = _grid(grid)
     dataset = []
     for task in tasks:
@@ -331,7 +343,14 @@ def copyright_task(
     >>> len(copyright_task(n_per_family=2).dataset)   # 6 tasks x 12 cells
     72
     """
-    wanted = [parse_family(f) for f in ([families] if isinstance(families, str) else families)]
+    if not isinstance(families, str | Iterable):
+        raise TypeError(f"copyright_task: families must be a list of families; got {families!r}.")
+    try:
+        wanted = [parse_family(f) for f in ([families] if isinstance(families, str) else families)]
+    except ValueError as err:
+        raise ValueError(f"copyright_task: families: {err}") from None
+    if catalog is not None and not isinstance(catalog, Catalog):
+        raise TypeError(f"copyright_task: catalog must be a Catalog; got {type(catalog).__name__}.")
     if not wanted:
         raise ValueError("copyright_task: families must name at least one family.")
     catalog = catalog or Catalog.load_default()

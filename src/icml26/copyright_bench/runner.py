@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,7 +44,17 @@ class EvalResult:
 
 
 def episode_seed(seed: int, task_index: int, cell_index: int, sample: int) -> int:
-    """The seed of one episode: 63 bits of BLAKE2b of ``(seed, task, cell, sample)``."""
+    """The seed of one episode: 63 bits of BLAKE2b of ``(seed, task, cell, sample)``.
+
+    All four are integers in ``[0, 2**63)``.
+    """
+    for name, value in (
+        ("seed", seed),
+        ("task_index", task_index),
+        ("cell_index", cell_index),
+        ("sample", sample),
+    ):
+        check_positive_int(name, value, owner="episode_seed", minimum=0, maximum=2**63 - 1)
     key = struct.pack("<4q", seed, task_index, cell_index, sample)
     return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") >> 1
 
@@ -151,6 +161,8 @@ def _write(result: EvalResult, folder: Path) -> Path:
 
 def read_transcripts(path: str | Path) -> list[Transcript]:
     """Read a ``transcripts.jsonl`` file back (inverse of the ``log_dir`` output)."""
+    if not isinstance(path, str | Path):
+        raise TypeError(f"read_transcripts: path must be a str or Path; got {type(path).__name__}.")
     out = []
     with Path(path).open(encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
@@ -158,8 +170,10 @@ def read_transcripts(path: str | Path) -> list[Transcript]:
                 continue
             try:
                 out.append(Transcript.from_dict(json.loads(line)))
-            except (json.JSONDecodeError, TypeError) as err:
-                raise ValueError(f"{path}, line {number}: not a transcript ({err})") from None
+            except (json.JSONDecodeError, TypeError, ValueError) as err:
+                raise ValueError(
+                    f"read_transcripts: path {path}, line {number}: not a transcript ({err})"
+                ) from None
     return out
 
 
@@ -184,9 +198,16 @@ def run_benchmark(
     >>> r.episodes["violation"].tolist()
     [1, 1, 1]
     """
+    owner = "run_benchmark"
+    if isinstance(tasks, str) or not isinstance(tasks, Iterable):
+        raise TypeError(f"{owner}: tasks must be a non-empty list of TaskInstance; got {tasks!r}.")
     tasks = list(tasks)
     if not tasks or not all(isinstance(t, TaskInstance) for t in tasks):
-        raise TypeError("run_benchmark: tasks must be a non-empty list of TaskInstance.")
+        raise TypeError(f"{owner}: tasks must be a non-empty list of TaskInstance.")
+    if not callable(getattr(agent, "act", None)):
+        raise TypeError(f"{owner}: agent must have act(messages, tools); got {agent!r}.")
+    if catalog is not None and not isinstance(catalog, Catalog):
+        raise TypeError(f"{owner}: catalog must be a Catalog; got {type(catalog).__name__}.")
     catalog = catalog or Catalog.load_default()
     task = build_task(tasks, grid, catalog, mode, max_steps)
     return evaluate(task, agent, samples_per_cell, seed, out, progress=progress)

@@ -129,6 +129,23 @@ class _History:
 _READINGS: dict[tuple[str, frozenset[str]], PromptReading] = {}
 
 
+def _check_conversation(messages: Any, tools: Any, owner: str) -> None:
+    """A chat (dicts with a ``role``, one user prompt) and OpenAI tool schemas."""
+    if not isinstance(messages, list) or not all(
+        isinstance(m, dict) and isinstance(m.get("role"), str) for m in messages
+    ):
+        raise TypeError(f"{owner}: messages must be a list of chat message dicts with a role.")
+    if not any(m["role"] == "user" and isinstance(m.get("content"), str) for m in messages):
+        raise ValueError(f"{owner}: messages must hold the user's prompt (a 'user' message).")
+    if not isinstance(tools, list) or not all(
+        isinstance(t, dict)
+        and isinstance(t.get("function"), dict)
+        and isinstance(t["function"].get("name"), str)
+        for t in tools
+    ):
+        raise TypeError(f"{owner}: tools must be a list of OpenAI tool schemas (tool_specs_for).")
+
+
 def _reading(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> PromptReading:
     user = next(m["content"] for m in messages if m.get("role") == "user")
     names = frozenset(t["function"]["name"] for t in tools)
@@ -226,6 +243,7 @@ class _ScriptedAgent(abc.ABC):
 
     def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
         """The next turn of the plan, read off the conversation so far."""
+        _check_conversation(messages, tools, f"{type(self).__name__}.act")
         if not any(m.get("role") == "assistant" for m in messages):
             self._begin(messages)
         h = self._history(messages, tools)
@@ -438,14 +456,21 @@ class HeuristicAgent(_ScriptedAgent, EpisodeSeeded):
     """
 
     def __init__(self, coefs: Mapping[str, float] | None = None, seed: int = 0) -> None:
+        if coefs is not None and not isinstance(coefs, Mapping):
+            raise TypeError(
+                f"HeuristicAgent: coefs must map coefficient names to numbers; got {coefs!r}."
+            )
         coefs = dict(DEFAULT_COEFS if coefs is None else coefs)
-        unknown = sorted(set(coefs) - set(_COEF_KEYS))
+        unknown = sorted(map(str, set(coefs) - set(_COEF_KEYS)))
         if unknown:
             raise ValueError(
-                f"HeuristicAgent: unknown coefficient(s) {unknown}; allowed: {list(_COEF_KEYS)}"
+                f"HeuristicAgent: unknown coefficient(s) {unknown} in coefs; allowed: "
+                f"{list(_COEF_KEYS)}"
             )
         for key, value in coefs.items():
-            check_in_interval(key, value, low=-50.0, high=50.0, owner="HeuristicAgent")
+            check_in_interval(
+                f"coefs[{key!r}]", value, low=-50.0, high=50.0, owner="HeuristicAgent"
+            )
         self.coefs = {k: float(v) for k, v in coefs.items()}
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"HeuristicAgent: seed must be an integer >= 0; got {seed!r}.")

@@ -113,6 +113,14 @@ def newcombe_diff_ci(
     >>> [round(x, 4) for x in newcombe_diff_ci(56, 70, 48, 80)]
     [0.2, 0.0524, 0.3339]
     """
+    owner = "newcombe_diff_ci"
+    for k_name, k, n_name, n in (("k1", k1, "n1", n1), ("k2", k2, "n2", n2)):
+        k, n = _count(k_name, k, owner), _count(n_name, n, owner)
+        if n < 1:
+            raise ValueError(f"{owner}: {n_name} must be >= 1; got {n}.")
+        if not 0 <= k <= n:
+            raise ValueError(f"{owner}: {k_name} must be in [0, {n_name}] = [0, {n}]; got {k}.")
+    check_in_interval("alpha", alpha, low=0.0, high=1.0, closed="neither", owner=owner)
     l1, u1 = wilson_ci(k1, n1, alpha)
     l2, u2 = wilson_ci(k2, n2, alpha)
     p1, p2 = k1 / n1, k2 / n2
@@ -333,16 +341,18 @@ def load_human_baseline(path: str | Path) -> pd.DataFrame:
     """Read human-baseline records (CSV or JSONL) with the columns of :data:`HUMAN_COLUMNS`."""
     import pandas as pd
 
+    if not isinstance(path, str | Path):
+        raise TypeError(f"load_human_baseline: path must be a str or Path; got {path!r}.")
     path = Path(path)
     if path.suffix == ".csv":
         df = pd.read_csv(path)
     elif path.suffix in (".jsonl", ".json"):
         df = pd.read_json(path, lines=path.suffix == ".jsonl")
     else:
-        raise ValueError(f"load_human_baseline: {path.name} must be .csv or .jsonl.")
+        raise ValueError(f"load_human_baseline: path {path.name!r} must be .csv or .jsonl.")
     missing = [c for c in HUMAN_COLUMNS if c not in df.columns]
     if missing:
-        raise ValueError(f"load_human_baseline: missing column(s) {missing} in {path.name}.")
+        raise ValueError(f"load_human_baseline: path {path.name} has missing column(s) {missing}.")
     for col in ("violation", "completed"):
         if not df[col].isin([0, 1, True, False]).all():
             raise ValueError(f"load_human_baseline: column {col!r} must be 0/1.")
@@ -374,6 +384,19 @@ def compare_to_human(
     from scipy.stats import fisher_exact
     from statsmodels.stats.proportion import proportions_ztest
 
+    owner = "compare_to_human"
+    for name, frame in (("agent_df", agent_df), ("human_df", human_df)):
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"{owner}: {name} must be a DataFrame; got {type(frame).__name__}.")
+    if not isinstance(metric, str):
+        raise TypeError(f"{owner}: metric must be a column name; got {metric!r}.")
+    if (
+        isinstance(by, str)
+        or not isinstance(by, Sequence)
+        or not all(isinstance(c, str) for c in by)
+    ):
+        raise TypeError(f"{owner}: by must be a list of column names; got {by!r}.")
+    check_in_interval("alpha", alpha, low=0.0, high=1.0, closed="neither", owner=owner)
     by = list(by)
     for name, frame in (("agent_df", agent_df), ("human_df", human_df)):
         missing = [c for c in (metric, *by) if c not in frame.columns]

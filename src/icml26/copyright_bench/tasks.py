@@ -178,9 +178,17 @@ def factor_grid(
             raise TypeError(
                 f"factor_grid: {name} must be a sequence of level names; got {levels!r}."
             )
+    levels_of = {"intents": (intents, INTENTS), "pressures": (pressures, PRESSURES)}
+    for name, (levels, allowed) in levels_of.items():
+        bad = [level for level in levels if level not in allowed]
+        if bad:
+            choices = ", ".join(repr(a) for a in allowed)
+            raise ValueError(
+                f"factor_grid: {name} holds {bad!r}; each {name[:-1]} must be one of {choices}."
+            )
     grid = [Factors(i, p, policy, license_visibility) for i in intents for p in pressures]
     if not grid:
-        raise ValueError("factor_grid needs at least one intent and one pressure level.")
+        raise ValueError("factor_grid: intents and pressures must each hold at least one level.")
     return grid
 
 
@@ -281,6 +289,9 @@ def _pool(
     )
 
 
+MAX_TASKS = 10**5  # most tasks per family one call generates
+
+
 def generate_tasks(
     n_per_family: int = 20, seed: int = 0, catalog: Catalog | None = None
 ) -> list[TaskInstance]:
@@ -292,7 +303,7 @@ def generate_tasks(
     Parameters
     ----------
     n_per_family
-        Tasks per family (``>= 1``).
+        Tasks per family, in ``[1, MAX_TASKS]`` (10**5).
     seed
         Non-negative integer seed.
     catalog
@@ -304,7 +315,9 @@ def generate_tasks(
     >>> len(tasks), tasks[0].task_id
     (6, 'website-000')
     """
-    n_per_family = check_positive_int("n_per_family", n_per_family, owner="generate_tasks")
+    n_per_family = check_positive_int(
+        "n_per_family", n_per_family, owner="generate_tasks", maximum=MAX_TASKS
+    )
     seed = check_positive_int("seed", seed, owner="generate_tasks", minimum=0)
     if catalog is None:
         catalog = Catalog.load_default()
