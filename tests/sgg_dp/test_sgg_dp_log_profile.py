@@ -65,6 +65,8 @@ def test_large_eps_gives_zero_not_nan():
         (4, 3.0, 1.5, 0.8, 30.0, 300.0, 1e-60),  # k < T: the ball around 0 and its mirror
         (2, 1.5, 1.2, 3.0, 1.0, 0.0, 1e-60),  # T = 2: arcsine law of the direction
         (3, 3.0, 1.35, 3.0, 2.0, 300.0, 1e-60),  # k = T, p > 1: loss unbounded as r → ∞, δ ~ 1e-140
+        (5, 6.0, 1.5, 4.0, 0.0, 0.0, 1e-60),  # k > T, ε = 0: roots merge at t* (was 1.4e-6 low)
+        (5, 6.0, 1.5, 4.0, 1e-4, 0.0, 1e-60),  # ... and appear at h = h* − ε, 0.07 apart in r
     ],
 )
 def test_unbounded_losses_match_nested_quadrature(T, k, p, sigma, eps, log_scale, t_min):

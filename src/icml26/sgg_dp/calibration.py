@@ -35,7 +35,7 @@ MAX_GROWTH = 4.0
 MAX_EVALS = 200
 LOG_ZERO = -1e4  # stands for ln 0 (δ = 0) inside root finding
 # For k > T: larger σ checked after the root, as multiples of it.
-CHECK_ABOVE = (2.0, 10.0, 100.0)
+CHECK_ABOVE = (4.0, 100.0)
 
 
 def _finite(value: float) -> float:

@@ -54,6 +54,8 @@ S_DEEP = 1e5  # while no A is found, the coarse pass goes on out to |s| = S_DEEP
 LOG_KEEP = 46.0  # window: log integrand within 46 of ln A (relative 1e-20)
 WINDOW_MARGIN = 2.0  # coarse points of slack around the window
 PANEL_WIDTH = 0.5  # measured: 0.2-0.8 give the same 1e-12 on the Gaussian member
+CORE_KEEP = 12.0  # fine panels where the log integrand is within 12 of the top ...
+TAIL_PANEL_WIDTH = 2.0  # ... wider ones on the tails (< e^-12 of the total, smooth there)
 N_BISECT = 50  # T = 1: halvings of a root's bracket (relative width <= ~1e-15 of the cell)
 MAX_FALSI = 100  # rounds of regula falsi on a kink's bracket, ending at FALSI_TOL relative
 FALSI_TOL = 1e-15
@@ -283,6 +285,24 @@ class _SphereProfile:
             out = np.where(i == 2, np.nan, out)
         return out
 
+    def _axis_table(self, x: np.ndarray, near: bool) -> np.ndarray:
+        """All six functions of :meth:`_axis` on ``x``, shape (6, len(x)); h evaluated once."""
+        m = self
+        r, gap = (m.Delta + x, np.abs(x)) if near else (x, np.abs(x - m.Delta))
+        floor = 0.0 if m.log_eta is None else math.exp(m.log_eta)
+        hr = m.h(r)
+        minus, plus = hr - m.h(r + m.Delta), hr - m.h(np.maximum(gap, floor))
+        if m.k > m.T:
+            third = hr - m.h_star
+        elif m.k == m.T:
+            third = (r / m.sigma) ** m.p
+        else:
+            third = np.full(x.shape, np.nan)
+        rows = []
+        for c in (m.eps, -m.eps):
+            rows += [minus - c, plus - c, third - c if m.k != m.T else third + c]
+        return np.stack(rows)
+
     def _roots(self, grid: np.ndarray, near: bool, geometric: bool) -> np.ndarray:
         """Sign changes of the axis functions between neighbours of ``grid``, refined.
 
@@ -290,10 +310,8 @@ class _SphereProfile:
         a ``geometric`` grid of one sign per bracket) in ln|x|, until the brackets are ~1e-15
         relative (typically 6–10 rounds instead of 50 halvings).
         """
-        n = len(grid)
-        which = np.repeat(np.arange(6), n)
         with np.errstate(invalid="ignore", divide="ignore"):
-            v = self._axis(np.tile(grid, 6), which, near).reshape(6, n)
+            v = self._axis_table(grid, near)
         sign = np.sign(v)
         fi, gi = np.nonzero(sign[:, :-1] * sign[:, 1:] < 0)
         lo_x, hi_x = grid[gi], grid[gi + 1]
@@ -358,7 +376,25 @@ class _SphereProfile:
             parts += [m.Delta * (1 + np.logspace(-15.6, 2, 360))]
         r = np.unique(np.concatenate(parts))
         r = r[np.isfinite(r) & (r > 0)]
-        return radius_logit(self._roots(r, near=False, geometric=False), m.k, m.p, m.sigma)
+        roots = np.concatenate([self._roots(r, near=False, geometric=False), self._merge_radii()])
+        return radius_logit(roots, m.k, m.p, m.sigma)
+
+    def _merge_radii(self) -> np.ndarray:
+        """k > T: the radii where the two level-set roots t₁ < t* < t₂ merge or appear.
+
+        {ρ: h(ρ) < h(r) − c} excludes (t₁, t₂), whose width behaves like |r − t*| at c = 0
+        (a kink at r = t*, where h(r) − h* only touches 0 and no sign change shows it) and
+        which appears at the two radii with h(r) = h* − ε for c = −ε (possibly closer together
+        than any scan); both are found from the level set at t* itself.
+        """
+        m = self
+        if m.k <= m.T:
+            return np.zeros(0)
+        t_star = m.sigma * ((m.k - m.T) / m.p) ** (1 / m.p)
+        ls = level_set(np.array([(m.k - m.T) / m.p]), np.array([m.eps]), m.T, m.k, m.p)
+        taus = [0.0] if ls.everything[0] else [0.0, float(ls.tau1[0]), float(ls.tau2[0])]
+        out = t_star * np.exp(np.array(taus))
+        return out[np.isfinite(out) & (out > 0)]
 
     def near_kinks(self) -> np.ndarray:
         """The kinks in the near zone, as offsets d = r − Δ (without ±η)."""
@@ -367,7 +403,9 @@ class _SphereProfile:
         ladder = np.geomspace(math.exp(m.log_eta), w, NEAR_SCAN)
         linear = np.linspace(-w, w, NEAR_LINEAR)
         grid = np.unique(np.concatenate([-ladder, ladder, linear[linear != 0]]))
-        return self._roots(grid, near=True, geometric=True)
+        merge = self._merge_radii() - m.Delta
+        merge = merge[(np.abs(merge) < w) & (merge != 0)]
+        return np.concatenate([self._roots(grid, near=True, geometric=True), merge])
 
     def near_nodes(self):
         """Nodes d, radii and log-weights (radial density × rule) of the near zone |d| < NEAR Δ.
@@ -464,26 +502,35 @@ def _log_sphere(eps, T, k, p, sigma, Delta, panel_width) -> float:
     # mirror image in B (small radii), so the window threshold looks at both terms.
     log_top = max(special.logsumexp(phi_a), eps + special.logsumexp(phi_b))
     threshold = log_top + math.log(COARSE_STEP) - LOG_KEEP if np.isfinite(log_top) else math.inf
-    windows = _windows(s, (phi_a >= threshold) | (phi_b + eps >= threshold), edge)
+    keep = (phi_a >= threshold) | (phi_b + eps >= threshold)
+    windows = _windows(s, keep, edge)
     breaks = prof.kinks(windows)
     # A piece of A or B narrower than the coarse step lies between two kinks: a window around
-    # every kink covers it.
-    windows = _merge(windows + [(b - WINDOW_MARGIN, b + WINDOW_MARGIN) for b in breaks])
+    # every kink covers it. Fine panels on the core (within e^-CORE_KEEP of the top, and around
+    # kinks), wide ones on the tails, which hold < e^-CORE_KEEP of the total.
+    around = [(b - WINDOW_MARGIN, b + WINDOW_MARGIN) for b in breaks]
+    windows = _merge(windows + around)
+    core_threshold = threshold + LOG_KEEP - CORE_KEEP
+    core = _windows(s, (phi_a >= core_threshold) | (phi_b + eps >= core_threshold), edge)
+    core = _merge(core + around)
+    tails = windows
+    for lo, hi in core:
+        tails = _cut(tails, lo, hi)
     parts_a, parts_b, extra = [], [], []
     if prof.singular:
         near = radius_logit(np.array([(1 - NEAR) * Delta, (1 + NEAR) * Delta]), k, p, sigma)
-        windows = _cut(windows, float(near[0]), float(near[1]))
         s_eta = float(radius_logit(np.array(math.exp(prof.log_eta)), k, p, sigma))
-        windows = _cut(windows, -math.inf, s_eta)  # r < η: in the ball term
+        for cut in ((float(near[0]), float(near[1])), (-math.inf, s_eta)):  # r < η: the ball
+            core, tails = _cut(core, *cut), _cut(tails, *cut)
         d, r, log_w = prof.near_nodes()
         a, b = prof.log_integrands(r, log_w, d)
         parts_a.append(a)
         parts_b.append(b)
         extra.append(_log_balls(eps, T, k, p, sigma, Delta, prof.log_eta))
-    if windows:
-        r, log_w = radius_nodes_log(
-            k, p, sigma, windows, panel_width, breaks, graded_ends=prof.singular
-        )
+    for part, width in ((core, panel_width), (tails, TAIL_PANEL_WIDTH)):
+        if not part:
+            continue
+        r, log_w = radius_nodes_log(k, p, sigma, part, width, breaks, graded_ends=True)
         a, b = prof.log_integrands(r, log_w)
         parts_a.append(a)
         parts_b.append(b)
