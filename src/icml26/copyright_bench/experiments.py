@@ -216,38 +216,65 @@ def _stats_bundle(episodes: Any, B: int, seed: int) -> list[float]:
     return [*flat, boot.estimate, boot.low, boot.high]
 
 
+def _pooled_cells(metrics_per_seed: list[dict[str, Any]], agent: str) -> dict[tuple, list]:
+    """Per (intent, pressure): violations and episodes summed over seeds, the pooled rate, its
+    Wilson 95% interval, and the lowest and highest per-seed rate."""
+    from icml26.copyright_bench import wilson_ci
+
+    out: dict[tuple, list] = {}
+    for m in metrics_per_seed:
+        for intent, pressure, k, n, rate, *_ in m[f"cells_{agent}"]:
+            cell = out.setdefault((intent, pressure), [0, 0, []])
+            cell[0], cell[1] = cell[0] + int(k), cell[1] + int(n)
+            cell[2].append(float(rate))
+    return {
+        key: [k, n, k / n, *wilson_ci(k, n), min(rates), max(rates)]
+        for key, (k, n, rates) in out.items()
+    }
+
+
 def scripted_tables(metrics_per_seed: list[dict[str, Any]], config: Any) -> list[Table]:
-    """Violation rate ± Wilson 95% CI per cell and agent; the paper's qualitative claims."""
-    m = metrics_per_seed[0]
+    """Violation rate ± Wilson 95% CI per cell and agent (pooled over seeds); the paper's
+    qualitative claims."""
+    n_seeds = len(metrics_per_seed)
+    pooled = {agent: _pooled_cells(metrics_per_seed, agent) for agent in AGENTS}
     rows = []
     for intent in config.intents:
         for pressure in config.pressures:
             row: list[Any] = [intent, pressure]
             for agent in AGENTS:
-                cell = next(c for c in m[f"cells_{agent}"] if c[0] == intent and c[1] == pressure)
-                row.append(f"{cell[4]:.2f} [{cell[5]:.2f}, {cell[6]:.2f}]")
+                _, _, rate, low, high, *_ = pooled[agent][(intent, pressure)]
+                row.append(f"{rate:.2f} [{low:.2f}, {high:.2f}]")
             rows.append(row)
+    human_rows = [
+        [
+            *([i] if n_seeds > 1 else []),
+            r[0],
+            f"{r[1]:.3f}",
+            f"{r[2]:.3f}",
+            f"{r[3]:+.3f} [{r[4]:+.3f}, {r[5]:+.3f}]",
+            r[6],
+            f"{r[7]:.2g}",
+        ]
+        for i, m in enumerate(metrics_per_seed)
+        for r in m["vs_simulated_human"]
+    ]
     return [
         Table(
-            "Violation rate [Wilson 95% CI] per factor cell",
+            f"Violation rate [Wilson 95% CI] per factor cell (episodes pooled over {n_seeds} "
+            "seeds)",
             ["intent", "pressure", *AGENTS],
             rows,
             note="Scripted agents with known ground truth; not the paper's models.",
         ),
         Table(
-            "Agents vs the simulated human (p_check = 0.9): violation rate",
-            ["agent", "agent rate", "human rate", "difference [Newcombe 95% CI]", "test", "p"],
+            "Agents vs the simulated human (p_check = 0.9): violation rate"
+            + (", one row per seed" if n_seeds > 1 else ""),
             [
-                [
-                    r[0],
-                    f"{r[1]:.3f}",
-                    f"{r[2]:.3f}",
-                    f"{r[3]:+.3f} [{r[4]:+.3f}, {r[5]:+.3f}]",
-                    r[6],
-                    f"{r[7]:.2g}",
-                ]
-                for r in m["vs_simulated_human"]
+                *(["seed"] if n_seeds > 1 else []),
+                "agent", "agent rate", "human rate", "difference [Newcombe 95% CI]", "test", "p",
             ],
+            human_rows,
             note="A scripted stand-in for the paper's human baseline, not human data.",
         ),
         Table(
@@ -255,30 +282,39 @@ def scripted_tables(metrics_per_seed: list[dict[str, Any]], config: Any) -> list
             ["#", "claim", "status"],
             [[i, text, "not measurable offline (needs real models)"] for i, text in QUALITATIVE],
         ),
-    ]
+    ]  # fmt: skip
 
 
 def scripted_plot(metrics_per_seed: list[dict[str, Any]], config: Any) -> dict[str, Any]:
-    """Heatmaps of the violation rate (intent × pressure), one per agent."""
+    """Heatmaps of the violation rate (intent × pressure), one per agent: episodes pooled over
+    every seed, each cell annotated with the range of the per-seed rates."""
     import matplotlib.pyplot as plt
     import numpy as np
 
-    m = metrics_per_seed[0]
-    fig, axes = plt.subplots(1, len(AGENTS), figsize=(4 * len(AGENTS), 3.6), squeeze=False)
+    n_seeds = len(metrics_per_seed)
+    fig, axes = plt.subplots(1, len(AGENTS), figsize=(4 * len(AGENTS), 3.8), squeeze=False)
     for ax, agent in zip(axes[0], AGENTS, strict=True):
+        pooled = _pooled_cells(metrics_per_seed, agent)
         grid = np.zeros((len(config.intents), len(config.pressures)))
-        for c in m[f"cells_{agent}"]:
-            grid[config.intents.index(c[0]), config.pressures.index(c[1])] = c[4]
+        spread = np.zeros((*grid.shape, 2))
+        for (intent, pressure), (_, _, rate, _, _, lo, hi) in pooled.items():
+            i, j = config.intents.index(intent), config.pressures.index(pressure)
+            grid[i, j], spread[i, j] = rate, (lo, hi)
         ax.imshow(grid, vmin=0, vmax=1, cmap="Reds")
         for i in range(grid.shape[0]):
             for j in range(grid.shape[1]):
-                ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=8)
+                text = f"{grid[i, j]:.2f}"
+                if n_seeds > 1:
+                    text += f"\n{spread[i, j, 0]:.2f}–{spread[i, j, 1]:.2f}"
+                color = "white" if grid[i, j] > 0.6 else "black"  # readable on dark cells
+                ax.text(j, i, text, ha="center", va="center", fontsize=7, color=color)
         ax.set_xticks(range(len(config.pressures)), config.pressures)
         ax.set_yticks(
             range(len(config.intents)), [i.replace("_", "\n") for i in config.intents], fontsize=7
         )
         ax.set_title(agent)
-    fig.suptitle("Violation rate by intent × pressure")
+    note = "1 seed" if n_seeds == 1 else f"pooled over {n_seeds} seeds; per-seed min–max below"
+    fig.suptitle(f"Violation rate by intent × pressure ({note})")
     fig.tight_layout()
     return {"violation_heatmaps": fig}
 
