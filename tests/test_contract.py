@@ -52,7 +52,6 @@ def test_smoke_preset_runs_deterministically_and_every_claim_gets_a_verdict(name
 # Temporary shim (issue 15): experiments whose figures still draw seed 0 only. Each system leaves
 # this set when its plot hooks aggregate all seeds; the set is removed when it is empty.
 FIGURES_NOT_YET_SEED_AWARE = {
-    "copyright_bench.scripted",
     "sgg_dp.composition",
     "sgg_dp.table",
     "tetrajet.formats",
