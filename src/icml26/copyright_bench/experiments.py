@@ -490,20 +490,25 @@ FACTOR_CLAIMS = (
 
 
 def factor_tables(metrics_per_seed: list[dict[str, Any]], config: Any) -> list[Table]:
-    """True coefficient, mean estimate and CI coverage per coefficient."""
+    """True coefficient, mean estimate and CI coverage per coefficient (mean over records)."""
+    import numpy as np
+
     m = metrics_per_seed[0]
+    n = len(metrics_per_seed)
+
+    def mean(key: str, name: str) -> float:
+        return float(np.mean([r[key][name] for r in metrics_per_seed]))
+
     rows = [
-        [
-            name,
-            f"{m['true'][name]:+.2f}",
-            f"{m['mean_estimate'][name]:+.3f}",
-            f"{m['coverage'][name]:.2f}",
-        ]
+        [name, f"{m['true'][name]:+.2f}", f"{mean('mean_estimate', name):+.3f}",
+         f"{mean('coverage', name):.2f}"]
         for name in m["true"]
-    ]
+    ]  # fmt: skip
+    replicates = sum(int(r["replicates"]) for r in metrics_per_seed)
     return [
         Table(
-            f"Slot-level Logit over {m['replicates']} HeuristicAgent replicates",
+            f"Slot-level Logit over {replicates} HeuristicAgent replicates ({n} record"
+            f"{'s' if n > 1 else ''})",
             ["coefficient", "true", "mean estimate", "95% CI coverage"],
             rows,
         )
