@@ -136,3 +136,10 @@ def test_text_helpers_check_kinds_and_empty_inputs():
         token_coherence([], torch.zeros(4, 2))
     with pytest.raises(ValueError, match="contributions"):
         coverage_size(torch.tensor([1.0, float("nan")]))
+
+
+def test_load_gpt2_refuses_an_unknown_name_before_any_lookup():
+    from icml26.nana import load_gpt2
+
+    with pytest.raises(FileNotFoundError, match="name_or_dir"):
+        load_gpt2("x", allow_hub=True)  # neither a folder, a GPT-2 name nor an org/name id

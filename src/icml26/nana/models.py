@@ -27,6 +27,7 @@ embeddings only, and refuses SCA (no LM head).
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -578,6 +579,10 @@ def from_hf_bert(model: nn.Module, *, dtype: torch.dtype = torch.float64) -> MLP
     )
 
 
+GPT2_NAMES = ("gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl")
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")
+
+
 def load_gpt2(
     name_or_dir: str | Path, *, allow_hub: bool = False, with_tokenizer: bool = False
 ) -> Any:
@@ -586,8 +591,9 @@ def load_gpt2(
     Parameters
     ----------
     name_or_dir
-        ``"gpt2"``, ``"gpt2-medium"``, ``"gpt2-large"``, ``"gpt2-xl"`` or a local folder written
-        by ``save_pretrained``.
+        ``"gpt2"``, ``"gpt2-medium"``, ``"gpt2-large"``, ``"gpt2-xl"``, a hub id ``"org/name"``
+        or a local folder written by ``save_pretrained``; anything else is refused before any
+        lookup.
     allow_hub
         Let ``from_pretrained`` download from the Hugging Face hub; by default only local files
         (a cache or a folder) are read and nothing downloads.
@@ -611,6 +617,13 @@ def load_gpt2(
     transformers = require("transformers", "nana", owner="load_gpt2")
     if not isinstance(name_or_dir, str | Path):
         raise TypeError(f"load_gpt2: name_or_dir must be a str or Path; got {type(name_or_dir)}.")
+    if not Path(name_or_dir).is_dir() and not (
+        str(name_or_dir) in GPT2_NAMES or _HUB_ID.fullmatch(str(name_or_dir))
+    ):
+        raise FileNotFoundError(
+            f"load_gpt2: name_or_dir {str(name_or_dir)!r} is no local folder, none of "
+            f"{GPT2_NAMES} and no hub id 'org/name'."
+        )
     model = transformers.GPT2LMHeadModel.from_pretrained(
         str(name_or_dir), local_files_only=not allow_hub
     ).eval()
