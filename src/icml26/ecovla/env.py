@@ -270,17 +270,7 @@ class Shift2DPickPlaceEnv(gym.Env):
                 colour,
                 lambda dx, dy: (dx**2 + dy**2 <= PAD_RADIUS**2) & (dx**2 + dy**2 >= RING_INNER**2),
             )
-        size = 3.5 * px
-        shapes = [(s["objects"][i], OBJECT_COLOURS[i], i) for i in range(3)]
-        if self.shifted:
-            shapes.append((s["distractor"], DISTRACTOR_COLOUR, 0))
-        masks = (
-            lambda dx, dy: (np.abs(dx) <= size) & (np.abs(dy) <= size),  # square
-            lambda dx, dy: dx**2 + dy**2 <= size**2,  # disk
-            lambda dx, dy: (np.abs(dy) <= size) & (np.abs(dx) <= (dy + size) / 2),  # triangle
-        )
-        for centre, colour, kind in shapes:
-            self._paint(img, centre, size, colour, masks[kind])
+        # the gripper first: the object under it stays visible (it is what the policy looks for)
         arm, thin = 4.5 * px, 0.6 * px
         self._paint(
             img,
@@ -301,6 +291,17 @@ class Shift2DPickPlaceEnv(gym.Env):
                 (0.0, 0.0, 0.0),
                 lambda dx, dy: (np.abs(dx) <= knob) & (np.abs(dy) <= knob),
             )
+        size = 3.5 * px
+        shapes = [(s["objects"][i], OBJECT_COLOURS[i], i) for i in range(3)]
+        if self.shifted:
+            shapes.append((s["distractor"], DISTRACTOR_COLOUR, 0))
+        masks = (
+            lambda dx, dy: (np.abs(dx) <= size) & (np.abs(dy) <= size),  # square
+            lambda dx, dy: dx**2 + dy**2 <= size**2,  # disk
+            lambda dx, dy: (np.abs(dy) <= size) & (np.abs(dx) <= (dy + size) / 2),  # triangle
+        )
+        for centre, colour, kind in shapes:
+            self._paint(img, centre, size, colour, masks[kind])
         if self.shifted:
             brightness, contrast = s["lighting"]
             img = (0.5 + contrast * (img - 0.5)) * brightness
@@ -347,7 +348,7 @@ class Shift2DPickPlaceEnv(gym.Env):
             grip = -1.0 if dist < 0.5 * PAD_RADIUS else 1.0
         else:
             # close well inside the grasp radius, so an imprecise imitator still grasps
-            grip = 1.0 if dist < 0.5 * GRASP_RADIUS and not s["closed"] else -1.0
+            grip = 1.0 if dist < 0.6 * GRASP_RADIUS else -1.0
         return np.array([move[0], move[1], grip])
 
 

@@ -40,6 +40,7 @@ class ShiftConfig:
     patch: int = 8  # 64 visual tokens (spec)
     demo_episodes: int = 2000
     train_steps: int = 3000
+    encoder_steps: int = 2000  # stage 1: the vision encoder alone (stand-in for a pretrained one)
     batch_size: int = 64
     lr: float = 2e-3
     eval_episodes: int = 200
@@ -65,6 +66,7 @@ SHIFT_PRESETS = {
         patch=16,
         demo_episodes=6,
         train_steps=4,
+        encoder_steps=4,
         batch_size=16,
         eval_episodes=2,
         ratios=(0.4,),
@@ -81,7 +83,8 @@ SHIFT_PRESETS = {
         d_ff=256,
         patch=16,
         demo_episodes=300,
-        train_steps=600,
+        encoder_steps=800,
+        train_steps=800,
         eval_episodes=40,
         ratios=(0.4,),
         alpha_sweep=(0.0, 0.7),
@@ -104,13 +107,14 @@ def _train_policy(config: ShiftConfig, ctx: RunContext) -> tuple[Any, Any]:
         patch=config.patch,
     )
     model = TinyVLA(model_config, seed=ctx.torch_generator("init"))
-    with ctx.progress(config.train_steps, "behaviour cloning") as bar:
+    with ctx.progress(config.encoder_steps + config.train_steps, "training") as bar:
         losses = train_bc(
             model,
             demos,
             steps=config.train_steps,
             batch_size=config.batch_size,
             lr=config.lr,
+            encoder_steps=config.encoder_steps,
             seed=ctx.torch_generator("batches"),
             on_step=lambda step, loss: bar.advance(),
         )

@@ -3,7 +3,8 @@
 A convolutional encoder (CoordConv input, FiLM-conditioned on the instruction as in RT-1) turns the
 64 x 64 image into a keypoint token (spatial softmax, Levine et al. 2016) and 64 patch tokens (never
 pruned); the instruction (object id, goal id) and the proprioception (gripper x, y, grip) are one
-token each; four learned action queries (plus the instruction embedding) follow. The sequence
+token each; four learned action queries (plus the instruction, proprio and keypoint embeddings)
+follow. The sequence
 runs through ``transformers`` Llama decoder layers (pre-norm, RoPE, SwiGLU MLP with gate/up/down,
 q/k/v/o attention: the layout of
 OpenVLA's Llama-2 backbone), and an MLP on the pooled action-query tokens regresses an action
@@ -160,7 +161,8 @@ class TinyVLA(nn.Module, BackboneAdapter):
             self.proprio = nn.Linear(3, c.d_model)
             self.queries = nn.Parameter(torch.randn(c.chunk, c.d_model) * 0.02)
             self.backbone = LlamaModel(llama)
-            self.locate = nn.Linear(c.d_model, 4)  # auxiliary: instructed object/pad (x, y)
+            # auxiliary, on the keypoint token: the instructed object's and pad's (x, y)
+            self.locate = nn.Linear(c.d_model, 4)
             self.head = nn.Sequential(
                 nn.Linear(c.d_model, c.d_model), nn.GELU(), nn.Linear(c.d_model, c.chunk * 3)
             )
@@ -227,7 +229,8 @@ class TinyVLA(nn.Module, BackboneAdapter):
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
         """Action chunks ``(B, chunk, 3)`` from a batch of observations.
 
-        With ``return_positions`` also the auxiliary localisation ``(B, 4)`` (training aid).
+        With ``return_positions`` also the encoder's auxiliary localisation ``(B, 4)`` (read
+        from the keypoint token; a training aid).
         """
         c = self.config
         images, instruction = self._check_images(images, instruction)
@@ -238,20 +241,23 @@ class TinyVLA(nn.Module, BackboneAdapter):
             check_tensor("visual", visual, shape=shape, finite=True, owner=owner)
         visual = self.encode_images(images, instruction) if visual is None else visual
         instr = self.object_emb(instruction[:, 0]) + self.goal_emb(instruction[:, 1])  # (B, D)
+        state = self.proprio(proprio.to(visual.dtype))  # (B, D)
+        # the action queries start from the task, the gripper state and the keypoints
+        queries = self.queries + (instr + state + visual[:, 0])[:, None]  # (B, chunk, D)
         tokens = torch.cat(
             [
                 instr[:, None],
-                self.proprio(proprio.to(visual.dtype))[:, None],
+                state[:, None],
                 visual[:, :1],  # keypoint token
                 visual[:, 1:] + self.visual_pos,  # patch tokens
-                self.queries + instr[:, None],  # (B, chunk, D): queries know the task
+                queries,
             ],
             dim=1,
         )  # (B, S, D)
         h = self._backbone(tokens)
         pooled = h[:, -c.chunk :].mean(dim=1)  # (B, D)
         chunk = self.head(pooled).view(-1, c.chunk, 3)
-        return (chunk, self.locate(pooled)) if return_positions else chunk
+        return (chunk, self.locate(visual[:, 0])) if return_positions else chunk
 
     def _check_images(self, images: Any, instruction: Any) -> tuple[torch.Tensor, torch.Tensor]:
         """Shapes, dtypes and ids of an image batch and its instructions, checked before compute."""
@@ -308,6 +314,18 @@ class TinyVLA(nn.Module, BackboneAdapter):
             if handle is not None:
                 handle.remove()
         return self.backbone.norm(h)
+
+    def encoder_parameters(self) -> list[nn.Parameter]:
+        """Parameters of the vision encoder and its localisation head (never pruned)."""
+        modules = (
+            self.conv,
+            self.film_object,
+            self.film_goal,
+            self.keypoints,
+            self.patchify,
+            self.locate,
+        )
+        return [self.keypoint_scale, *(p for m in modules for p in m.parameters())]
 
     # --- BackboneAdapter --------------------------------------------------------------------
 

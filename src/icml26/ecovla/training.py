@@ -154,6 +154,7 @@ def train_bc(
     batch_size: int = 128,
     lr: float = 1e-3,
     aux_weight: float = 1.0,
+    encoder_steps: int = 1000,
     seed: Seed = 0,
     on_step: Callable[[int, float], None] | None = None,
 ) -> list[float]:
@@ -170,6 +171,9 @@ def train_bc(
     aux_weight
         Weight of the auxiliary L1 loss on the instructed object's and pad's positions
         (``TinyVLA.locate``; a training aid only, the policy acts from the action head).
+    encoder_steps
+        Steps of a first stage that trains only the vision encoder on that localisation loss
+        (no backbone pass: cheap), the stand-in for a VLA's pretrained vision tower; 0 skips it.
     seed
         Minibatch sampling seed.
     on_step
@@ -178,7 +182,7 @@ def train_bc(
     Returns
     -------
     list[float]
-        The loss of every step.
+        The loss of every step (encoder stage first).
     """
     import torch
 
@@ -194,6 +198,9 @@ def train_bc(
     batch_size = check_positive_int("batch_size", batch_size, maximum=65_536, owner=owner)
     lr = check_in_interval("lr", lr, low=0.0, high=1.0, closed="right", owner=owner)
     aux_weight = check_in_interval("aux_weight", aux_weight, low=0.0, high=100.0, owner=owner)
+    encoder_steps = check_positive_int(
+        "encoder_steps", encoder_steps, minimum=0, maximum=MAX_STEPS, owner=owner
+    )
     if model.installed_key is not None:
         raise ValueError(f"{owner}: model must have its dense weights installed (install(None)).")
     if demos.chunks.shape[1] != model.config.chunk:
@@ -207,9 +214,29 @@ def train_bc(
     proprio = torch.from_numpy(demos.proprio)
     targets = torch.from_numpy(demos.chunks)
     positions = torch.from_numpy(demos.positions)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     model.train()
     losses = []
+    # stage 1: the vision encoder alone learns to locate the instructed object and pad
+    opt = torch.optim.AdamW(model.encoder_parameters(), lr=lr, weight_decay=1e-4)
+    for step in range(encoder_steps):
+        for group in opt.param_groups:
+            group["lr"] = warmup_cosine_lr(
+                step,
+                total_steps=encoder_steps,
+                peak_lr=lr,
+                warmup_steps=max(1, encoder_steps // 20),
+            )
+        idx = torch.randint(0, len(demos), (batch_size,), generator=gen)
+        located = model.locate(model.encode_images(images[idx], instruction[idx])[:, 0])
+        loss = (located - positions[idx]).abs().mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.detach()))
+        if on_step is not None:
+            on_step(step, losses[-1])
+    # stage 2: behaviour cloning of the whole policy (the encoder keeps its auxiliary loss)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     for step in range(steps):
         for group in opt.param_groups:
             group["lr"] = warmup_cosine_lr(
@@ -225,7 +252,7 @@ def train_bc(
         opt.step()
         losses.append(float(loss.detach()))
         if on_step is not None:
-            on_step(step, losses[-1])
+            on_step(encoder_steps + step, losses[-1])
     model.eval()
     return losses
 
