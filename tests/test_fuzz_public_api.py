@@ -244,57 +244,37 @@ def _alarm(signum, frame):
     raise Hang
 
 
-def has_nonfinite(value, depth=0) -> bool:
-    """Whether ``value`` (numbers, arrays, tensors and containers of them) holds a NaN or inf."""
-    if depth > 4:
-        return False
-    if isinstance(value, bool | int | str | bytes) or value is None:
-        return False
-    if isinstance(value, float):
-        return not math.isfinite(value)
-    if isinstance(value, complex):
-        return not (math.isfinite(value.real) and math.isfinite(value.imag))
-    if isinstance(value, torch.Tensor):
-        if value.is_floating_point() or value.is_complex():
-            return value.numel() < 10**7 and not bool(torch.isfinite(value.detach()).all())
-        return False
-    if isinstance(value, np.ndarray):
+def numeric_leaves(value, depth=0):
+    """The floats, float arrays and float tensors inside ``value`` (containers up to 4 deep)."""
+    if isinstance(value, float | complex | np.floating | np.complexfloating):
+        yield np.asarray(value)
+    elif isinstance(value, torch.Tensor):
+        if (value.is_floating_point() or value.is_complex()) and value.numel() < 10**7:
+            yield value.detach().cpu().numpy()
+    elif isinstance(value, np.ndarray):
         if value.dtype.kind in "fc" and value.size < 10**7:
-            return not bool(np.isfinite(value).all())
-        return False
-    if isinstance(value, np.floating):
-        return not np.isfinite(value)
-    if isinstance(value, dict):
-        return any(has_nonfinite(v, depth + 1) for v in value.values())
-    if isinstance(value, list | tuple):
-        return any(has_nonfinite(v, depth + 1) for v in value[:1000])
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return any(
-            has_nonfinite(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value)
-        )
-    return False
+            yield value
+    elif depth < 4:
+        if isinstance(value, dict):
+            children = list(value.values())
+        elif isinstance(value, list | tuple):
+            children = value[:1000]
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            children = [getattr(value, f.name) for f in dataclasses.fields(value)]
+        else:
+            children = []
+        for child in children:
+            yield from numeric_leaves(child, depth + 1)
 
 
-def has_nan(value, depth=0) -> bool:
+def has_nonfinite(value) -> bool:
+    """Whether ``value`` holds a NaN or an infinity."""
+    return any(not np.isfinite(leaf).all() for leaf in numeric_leaves(value))
+
+
+def has_nan(value) -> bool:
     """Whether ``value`` holds a NaN (inf can be a true answer, e.g. ε at δ = 0)."""
-    if isinstance(value, float):
-        return math.isnan(value)
-    if isinstance(value, torch.Tensor):
-        floating = value.is_floating_point() or value.is_complex()
-        return floating and value.numel() < 10**7 and bool(torch.isnan(value.detach()).any())
-    if isinstance(value, np.ndarray):
-        return value.dtype.kind in "fc" and value.size < 10**7 and bool(np.isnan(value).any())
-    if isinstance(value, np.floating):
-        return bool(np.isnan(value))
-    if depth > 4:
-        return False
-    if isinstance(value, dict):
-        return any(has_nan(v, depth + 1) for v in value.values())
-    if isinstance(value, list | tuple):
-        return any(has_nan(v, depth + 1) for v in value[:1000])
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return any(has_nan(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value))
-    return False
+    return any(np.isnan(leaf).any() for leaf in numeric_leaves(value))
 
 
 def _names_a_parameter(message: str, names) -> bool:
