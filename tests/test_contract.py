@@ -45,18 +45,8 @@ def test_smoke_preset_runs_deterministically_and_every_claim_gets_a_verdict(name
     for claim in experiment.claims:
         assert claim.metric in first.metrics, f"claim {claim.id} names a metric run never returns"
         assert claim.judge([float(first.metrics[claim.metric])]).reason
-    if experiment.plot is not None and name not in FIGURES_NOT_YET_SEED_AWARE:
+    if experiment.plot is not None:
         check_figures_show_every_seed(experiment, task.config, first.metrics)
-
-
-# Temporary shim (issue 15): experiments whose figures still draw seed 0 only. Each system leaves
-# this set when its plot hooks aggregate all seeds; the set is removed when it is empty.
-FIGURES_NOT_YET_SEED_AWARE = {
-    "sgg_dp.composition",
-    "sgg_dp.table",
-    "tetrajet.formats",
-    "tetrajet.lm",
-}
 
 
 def other_seed(metrics, k):
