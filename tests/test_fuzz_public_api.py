@@ -7,7 +7,8 @@ huge sizes; a parameter with a default keeps it half of the time so that calls g
 check. A call fails the test when it
 
 - raises anything but ``ValueError``/``TypeError`` (an ``OSError`` is a fair answer to a path or
-  model name that does not exist, a ``MissingExtraError`` to a missing optional dependency),
+  model name that does not exist, a ``MissingExtraError`` to a missing optional dependency,
+  scikit-learn's ``NotFittedError`` to a method called before ``fit``),
 - raises ``ValueError``/``TypeError`` with a message that names none of the callable's parameters,
 - returns a NaN although every argument was finite, or
 - runs past ``BUDGET_S`` with a huge size among its arguments (sizes are checked against a
@@ -40,6 +41,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from sklearn.exceptions import NotFittedError
 
 from icml26.core import discover
 from icml26.core.imports import MissingExtraError
@@ -317,6 +319,8 @@ def call(fn, drawn, kinds):
         if huge:
             pytest.fail(f"ran past {BUDGET_S} s with a huge size: {_shown(drawn)}")
         raise SlowCallError from None
+    except NotFittedError:  # scikit-learn's contract for a method called before fit
+        return False, None
     except (ValueError, TypeError) as err:
         if not _names_a_parameter(str(err), drawn):
             pytest.fail(

