@@ -8,11 +8,16 @@ the basis built before ``e`` is examined.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from icml26.core import check_array
+from icml26.matroid.graphic import GraphicMatroid, is_networkx_graph
 from icml26.matroid.oracle import IndependenceOracle, check_oracle
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = [
     "check_weights",
@@ -142,28 +147,36 @@ def greedy_basis(oracle: IndependenceOracle, order: Sequence[int] | None = None)
     return buffer[:size].tolist()
 
 
-def max_weight_basis(oracle: IndependenceOracle, weights: object = None) -> list[int]:
+def max_weight_basis(
+    oracle: IndependenceOracle | nx.Graph, weights: object = None
+) -> list[int] | list[tuple]:
     """Maximum-weight basis by the greedy algorithm (A1).
 
     Scans elements by decreasing weight (ties: smaller id first). With distinct weights the
-    result is the unique maximum-weight basis ``G = {e_i : e_i ∉ cl(e_1..e_{i-1})}``.
+    result is the unique maximum-weight basis ``G = {e_i : e_i ∉ cl(e_1..e_{i-1})}``. On a graph
+    this is Kruskal's maximum spanning forest, found through the forest oracle.
 
     Parameters
     ----------
     oracle
-        The matroid.
+        The matroid, or an undirected networkx ``Graph`` / ``MultiGraph`` (its graphic matroid,
+        :class:`~icml26.matroid.GraphicMatroid`).
     weights
-        One finite weight per element; ``None`` scans by id (all weights equal).
+        One finite weight per element. ``None``: a graph's (or a :class:`GraphicMatroid`'s)
+        ``weight`` edge attribute, 1 where missing; for other oracles all weights equal (scan
+        by id). For a graph a string names another edge attribute.
 
     Returns
     -------
-    list of int
-        The basis, heaviest element first.
+    list of int, or list of tuple
+        The basis, heaviest element first: element ids for an oracle, networkx edges
+        ``(u, v, key)`` (``MultiGraph``) or ``(u, v)`` (``Graph``) for a graph.
 
     Raises
     ------
     TypeError
-        If ``oracle`` is not an oracle or ``weights`` is not numeric.
+        If ``oracle`` is neither an oracle nor an undirected networkx graph, or ``weights`` is not
+        numeric.
     ValueError
         If ``weights`` has the wrong length or non-finite entries.
 
@@ -172,11 +185,23 @@ def max_weight_basis(oracle: IndependenceOracle, weights: object = None) -> list
     >>> from icml26.matroid import UniformMatroid
     >>> max_weight_basis(UniformMatroid(4, 2), [0.1, 0.9, 0.5, 0.3])
     [1, 2]
+    >>> import networkx as nx
+    >>> G = nx.MultiGraph([(0, 1, {"weight": 1}), (0, 1, {"weight": 3}), (1, 2), (2, 2)])
+    >>> max_weight_basis(G)
+    [(0, 1, 1), (1, 2, 0)]
     """
-    oracle = check_oracle(oracle, owner="max_weight_basis")
+    owner = "max_weight_basis"
+    if is_networkx_graph(oracle):
+        attribute = weights if isinstance(weights, str) else "weight"
+        matroid = GraphicMatroid(oracle, weight=attribute)
+        w = matroid.weights if weights is None or isinstance(weights, str) else weights
+        return matroid.edges_of(max_weight_basis(matroid, w))
+    oracle = check_oracle(oracle, owner=owner)
+    if weights is None and isinstance(oracle, GraphicMatroid):
+        weights = oracle.weights  # all 1 for a list of pairs: the scan by id
     if weights is None:
         return greedy_basis(oracle)
-    w = check_weights(weights, oracle.n, owner="max_weight_basis")
+    w = check_weights(weights, oracle.n, owner=owner)
     return greedy_basis(oracle, _weight_order(w))
 
 
