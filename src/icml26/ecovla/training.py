@@ -23,7 +23,7 @@ from icml26.core.validation import (
     numpy_generator,
     torch_generator,
 )
-from icml26.ecovla._inputs import check_seed
+from icml26.ecovla._inputs import check_int_array, check_seed
 from icml26.ecovla.env import SPLITS, Shift2DPickPlaceEnv, scripted_expert
 
 __all__ = ["Demonstrations", "EvalResult", "collect_demos", "evaluate", "train_bc"]
@@ -56,7 +56,10 @@ class Demonstrations:
             ("episode", 1, np.int64),
             ("positions", 2, np.float32),
         ):
-            value = check_array(name, getattr(self, name), ndim=ndim, dtype=dtype, owner=owner)
+            if np.issubdtype(dtype, np.integer):
+                value = check_int_array(name, getattr(self, name), owner, dtype, ndim)
+            else:
+                value = check_array(name, getattr(self, name), ndim=ndim, dtype=dtype, owner=owner)
             if n is not None and len(value) != n:
                 raise ValueError(
                     f"{owner}: {name} must have one row per frame ({n}); got {len(value)}."
