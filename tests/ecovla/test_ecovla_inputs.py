@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from icml26.ecovla import Demonstrations
+from icml26.ecovla import Demonstrations, QuantileTrigger
 
 
 def _frames(n=2, **overrides):
@@ -44,3 +44,12 @@ def test_demonstrations_refuse_out_of_range_integer_fields(name, value, match):
 def test_demonstrations_refuse_non_numeric_fields():
     with pytest.raises(TypeError, match="images must be an array of uint8"):
         Demonstrations(**_frames(images=np.array(["x"] * 2)))
+
+
+def test_quantile_trigger_threshold_is_minus_inf_while_warming_up_then_numpy_quantile():
+    trig = QuantileTrigger(p=30.0, window=5, warmup=3)
+    history = [0.9, 0.2, 0.7, 0.4, 0.8, 0.1]
+    for i, s in enumerate(history):
+        expected = -np.inf if i < 3 else np.quantile(history[max(0, i - 5) : i], 0.3)
+        assert trig.threshold() == pytest.approx(expected)
+        assert trig.update(s) == bool(s < expected)

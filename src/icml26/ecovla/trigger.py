@@ -11,6 +11,7 @@ window) are not reported by the paper and are inferred (spec §2.2). The quantil
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from typing import TYPE_CHECKING, final
 
@@ -114,9 +115,13 @@ class QuantileTrigger:
         self.history: deque[float] = deque(maxlen=self.window)
 
     def threshold(self) -> float:
-        """Quantile(H_t, p) of the current window (linear interpolation); NaN while warming up."""
+        """Quantile(H_t, p) of the current window (linear interpolation).
+
+        While the window holds fewer than ``warmup`` values the threshold is ``-inf``: no
+        similarity lies below it, so nothing triggers (a NaN here would read as missing data).
+        """
         if len(self.history) < self.warmup:
-            return float("nan")
+            return -math.inf
         return float(np.quantile(np.asarray(self.history), self.p / 100.0))
 
     def update(self, s_t: float) -> bool:
@@ -134,7 +139,7 @@ class QuantileTrigger:
         """
         s_t = check_in_interval("s_t", s_t, low=-1.0, high=1.0, owner="QuantileTrigger.update")
         threshold = self.threshold()
-        triggered = bool(s_t < threshold)  # NaN (warm-up) compares False
+        triggered = bool(s_t < threshold)  # -inf during warm-up: never
         self.history.append(s_t)
         return triggered
 
