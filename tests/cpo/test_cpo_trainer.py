@@ -13,24 +13,31 @@ from icml26.cpo import ConstrainedPOConfig, ConstrainedPOTrainer, load_causal_lm
 WORDS = ["<pad>", "<eos>", "q", "a", "b", "c", "d", "yes", "no", "maybe"]
 
 
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory):
+def tiny_tokenizer():
     from tokenizers import Tokenizer, models, pre_tokenizers
 
-    path = tmp_path_factory.mktemp("tiny-gpt2")
     vocab = {w: i for i, w in enumerate(WORDS)}
     tok = Tokenizer(models.WordLevel(vocab, unk_token="<pad>"))
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    fast = transformers.PreTrainedTokenizerFast(
+    return transformers.PreTrainedTokenizerFast(
         tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>"
     )
-    fast.save_pretrained(path)
+
+
+def tiny_gpt2(seed):
     config = transformers.GPT2Config(
         vocab_size=len(WORDS), n_positions=32, n_embd=16, n_layer=1, n_head=2,
         bos_token_id=1, eos_token_id=1, pad_token_id=0,
     )  # fmt: skip
-    with seeded_default_init(0):  # the HF constructor draws from torch's global generator
-        transformers.GPT2LMHeadModel(config).save_pretrained(path)
+    with seeded_default_init(seed):  # the HF constructor draws from torch's global generator
+        return transformers.GPT2LMHeadModel(config)
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tiny-gpt2")
+    tiny_tokenizer().save_pretrained(path)
+    tiny_gpt2(0).save_pretrained(path)
     return path
 
 
@@ -87,6 +94,115 @@ def test_config_validation():
         ConstrainedPOConfig(output_dir="x", variant="hard")
     with pytest.raises(ValueError, match=r"ConstrainedPOConfig: tau must be in \(0, inf\)"):
         ConstrainedPOConfig(output_dir="x", tau=0.0)
+
+
+# Shared by the TRL comparison: batch 8, β = 0.1 (TRL's default), float32, no dropout.
+TRL_ARGS = dict(
+    per_device_train_batch_size=8, report_to=[], use_cpu=True, bf16=False, beta=0.1, seed=0
+)
+
+
+def trl_loss(trainer, batch):
+    trainer.model.eval()
+    with torch.no_grad():
+        return float(trainer.compute_loss(trainer.model, batch))
+
+
+@pytest.mark.parametrize(
+    ("trl_loss_type", "average_logps"),
+    # TRL's "sigmoid" sums token log-probs; its "sigmoid_norm" averages them per token.
+    [("sigmoid", False), ("sigmoid_norm", True)],
+)
+def test_alpha_to_infinity_equals_stock_trl_dpo_trainer(tmp_path, trl_loss_type, average_logps):
+    from trl import DPOConfig, DPOTrainer
+
+    # Policy and reference are different random models, so δ_θ ≠ δ_ref and the loss is not log 2.
+    tok, out = tiny_tokenizer(), str(tmp_path)
+    dpo = DPOTrainer(
+        model=tiny_gpt2(0), ref_model=tiny_gpt2(1), train_dataset=dataset(), processing_class=tok,
+        args=DPOConfig(output_dir=out, loss_type=trl_loss_type, **TRL_ARGS),
+    )  # fmt: skip
+    cpo = ConstrainedPOTrainer(
+        model=tiny_gpt2(0), ref_model=tiny_gpt2(1), train_dataset=dataset(), processing_class=tok,
+        args=ConstrainedPOConfig(
+            output_dir=out, alpha=math.inf, average_logps=average_logps, **TRL_ARGS
+        ),
+    )  # fmt: skip
+    batch = next(iter(dpo.get_train_dataloader()))  # the same batch for both trainers
+    expected = trl_loss(dpo, batch)
+    assert abs(expected - math.log(2)) > 1e-3  # the check is not the trivial policy = reference
+    # float32 forward passes, TRL's fused LM head vs log_softmax: agree to a few float32 ulps
+    assert trl_loss(cpo, batch) == pytest.approx(expected, rel=1e-6, abs=1e-7)
+
+
+def test_ipo_loss_matches_trl_ipo_only_with_per_token_averaged_scores(tmp_path):
+    from trl import DPOConfig, DPOTrainer
+
+    from icml26.cpo import ipo_loss, sequence_logps
+
+    trainer = DPOTrainer(
+        model=tiny_gpt2(0), ref_model=tiny_gpt2(1), train_dataset=dataset(),
+        processing_class=tiny_tokenizer(),
+        args=DPOConfig(output_dir=str(tmp_path), loss_type="ipo", **TRL_ARGS),
+    )  # fmt: skip
+    batch = next(iter(trainer.get_train_dataloader()))
+    expected = trl_loss(trainer, batch)
+    labels = batch["input_ids"].masked_fill(batch["completion_mask"] == 0, -100)
+
+    def ipo(average):
+        with torch.no_grad():
+            pc, pr, rc, rr = (
+                score
+                for lm in (trainer.model, trainer.ref_model)
+                for score in sequence_logps(
+                    lm(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits,
+                    labels,
+                    average=average,
+                ).chunk(2)
+            )
+            return float(ipo_loss(pc, pr, rc, rr, beta=0.1).losses.mean())
+
+    assert ipo(average=True) == pytest.approx(expected, rel=1e-6)  # float32, as above
+    # TRL divides IPO's log-ratios by the completion length; summed scores give another loss
+    # (responses here have 1-3 tokens, so the two differ by far more than round-off).
+    assert ipo(average=False) != pytest.approx(expected, rel=1e-2)
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("loss_type", "ipo"),
+        ("loss_type", ["sigmoid", "sft"]),  # RPO in TRL 1.16 (rpo_alpha in older TRL)
+        ("loss_weights", [0.5]),
+        ("ld_alpha", 0.5),
+        ("f_divergence_type", "forward_kl"),
+        ("label_smoothing", 0.1),
+        ("use_weighting", True),
+    ],
+)
+def test_config_refuses_trl_loss_options_it_would_ignore(option, value):
+    with pytest.raises(ValueError, match=f"ConstrainedPOConfig: {option}=.* is not supported"):
+        ConstrainedPOConfig(output_dir="x", use_cpu=True, bf16=False, **{option: value})
+
+
+def test_config_accepts_trl_defaults_spelled_out():
+    cfg = ConstrainedPOConfig(
+        output_dir="x", use_cpu=True, bf16=False, loss_type="sigmoid", label_smoothing=0
+    )
+    assert cfg.loss_type == ["sigmoid"]
+
+
+@pytest.mark.parametrize(("option", "value"), [("rpo_alpha", 1.0), ("use_weighting", True)])
+def test_trainer_refuses_loss_options_set_after_the_config(model_dir, tmp_path, option, value):
+    # rpo_alpha is no DPOConfig field in TRL 1.16; an older config would carry it.
+    model, tok = load_causal_lm(str(model_dir))
+    args = ConstrainedPOConfig(output_dir=str(tmp_path), use_cpu=True, bf16=False)
+    setattr(args, option, value)
+    with pytest.raises(ValueError, match=f"ConstrainedPOTrainer: {option}=.* is not supported"):
+        ConstrainedPOTrainer(
+            model=model, ref_model=tiny_gpt2(1), args=args, train_dataset=dataset(),
+            processing_class=tok,
+        )  # fmt: skip
 
 
 def test_trainer_refuses_a_plain_dpo_config(model_dir, tmp_path):

@@ -6,7 +6,11 @@
 applies :func:`~icml26.cpo.losses.constrained_po_loss` and logs ``frac_in_U`` and the policy's own
 preference accuracy beside TRL's reward metrics. Everything else (data, collation, optimisation,
 reference model) is TRL's. Needs ``pip install 'icml26[cpo]'`` (trl, transformers, datasets).
-Deviation: a PEFT policy without an explicit reference model is not supported.
+DPOConfig options that select or modify TRL's own loss (``loss_type``, ``loss_weights``,
+``ld_alpha``, ``f_divergence_type``, ``label_smoothing``, ``use_weighting``, ``rpo_alpha`` in
+older TRL) are refused with a ``ValueError`` naming the option instead of being ignored, and so is
+a mixture-of-experts router loss. Deviation: a PEFT policy without an explicit reference model is
+not supported.
 """
 
 from __future__ import annotations
@@ -26,6 +30,33 @@ __all__ = ["ConstrainedPOConfig", "ConstrainedPOTrainer", "load_causal_lm"]
 
 _trl = require("trl", "cpo", owner="icml26.cpo.trainer")
 DPOConfig, DPOTrainer = _trl.DPOConfig, _trl.DPOTrainer
+
+# DPOConfig options that change TRL's loss, with the one value CPO's loss agrees with (TRL's
+# default). CPO replaces the whole objective, so any other value would be silently ignored.
+# ``rpo_alpha`` exists only in older TRL (since: loss_type=["sigmoid", "sft"]).
+_LOSS_OPTIONS: dict[str, object] = {
+    "loss_type": ["sigmoid"],
+    "loss_weights": None,
+    "ld_alpha": None,
+    "f_divergence_type": "reverse_kl",
+    "label_smoothing": 0.0,
+    "use_weighting": False,
+    "rpo_alpha": None,
+}
+
+
+def _check_loss_options(config: object, owner: str) -> None:
+    """Refuse DPOConfig options that CPO's loss would ignore (ValueError naming the option)."""
+    for name, allowed in _LOSS_OPTIONS.items():
+        value = getattr(config, name, allowed)  # rpo_alpha: absent in TRL 1.16
+        if name == "loss_type" and isinstance(value, (str, tuple)):
+            value = [value] if isinstance(value, str) else list(value)
+        if value != allowed:
+            raise ValueError(
+                f"{owner}: {name}={value!r} is not supported; CPO replaces TRL's loss, so "
+                f"{name} would be ignored. Leave it at {allowed!r} (use trl.DPOTrainer for "
+                f"TRL's own loss variants)."
+            )
 
 
 @dataclass
@@ -76,6 +107,7 @@ class ConstrainedPOConfig(DPOConfig):
         )
         check_in_interval("beta", self.beta, low=0.0, closed="neither", owner=owner)
         super().__post_init__()
+        _check_loss_options(self, owner)
 
 
 class ConstrainedPOTrainer(DPOTrainer):
@@ -87,6 +119,11 @@ class ConstrainedPOTrainer(DPOTrainer):
     ------
     TypeError
         If ``args`` is not a :class:`ConstrainedPOConfig`.
+    ValueError
+        If ``args`` sets a DPOConfig option of TRL's own loss (``loss_type``, ``loss_weights``,
+        ``ld_alpha``, ``f_divergence_type``, ``label_smoothing``, ``use_weighting``,
+        ``rpo_alpha``), or the model is a mixture of experts whose router loss TRL would add
+        (set ``router_aux_loss_coef=0.0``).
 
     Example
     -------
@@ -106,7 +143,13 @@ class ConstrainedPOTrainer(DPOTrainer):
                 "ConstrainedPOTrainer: args must be a ConstrainedPOConfig; "
                 f"got {type(config).__name__}."
             )
+        _check_loss_options(config, "ConstrainedPOTrainer")  # the config may be edited after init
         super().__init__(*args, **kwargs)
+        if self.aux_loss_enabled:
+            raise ValueError(
+                "ConstrainedPOTrainer: the model returns a mixture-of-experts router loss, which "
+                "the CPO loss does not add; set router_aux_loss_coef=0.0 to train without it."
+            )
 
     def _scores(self, model: Any, inputs: dict[str, Any], labels: torch.Tensor) -> torch.Tensor:
         logits = model(
