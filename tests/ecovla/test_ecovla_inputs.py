@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from icml26.ecovla import Demonstrations, QuantileTrigger
+from icml26.ecovla import Demonstrations, QuantileTrigger, TinyVLA, TinyVLAConfig
 
 
 def _frames(n=2, **overrides):
@@ -53,3 +53,11 @@ def test_quantile_trigger_threshold_is_minus_inf_while_warming_up_then_numpy_qua
         expected = -np.inf if i < 3 else np.quantile(history[max(0, i - 5) : i], 0.3)
         assert trig.threshold() == pytest.approx(expected)
         assert trig.update(s) == bool(s < expected)
+
+
+@pytest.mark.parametrize("pattern", [2.5, "x", {}])
+def test_install_refuses_a_pattern_that_is_not_a_sparsity_pattern(pattern):
+    model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=2, d_ff=64, patch=8), seed=0)
+    with pytest.raises(TypeError, match="pattern must be a SparsityPattern or None"):
+        model.install(pattern)
+    assert model.installed_key is None  # the dense weights stay installed

@@ -386,6 +386,10 @@ class BackboneAdapter(abc.ABC):
     def install(self, pattern: SparsityPattern | None) -> None:
         """Swap the sliced weights of ``pattern`` into the layers (``None``: the dense ones)."""
         state = self._state()
+        if pattern is not None and not isinstance(pattern, SparsityPattern):
+            raise TypeError(
+                f"pattern must be a SparsityPattern or None; got {type(pattern).__name__}."
+            )
         key = None if pattern is None else pattern.key
         if key == state["installed"]:
             return
