@@ -78,6 +78,9 @@ def test_wrong_kinds_are_type_errors_naming_the_parameter(call, match):
         (lambda: GRID.interp(-1.0, 0.0), r"values must have shape \(\.\.\., 41\)"),
         (lambda: GRID.weights(math.nan), "c must not hold NaN"),
         (lambda: redistributed_reward(np.zeros(2), np.zeros(3)), "c and r must broadcast"),
+        # The fuzz test found NaN out of c=None (read as NaN by check_array): refused now.
+        (lambda: redistributed_reward(None, 2.5), "c must be numbers or \\+-inf, not NaN"),
+        (lambda: redistributed_reward(1.0, [0.0, math.nan]), "r must be numbers or"),
         (lambda: dataclasses.replace(CHOW, y=CHOW.y[::-1]), "y must be increasing"),
         (lambda: dataclasses.replace(SOLUTION, s0=99), r"s0 must be an integer in \[0, 5\]"),
         (lambda: random_layered_mdp(seed=-2), "seed must be an int >= 0"),
@@ -168,3 +171,13 @@ def test_gamma_zero_discounts_the_next_budget_away():
     assert exact == 0.0 and exact_augmented_cvar(mdp, 0.5, 3)[0] == 0.0
     assert abs(estimate.value - exact) <= estimate.error_bound
     assert np.all(np.isfinite(bauerle_ott_vi(mdp, grid)))
+
+
+def test_redistributed_reward_at_infinite_budgets_is_the_limit_not_nan():
+    # rho(c, r) = c^+ - (c - r)^+: c -> -inf gives 0 - 0, c -> +inf gives r.
+    r = np.array([-3.0, 0.0, 2.0, -math.inf, math.inf])
+    assert redistributed_reward(-math.inf, r).tolist() == [0.0] * 5
+    assert redistributed_reward(math.inf, r).tolist() == r.tolist()
+    # r -> +inf caps at the budget c^+; r -> -inf is -inf for every finite c.
+    assert redistributed_reward([2.0, -1.0], math.inf).tolist() == [2.0, 0.0]
+    assert redistributed_reward([2.0, -1.0], -math.inf).tolist() == [-math.inf, -math.inf]

@@ -26,9 +26,10 @@ def redistributed_reward(c: Any, r: Any) -> np.ndarray:
     Parameters
     ----------
     c
-        Budget(s), broadcastable against ``r``.
+        Budget(s), broadcastable against ``r``; +-inf allowed (rho(-inf, r) = 0,
+        rho(+inf, r) = r).
     r
-        Reward(s).
+        Reward(s); +-inf allowed.
 
     Returns
     -------
@@ -38,7 +39,8 @@ def redistributed_reward(c: Any, r: Any) -> np.ndarray:
     Raises
     ------
     TypeError, ValueError
-        If ``c`` or ``r`` is not numeric, or they do not broadcast together.
+        If ``c`` or ``r`` is not numeric, holds NaN (``None`` included), or they do not
+        broadcast together.
 
     Example
     -------
@@ -48,6 +50,9 @@ def redistributed_reward(c: Any, r: Any) -> np.ndarray:
     owner = "redistributed_reward"
     c = check_array("c", c, owner=owner, finite=False)
     r = check_array("r", r, owner=owner, finite=False)
+    for name, value in (("c", c), ("r", r)):
+        if np.isnan(value).any():  # check_array reads None as NaN
+            raise ValueError(f"{owner}: {name} must be numbers or +-inf, not NaN or None.")
     try:
         np.broadcast_shapes(c.shape, r.shape)
     except ValueError:
@@ -55,7 +60,10 @@ def redistributed_reward(c: Any, r: Any) -> np.ndarray:
             f"{owner}: c and r must broadcast together; got shapes {c.shape} and {r.shape}."
         ) from None
     # This form (equal to c^+ - (c - r)^+) is exact in both regimes and stays in the bounds.
-    return np.minimum(r, c) - np.minimum(c, 0.0)
+    # At c = -inf both terms are -inf; the limit is c^+ - (c - r)^+ = 0 - 0 = 0.
+    with np.errstate(invalid="ignore"):
+        rho = np.minimum(r, c) - np.minimum(c, 0.0)
+    return np.where(np.isneginf(c), 0.0, rho)
 
 
 def check_grid(grid: object, *, owner: str) -> BudgetGrid:
