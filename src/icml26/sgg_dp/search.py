@@ -26,6 +26,8 @@ from icml26.sgg_dp.radial import radius_moment
 __all__ = [
     "DEFAULT_K_OFFSETS",
     "DEFAULT_P_GRID",
+    "MAX_GRID_POINTS",
+    "MAX_T",
     "InfeasibleMemberWarning",
     "MemberResult",
     "best_member",
@@ -34,6 +36,8 @@ __all__ = [
 
 DEFAULT_P_GRID = (1.0, 1.1, 1.2, 1.35, 1.5, 1.75, 2.0)
 DEFAULT_K_OFFSETS = (-1.0, -0.5, 0.0, 0.5, 1.0)  # k = T + offset, kept where k > 0
+MAX_GRID_POINTS = 10_000  # a grid point costs ~0.05-1 s of calibration
+MAX_T = 10**6  # one calibration at T = 1e6 takes ~0.1-1 s; the Gaussian is near-optimal there
 
 
 class InfeasibleMemberWarning(UserWarning):
@@ -50,6 +54,26 @@ class MemberResult:
     sigma: float
     mse: float
     feasible: bool = True
+
+
+def _grid(name: str, values: object, owner: str) -> list[float]:
+    """``values`` as a non-empty list of finite reals > 0, else a ValueError/TypeError naming it."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
+        raise TypeError(
+            f"{owner}: {name} must be a sequence of numbers > 0; got {type(values).__name__}."
+        )
+    if len(values) == 0 or len(values) > MAX_GRID_POINTS:
+        raise ValueError(
+            f"{owner}: {name} must hold 1 to {MAX_GRID_POINTS} values; got {len(values)}."
+        )
+    if isinstance(values, np.ndarray):
+        if values.ndim != 1:
+            raise ValueError(f"{owner}: {name} must be 1-D; got shape {values.shape}.")
+        values = values.tolist()
+    return [
+        check_in_interval(name, v, low=0.0, high=math.inf, closed="neither", owner=owner)
+        for v in values
+    ]
 
 
 def _calibrated(T, k, p, eps, delta, sensitivity, mse_hint):
@@ -81,11 +105,14 @@ def best_member(
     eps, delta
         Privacy target: ε >= 0, δ in (0, 1).
     T
-        Dimension (integer >= 1).
+        Dimension (integer in [1, 10⁶]: the search calibrates every grid point, ~0.1-1 s each
+        at T = 10⁶).
     k_grid
-        Shapes to try; default T + {−1, −0.5, 0, 0.5, 1} restricted to k > 0.
+        Shapes to try (a sequence of finite reals > 0); default T + {−1, −0.5, 0, 0.5, 1}
+        restricted to k > 0.
     p_grid
-        Powers to try; default {1, 1.1, 1.2, 1.35, 1.5, 1.75, 2}.
+        Powers to try (a sequence of finite reals > 0); default {1, 1.1, 1.2, 1.35, 1.5, 1.75, 2}.
+        At most 10⁴ grid points in all.
     refine
         Polish the best grid point with Nelder–Mead on (ln k, ln p) (tens of calibrations).
     sensitivity
@@ -103,8 +130,11 @@ def best_member(
     Raises
     ------
     ValueError
-        If a privacy parameter is out of range, a grid value is not > 0, or no grid point is
-        feasible.
+        If a privacy parameter, ``T`` or ``sensitivity`` is out of range, a grid is empty, too
+        large or holds a value that is not > 0, or no grid point is feasible.
+    TypeError
+        If a grid is not a sequence of numbers, ``refine`` is not a bool or ``callback`` is not
+        callable.
 
     Warns
     -----
@@ -120,14 +150,25 @@ def best_member(
     owner = "best_member"
     eps = check_in_interval("eps", eps, low=0.0, owner=owner)
     delta = check_in_interval("delta", delta, low=0.0, high=1.0, closed="neither", owner=owner)
-    T = check_positive_int("T", T, owner=owner)
-    ks = [T + o for o in DEFAULT_K_OFFSETS if T + o > 0] if k_grid is None else list(k_grid)
-    ps = list(DEFAULT_P_GRID) if p_grid is None else list(p_grid)
-    if not ks or not ps:
-        raise ValueError(f"{owner}: k_grid and p_grid must be non-empty; got {ks}, {ps}.")
-    for name, values in (("k_grid", ks), ("p_grid", ps)):
-        for v in values:
-            check_in_interval(name, v, low=0.0, closed="neither", owner=owner)
+    T = check_positive_int("T", T, owner=owner, maximum=MAX_T)
+    sensitivity = check_in_interval("sensitivity", sensitivity, low=0.0, closed="neither",
+                                    owner=owner)  # fmt: skip
+    if not isinstance(refine, (bool, np.bool_)):
+        raise TypeError(f"{owner}: refine must be a bool; got {type(refine).__name__}.")
+    if callback is not None and not callable(callback):
+        raise TypeError(
+            f"{owner}: callback must be callable or None; got {type(callback).__name__}."
+        )
+    if k_grid is None:
+        ks = [T + o for o in DEFAULT_K_OFFSETS if T + o > 0]
+    else:
+        ks = _grid("k_grid", k_grid, owner)
+    ps = list(DEFAULT_P_GRID) if p_grid is None else _grid("p_grid", p_grid, owner)
+    if len(ks) * len(ps) > MAX_GRID_POINTS:
+        raise ValueError(
+            f"{owner}: k_grid × p_grid must have at most {MAX_GRID_POINTS} points; "
+            f"got {len(ks)} × {len(ps)}."
+        )
 
     table: list[MemberResult] = []
     best: SGGMechanism | None = None
