@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from icml26.core import Seed, check_in_interval, check_positive_int, numpy_generator, require
-from icml26.powerlaw_cd.features import as_series
+from icml26.powerlaw_cd.features import read_series
 from icml26.powerlaw_cd.pairwise import CDResult
 
 __all__ = ["pcmci_plus", "var_lingam"]
@@ -23,7 +23,8 @@ def pcmci_plus(X: object, tau_max: int = 20, pc_alpha: float = 0.05) -> CDResult
     Parameters
     ----------
     X
-        Array (N, T), finite, N >= 2.
+        Array (N, T), finite, N >= 2; or a pandas DataFrame (T rows × N named columns) or a
+        tigramite DataFrame, as in :func:`~icml26.powerlaw_cd.placy`.
     tau_max
         Largest lag τ_max (the paper sets it to PLaCy's p).
     pc_alpha
@@ -52,7 +53,8 @@ def pcmci_plus(X: object, tau_max: int = 20, pc_alpha: float = 0.05) -> CDResult
     [[0, 1], [0, 0]]
     """
     owner = "pcmci_plus"
-    X = as_series(X, owner=owner)
+    series = read_series(X, owner=owner)
+    X = series.X
     tau_max = check_positive_int("tau_max", tau_max, owner=owner)
     pc_alpha = check_in_interval("pc_alpha", pc_alpha, low=0.0, high=1.0, closed="neither",
                                  owner=owner)  # fmt: skip
@@ -61,7 +63,9 @@ def pcmci_plus(X: object, tau_max: int = 20, pc_alpha: float = 0.05) -> CDResult
     from tigramite.independence_tests.parcorr import ParCorr
     from tigramite.pcmci import PCMCI
 
-    pcmci = PCMCI(dataframe=DataFrame(X.T), cond_ind_test=ParCorr(), verbosity=0)
+    var_names = None if series.names is None else [str(name) for name in series.names]
+    dataframe = DataFrame(X.T, var_names=var_names)  # tigramite's layout: (T, N)
+    pcmci = PCMCI(dataframe=dataframe, cond_ind_test=ParCorr(), verbosity=0)
     out = pcmci.run_pcmciplus(tau_min=1, tau_max=tau_max, pc_alpha=pc_alpha)
     graph = out["graph"]  # (N, N, tau_max + 1) strings
     adjacency = np.any(graph[:, :, 1:] == "-->", axis=2).astype(int)
@@ -69,7 +73,7 @@ def pcmci_plus(X: object, tau_max: int = 20, pc_alpha: float = 0.05) -> CDResult
     pvalues = np.min(out["p_matrix"][:, :, 1:], axis=2)
     np.fill_diagonal(pvalues, np.nan)
     meta = {"method": "pcmci_plus", "tau_max": tau_max, "pc_alpha": pc_alpha}
-    return CDResult(adjacency, pvalues, None, meta)
+    return CDResult(adjacency, pvalues, None, meta, series.names)
 
 
 def var_lingam(
@@ -93,7 +97,8 @@ def var_lingam(
     Parameters
     ----------
     X
-        Array (N, T), finite, N >= 2, T >= ``subset_length``.
+        Array (N, T), finite, N >= 2, T >= ``subset_length``; or a DataFrame (T, N) as in
+        :func:`~icml26.powerlaw_cd.placy`.
     lags
         VAR order p.
     n_subsets, subset_length
@@ -127,7 +132,8 @@ def var_lingam(
     (3, 3)
     """
     owner = "var_lingam"
-    X = as_series(X, owner=owner)
+    series = read_series(X, owner=owner)
+    X = series.X
     lags = check_positive_int("lags", lags, owner=owner)
     n_subsets = check_positive_int("n_subsets", n_subsets, owner=owner)
     subset_length = check_positive_int("subset_length", subset_length, owner=owner)
@@ -155,4 +161,4 @@ def var_lingam(
         adjacency = np.triu(adjacency, k=1)
     np.fill_diagonal(adjacency, 0)
     meta = {"method": "var_lingam", "lags": lags, "n_subsets": n_subsets, "weights": mean}
-    return CDResult(adjacency, np.full((n, n), np.nan), None, meta)
+    return CDResult(adjacency, np.full((n, n), np.nan), None, meta, series.names)

@@ -8,14 +8,15 @@ code expects (tests use synthetic stand-ins in the same layout).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from icml26.core import check_positive_int, require
-from icml26.powerlaw_cd.features import as_series
+from icml26.powerlaw_cd.features import as_series, read_series
 from icml26.powerlaw_cd.graph import check_adjacency
 from icml26.powerlaw_cd.metrics import f1_tnr
 from icml26.powerlaw_cd.pairwise import CDResult
@@ -50,35 +51,103 @@ class Dataset:
     Attributes
     ----------
     X
-        Array (N, T), one row per variable.
+        Array (N, T), one row per variable. A pandas DataFrame (T rows × N named columns) is
+        accepted and stored as its (N, T) array; its column names become ``names``.
     adjacency
-        Int array (N, N); adjacency[j, i] = 1 means j → i.
+        Int array (N, N); adjacency[j, i] = 1 means j → i. A DataFrame labelled by the names
+        (rows = causes, columns = effects, any order) is accepted and aligned to ``names``.
     names
-        The N variable names.
+        The N variable names; None takes a DataFrame's columns (as strings), or x0..x{N-1}.
+
+    Raises
+    ------
+    TypeError
+        If X or adjacency is not numeric or a name is not a string.
+    ValueError
+        If the shapes disagree, names repeat, or a labelled adjacency names other variables.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"rain": [0.0, 1, 0, 2], "river": [1.0, 1, 2, 2]})
+    >>> truth = pd.DataFrame([[0, 0], [1, 0]], index=["river", "rain"], columns=["river", "rain"])
+    >>> d = Dataset(df, truth)
+    >>> d.names, d.adjacency.tolist(), d.to_frame().shape
+    (('rain', 'river'), [[0, 1], [0, 0]], (4, 2))
     """
 
     X: np.ndarray
     adjacency: np.ndarray
-    names: tuple[str, ...]
+    names: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         owner = "Dataset"
-        X = as_series(self.X, owner=owner, min_vars=1)
-        adjacency = check_adjacency("adjacency", self.adjacency, owner=owner).astype(int)
-        if adjacency.shape != (X.shape[0],) * 2:
+        series = read_series(self.X, owner=owner, min_vars=1)
+        X = series.X
+        n = X.shape[0]
+        names = self.names
+        if names is None:
+            labels = series.names if series.names is not None else [f"x{k}" for k in range(n)]
+            names = tuple(str(name) for name in labels)
+        if (
+            not isinstance(names, Sequence)
+            or isinstance(names, str)
+            or not all(isinstance(name, str) for name in names)
+        ):
+            raise TypeError(f"{owner}: names must be a tuple of strings; got {names!r}.")
+        names = tuple(names)
+        if len(names) != n or len(set(names)) != n:
             raise ValueError(
-                f"{owner}: adjacency must be ({X.shape[0]}, {X.shape[0]}) for {X.shape[0]} "
-                f"series; got {adjacency.shape}."
+                f"{owner}: names must be {n} distinct names, one per series; got {names!r}."
             )
-        if isinstance(self.names, str) or not all(isinstance(n, str) for n in self.names):
-            raise TypeError(f"{owner}: names must be a tuple of strings; got {self.names!r}.")
-        if len(self.names) != X.shape[0]:
+        adjacency = self.adjacency
+        if isinstance(adjacency, pd.DataFrame):
+            adjacency = _aligned(adjacency, names, owner=owner)
+        adjacency = check_adjacency("adjacency", adjacency, owner=owner).astype(int)
+        if adjacency.shape != (n, n):
             raise ValueError(
-                f"{owner}: names must name the {X.shape[0]} series; got {len(self.names)}."
+                f"{owner}: adjacency must be ({n}, {n}) for {n} series; got {adjacency.shape}."
             )
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "adjacency", adjacency)
-        object.__setattr__(self, "names", tuple(self.names))
+        object.__setattr__(self, "names", names)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The series as a DataFrame: T rows × N columns named by :attr:`names`.
+
+        Example
+        -------
+        >>> Dataset(np.zeros((2, 5)), np.zeros((2, 2))).to_frame().columns.tolist()
+        ['x0', 'x1']
+        """
+        return pd.DataFrame(self.X.T, columns=pd.Index(self.names))
+
+    def adjacency_frame(self) -> pd.DataFrame:
+        """The true graph as an N × N DataFrame: row = cause, column = effect, by name.
+
+        Example
+        -------
+        >>> Dataset(np.zeros((2, 5)), [[0, 1], [0, 0]]).adjacency_frame().loc["x0", "x1"].item()
+        1
+        """
+        return pd.DataFrame(
+            self.adjacency,
+            index=pd.Index(self.names, name="cause"),
+            columns=pd.Index(self.names, name="effect"),
+        )
+
+
+def _aligned(frame: pd.DataFrame, names: tuple[str, ...], *, owner: str) -> object:
+    """A labelled (cause × effect) adjacency reordered to ``names``."""
+    rows = [str(label) for label in frame.index]
+    columns = [str(label) for label in frame.columns]
+    if sorted(rows) != sorted(names) or sorted(columns) != sorted(names):
+        raise ValueError(
+            f"{owner}: a labelled adjacency must have the names {list(names)} as its index "
+            f"and columns; got {rows} and {columns}."
+        )
+    relabelled = frame.set_axis(rows, axis=0).set_axis(columns, axis=1)
+    return relabelled.loc[list(names), list(names)].to_numpy()
 
 
 def _path(name: str, value: object, *, owner: str) -> Path:
@@ -95,9 +164,7 @@ def _numbers(frame, name: str, *, owner: str) -> np.ndarray:  # frame: pandas.Da
         raise ValueError(f"{owner}: {name} must hold numbers only; {err}.") from None
 
 
-def _read_csv(path: Path):  # -> pandas.DataFrame
-    import pandas as pd
-
+def _read_csv(path: Path) -> pd.DataFrame:
     return pd.read_csv(path)
 
 

@@ -7,18 +7,134 @@ log10 P_m = a + β log10 f_m, and gives the exponent λ = -β and the log-amplit
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Hashable
+from dataclasses import dataclass
+
 import numpy as np
+import pandas as pd
 from numpy.lib.stride_tricks import sliding_window_view
 
 from icml26.core import check_array, check_in_interval, check_positive_int
 
 __all__ = [
+    "Series",
     "as_series",
+    "feature_frame",
     "n_windows",
     "powerlaw_features",
     "powerlaw_features_reference",
+    "read_series",
     "window_frequencies",
 ]
+
+
+@dataclass(frozen=True)
+class Series:
+    """Series read by :func:`read_series`: the values and, for a labelled input, its labels.
+
+    Attributes
+    ----------
+    X
+        Float64 array (N, T), one row per variable.
+    names
+        The N variable names (a DataFrame's columns, tigramite's ``var_names``), or None for an
+        array.
+    index
+        The T time labels of a pandas DataFrame (its index), else None.
+    """
+
+    X: np.ndarray
+    names: tuple[Hashable, ...] | None = None
+    index: pd.Index | None = None
+
+
+def _tigramite_frame() -> type | None:
+    """tigramite's DataFrame class if tigramite is imported already (else nothing can be one)."""
+    return getattr(sys.modules.get("tigramite.data_processing"), "DataFrame", None)
+
+
+def _unique_names(names: tuple, *, owner: str) -> tuple:
+    if len(set(names)) != len(names):
+        raise ValueError(f"{owner}: X must have distinct variable names; got {list(names)}.")
+    return names
+
+
+def read_series(X: object, *, owner: str, min_vars: int = 2) -> Series:
+    """Read ``X`` (an (N, T) array, a T×N pandas DataFrame or a tigramite DataFrame).
+
+    An array keeps its (N, T) layout, one row per variable. A pandas DataFrame has the layout of
+    pandas, statsmodels and tigramite: T rows (time) × N named columns; it is transposed, and
+    its column names and index are kept. A tigramite ``DataFrame`` must hold one dataset
+    without mask or missing values; its ``var_names`` are kept.
+
+    Parameters
+    ----------
+    X
+        The series.
+    owner
+        Name used in error messages.
+    min_vars
+        Smallest accepted N.
+
+    Returns
+    -------
+    Series
+        ``X`` as float64 (N, T), with the names and the time index when it had them.
+
+    Raises
+    ------
+    TypeError
+        If ``X`` is not numeric (a DataFrame column of strings, for instance).
+    ValueError
+        If ``X`` is not 2-D, has fewer than ``min_vars`` variables, holds NaN/inf, repeats a
+        column name, or is a tigramite DataFrame with a mask, missing values or several datasets.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> s = read_series(pd.DataFrame({"a": [1.0, 2, 3], "b": [4.0, 5, 6]}), owner="demo")
+    >>> s.X.shape, s.names
+    ((2, 3), ('a', 'b'))
+    """
+    tigramite_frame = _tigramite_frame()
+    if isinstance(X, pd.DataFrame):
+        try:
+            values = X.to_numpy(dtype=np.float64)  # (T, N)
+        except (TypeError, ValueError):
+            kinds = sorted({str(dtype) for dtype in X.dtypes})
+            raise TypeError(
+                f"{owner}: X must hold numbers only (one numeric column per variable); "
+                f"got column dtypes {kinds}."
+            ) from None
+        names = _unique_names(tuple(X.columns), owner=owner)
+        return Series(_as_series(values.T, owner, min_vars, "columns"), names, X.index)
+    if tigramite_frame is not None and isinstance(X, tigramite_frame):
+        if len(X.values) != 1 or X.mask is not None or X.missing_flag is not None:
+            raise ValueError(
+                f"{owner}: a tigramite DataFrame X must hold one dataset without mask or "
+                f"missing_flag; got {len(X.values)} datasets, mask "
+                f"{'set' if X.mask is not None else 'None'}, missing_flag {X.missing_flag!r}."
+            )
+        (values,) = X.values.values()  # (T, N)
+        names = _unique_names(tuple(X.var_names), owner=owner)
+        return Series(_as_series(np.asarray(values).T, owner, min_vars, "columns"), names)
+    return Series(_as_series(X, owner, min_vars, "rows"))
+
+
+def _as_series(X: object, owner: str, min_vars: int, axis: str) -> np.ndarray:
+    arr = check_array("X", X, owner=owner, dtype=np.float64)
+    # core's ndim check would not say which axis is which
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{owner}: X must be 2-D of shape (N, T) (one row per variable), or a DataFrame of "
+            f"shape (T, N) (one column per variable); got shape {arr.shape}."
+        )
+    if arr.shape[0] < min_vars:
+        raise ValueError(
+            f"{owner}: X must have N >= {min_vars} variables ({axis}); got N = {arr.shape[0]}."
+        )
+    return arr
 
 
 def as_series(X: object, *, owner: str, min_vars: int = 2) -> np.ndarray:
@@ -27,7 +143,8 @@ def as_series(X: object, *, owner: str, min_vars: int = 2) -> np.ndarray:
     Parameters
     ----------
     X
-        Array-like of shape (N, T): one row per variable.
+        Array-like of shape (N, T), one row per variable, or a DataFrame of shape (T, N) (see
+        :func:`read_series`).
     owner
         Name used in error messages.
     min_vars
@@ -43,24 +160,35 @@ def as_series(X: object, *, owner: str, min_vars: int = 2) -> np.ndarray:
     TypeError
         If ``X`` is not numeric.
     ValueError
-        If ``X`` is not 2-D, has fewer than ``min_vars`` rows, or holds NaN/inf.
+        If ``X`` is not 2-D, has fewer than ``min_vars`` variables, or holds NaN/inf.
 
     Example
     -------
     >>> as_series([[1, 2, 3], [4, 5, 6]], owner="demo").shape
     (2, 3)
     """
-    arr = check_array("X", X, owner=owner, dtype=np.float64)
-    # core's ndim check would not say which axis is which
-    if arr.ndim != 2:
-        raise ValueError(
-            f"{owner}: X must be 2-D of shape (N, T) (one row per variable); got shape {arr.shape}."
-        )
-    if arr.shape[0] < min_vars:
-        raise ValueError(
-            f"{owner}: X must have N >= {min_vars} variables (rows); got N = {arr.shape[0]}."
-        )
-    return arr
+    return read_series(X, owner=owner, min_vars=min_vars).X
+
+
+def feature_frame(
+    values: np.ndarray, series: Series, window: int, stride: int
+) -> np.ndarray | pd.DataFrame:
+    """Features (N, n_w) of a pandas input as a DataFrame: n_w rows × the input's columns.
+
+    Row k is labelled by the input's index at the last sample of window k, t = ks + W - 1 (the
+    feature is known from that time on). An array input (no index) is returned unchanged.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> s = read_series(pd.DataFrame({"a": range(6), "b": range(6)}), owner="demo")
+    >>> feature_frame(np.zeros((2, 3)), s, window=4, stride=1).index.tolist()
+    [3, 4, 5]
+    """
+    if series.index is None:
+        return values
+    index = series.index[window - 1 :: stride][: values.shape[1]]
+    return pd.DataFrame(values.T, index=index, columns=pd.Index(series.names))
 
 
 MAX_WINDOW = 2**24  # window_frequencies: samples per window (a 128 MiB frequency grid)
@@ -152,7 +280,7 @@ def powerlaw_features(
     fmin: float = 1e-5,
     weight_exponent: float = 0.0,
     remove_outliers: bool = False,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray | pd.DataFrame, np.ndarray | pd.DataFrame]:
     """Power-law exponent λ and log10 amplitude A of every sliding window of every series.
 
     For window k of series i, x = X[i, ks : ks + W], the periodogram P_m = |FFT(x)_m|^2 at
@@ -162,7 +290,8 @@ def powerlaw_features(
     Parameters
     ----------
     X
-        Array of shape (N, T), one row per variable (N >= 1), finite.
+        Array of shape (N, T), one row per variable (N >= 1), finite; or a pandas DataFrame
+        (T rows × N named columns), or a tigramite DataFrame (see :func:`read_series`).
     window
         Window length W (>= 6 so that two non-DC frequencies remain).
     stride
@@ -176,9 +305,11 @@ def powerlaw_features(
 
     Returns
     -------
-    lam, amp : numpy.ndarray
+    lam, amp : numpy.ndarray or pandas.DataFrame
         Arrays of shape (N, n_w), n_w = ⌊(T - W)/s⌋ + 1. A window with a zero-power bin cannot be
         fitted; its features are forward-filled from the previous window (NaN if none precedes).
+        For a pandas DataFrame: DataFrames of n_w rows × the same columns, row k labelled by
+        ``X.index[k s + W - 1]`` (the window's last time); ``lam.to_numpy().T`` is the array.
 
     Raises
     ------
@@ -194,7 +325,8 @@ def powerlaw_features(
     ((2, 251), True)
     """
     owner = "powerlaw_features"
-    X = as_series(X, owner=owner, min_vars=1)
+    series = read_series(X, owner=owner, min_vars=1)
+    X = series.X
     f = _check(window, stride, fmin, owner)
     check_in_interval("weight_exponent", weight_exponent, owner=owner)
     if X.shape[1] < window:
@@ -214,25 +346,26 @@ def powerlaw_features(
         beta, amp = _weighted_line(x, y, w * keep)
     lam = np.where(failed, np.nan, -beta)
     amp = np.where(failed, np.nan, amp)
-    return _forward_fill(lam), _forward_fill(amp)
+    lam, amp = _forward_fill(lam), _forward_fill(amp)
+    return feature_frame(lam, series, window, stride), feature_frame(amp, series, window, stride)
 
 
 def powerlaw_features_reference(
     X: object, window: int = 50, stride: int = 1, *, fmin: float = 1e-5
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray | pd.DataFrame, np.ndarray | pd.DataFrame]:
     """The same unweighted features by a per-window ``numpy.polyfit`` loop (slow reference).
 
     Parameters
     ----------
     X
-        Array of shape (N, T), finite.
+        Array of shape (N, T), finite, or a DataFrame (T, N), as in :func:`powerlaw_features`.
     window, stride, fmin
         As in :func:`powerlaw_features`.
 
     Returns
     -------
-    lam, amp : numpy.ndarray
-        Arrays of shape (N, n_w).
+    lam, amp : numpy.ndarray or pandas.DataFrame
+        Arrays of shape (N, n_w); DataFrames (n_w, N) for a pandas DataFrame.
 
     Raises
     ------
@@ -248,7 +381,8 @@ def powerlaw_features_reference(
     True
     """
     owner = "powerlaw_features_reference"
-    X = as_series(X, owner=owner, min_vars=1)
+    series = read_series(X, owner=owner, min_vars=1)
+    X = series.X
     f = _check(window, stride, fmin, owner)
     if X.shape[1] < window:
         raise ValueError(f"{owner}: T must be >= window; got T={X.shape[1]}, window={window}.")
@@ -262,4 +396,4 @@ def powerlaw_features_reference(
             power = np.abs(np.fft.fft(segment)[: window // 2][keep]) ** 2
             slope, intercept = np.polyfit(np.log10(f), np.log10(power), 1)
             lam[i, k], amp[i, k] = -slope, intercept
-    return lam, amp
+    return feature_frame(lam, series, window, stride), feature_frame(amp, series, window, stride)

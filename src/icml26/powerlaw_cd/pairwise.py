@@ -10,15 +10,26 @@ procedure on Y = [x_i, x_j].
 from __future__ import annotations
 
 import logging
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from icml26.core import check_array, check_in_interval, check_one_of, check_positive_int
-from icml26.powerlaw_cd.features import as_series, n_windows, powerlaw_features
-from icml26.powerlaw_cd.graph import benjamini_hochberg, make_acyclic
+from icml26.core import (
+    check_array,
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    require,
+)
+from icml26.powerlaw_cd.features import n_windows, powerlaw_features, read_series
+from icml26.powerlaw_cd.graph import benjamini_hochberg, check_adjacency, make_acyclic
+
+if TYPE_CHECKING:
+    import networkx as nx
 from icml26.powerlaw_cd.wald import _var_wald_test
 
 __all__ = ["CDResult", "granger_on_features", "granger_pairwise", "placy"]
@@ -29,7 +40,7 @@ FDR_METHODS = ("none", "bh")
 
 @dataclass(frozen=True)
 class CDResult:
-    """A causal graph estimate.
+    """A causal graph estimate, as arrays and (by its methods) as labelled pandas / networkx.
 
     Attributes
     ----------
@@ -42,12 +53,145 @@ class CDResult:
         PLaCy's (λ, A), each of shape (N, n_w); None for the other methods.
     meta
         The method's name and settings.
+    names
+        The N variable names: a DataFrame input's columns; None for an array input (then the
+        labelled views use 0..N-1).
+
+    Raises
+    ------
+    TypeError
+        If an array is not numeric, ``meta`` is not a dict or a name is not hashable.
+    ValueError
+        If ``adjacency`` is not a finite square array, ``pvalues`` differs in shape, the
+        features are not two (N, n_w) arrays, or ``names`` are not N distinct labels.
+
+    Example
+    -------
+    >>> r = CDResult([[0, 1], [0, 0]], [[np.nan, 0.01], [0.7, np.nan]], names=("x", "y"))
+    >>> int(r.adjacency_frame().loc["x", "y"]), list(r.to_networkx().edges(data=True))
+    (1, [('x', 'y', {'pvalue': 0.01})])
     """
 
     adjacency: np.ndarray
     pvalues: np.ndarray
     features: tuple[np.ndarray, np.ndarray] | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    names: tuple[Hashable, ...] | None = None
+
+    def __post_init__(self) -> None:
+        owner = "CDResult"
+        adjacency = check_adjacency("adjacency", self.adjacency, owner=owner).astype(int)
+        n = adjacency.shape[0]
+        pvalues = check_array("pvalues", self.pvalues, owner=owner, finite=False)
+        if pvalues.shape != (n, n):
+            raise ValueError(
+                f"{owner}: pvalues must have the shape of adjacency {(n, n)}; got {pvalues.shape}."
+            )
+        features = self.features
+        if features is not None:
+            if not isinstance(features, tuple | list) or len(features) != 2:
+                raise TypeError(f"{owner}: features must be a pair (lam, amp) of arrays or None.")
+            features = tuple(
+                check_array(name, value, owner=owner, ndim=2, finite=False)
+                for name, value in zip(("features[0]", "features[1]"), features, strict=True)
+            )
+            if features[0].shape != features[1].shape or features[0].shape[0] != n:
+                raise ValueError(
+                    f"{owner}: features must be two ({n}, n_w) arrays; "
+                    f"got {features[0].shape} and {features[1].shape}."
+                )
+        if not isinstance(self.meta, dict):
+            raise TypeError(f"{owner}: meta must be a dict; got {type(self.meta).__name__}.")
+        names = None if self.names is None else check_names(self.names, n, owner=owner)
+        object.__setattr__(self, "adjacency", adjacency)
+        object.__setattr__(self, "pvalues", pvalues)
+        object.__setattr__(self, "features", features)
+        object.__setattr__(self, "names", names)
+
+    @property
+    def labels(self) -> tuple[Hashable, ...]:
+        """The variable names, or 0..N-1 when the input had none."""
+        return self.names if self.names is not None else tuple(range(self.adjacency.shape[0]))
+
+    def _frame(self, values: np.ndarray) -> pd.DataFrame:
+        return pd.DataFrame(
+            values,
+            index=pd.Index(self.labels, name="cause"),
+            columns=pd.Index(self.labels, name="effect"),
+        )
+
+    def adjacency_frame(self) -> pd.DataFrame:
+        """The adjacency as an N × N DataFrame: row = cause, column = effect, labelled by name.
+
+        Example
+        -------
+        >>> CDResult([[0, 1], [0, 0]], np.full((2, 2), np.nan)).adjacency_frame().to_numpy()
+        array([[0, 1],
+               [0, 0]])
+        """
+        return self._frame(self.adjacency)
+
+    def pvalue_frame(self) -> pd.DataFrame:
+        """The p-values as an N × N DataFrame labelled like :meth:`adjacency_frame`.
+
+        Example
+        -------
+        >>> CDResult([[0, 1], [0, 0]], [[1, 0.01], [0.7, 1]]).pvalue_frame().loc[0, 1]
+        np.float64(0.01)
+        """
+        return self._frame(self.pvalues)
+
+    def to_networkx(self) -> nx.DiGraph:
+        """The graph as a ``networkx.DiGraph``: nodes are the names, edge j → i per adjacency.
+
+        Every edge carries its p-value as the attribute ``pvalue`` (NaN for methods without
+        p-values); the graph's attributes are :attr:`meta`.
+
+        Raises
+        ------
+        MissingExtraError
+            If networkx is not installed (an ``ImportError``; the fix:
+            ``pip install 'icml26[powerlaw_cd]'``).
+
+        Example
+        -------
+        >>> g = CDResult([[0, 1], [0, 0]], [[1, 0.01], [0.7, 1]], names=("a", "b")).to_networkx()
+        >>> list(g.nodes), g.edges["a", "b"]["pvalue"]
+        (['a', 'b'], 0.01)
+        """
+        nx = require("networkx", "powerlaw_cd", owner="CDResult.to_networkx")
+        graph = nx.DiGraph()
+        graph.graph.update(self.meta)
+        graph.add_nodes_from(self.labels)
+        labels = self.labels
+        for j, i in zip(*np.nonzero(self.adjacency), strict=True):
+            graph.add_edge(labels[j], labels[i], pvalue=float(self.pvalues[j, i]))
+        return graph
+
+
+def check_names(names: object, n: int, *, owner: str) -> tuple[Hashable, ...]:
+    """``names`` as a tuple of ``n`` distinct hashable labels.
+
+    Raises
+    ------
+    TypeError
+        If ``names`` is not a sequence (a string is not) or a label is not hashable.
+    ValueError
+        If there are not ``n`` labels or one repeats.
+
+    Example
+    -------
+    >>> check_names(["a", "b"], 2, owner="demo")
+    ('a', 'b')
+    """
+    if isinstance(names, str | bytes) or not isinstance(names, Sequence | np.ndarray | pd.Index):
+        raise TypeError(f"{owner}: names must be a sequence of labels; got {type(names).__name__}.")
+    names = tuple(names)
+    if not all(isinstance(name, Hashable) for name in names):
+        raise TypeError(f"{owner}: names must be hashable labels; got {names!r}.")
+    if len(names) != n or len(set(names)) != n:
+        raise ValueError(f"{owner}: names must be {n} distinct labels; got {names!r}.")
+    return names
 
 
 def _decide(pvalues: np.ndarray, alpha: float, fdr: str, acyclic: bool) -> np.ndarray:
@@ -155,7 +299,9 @@ def placy(
     Parameters
     ----------
     X
-        Array (N, T), one row per variable, finite, N >= 2.
+        Array (N, T), one row per variable, finite, N >= 2; or a pandas DataFrame of T rows ×
+        N named columns (the layout of pandas, statsmodels and tigramite), or a tigramite
+        DataFrame. Results on ``df`` equal those on ``df.to_numpy().T`` and carry its names.
     max_lags
         VAR lag order p (the paper's experiments: 20).
     window, stride
@@ -170,7 +316,8 @@ def placy(
     Returns
     -------
     CDResult
-        ``adjacency[j, i] = 1`` means j → i; ``features = (lam, amp)``.
+        ``adjacency[j, i] = 1`` means j → i; ``features = (lam, amp)``, each (N, n_w);
+        ``adjacency_frame()`` and ``to_networkx()`` give the graph labelled by the names.
 
     Raises
     ------
@@ -185,9 +332,15 @@ def placy(
     >>> res = placy(sim.X, max_lags=5)
     >>> res.adjacency.shape, res.features[0].shape
     ((3, 3), (3, 1436))
+    >>> import pandas as pd
+    >>> df = pd.DataFrame(sim.X.T, columns=["a", "b", "c"])  # T rows × N columns
+    >>> res_df = placy(df, max_lags=5)
+    >>> bool((res_df.adjacency == res.adjacency).all()), list(res_df.to_networkx().nodes)
+    (True, ['a', 'b', 'c'])
     """
     owner = "placy"
-    X = as_series(X, owner=owner)
+    series = read_series(X, owner=owner)
+    X = series.X
     _check_decision(max_lags, alpha, fdr, owner)
     check_positive_int("window", window, owner=owner)
     check_positive_int("stride", stride, owner=owner)
@@ -201,7 +354,7 @@ def placy(
     lam, amp = powerlaw_features(X, window, stride)
     result = granger_on_features(lam, np.stack([lam, amp], axis=1), max_lags, alpha, fdr, acyclic)
     meta = {"method": "placy", "window": window, "stride": stride, **result.meta}
-    return CDResult(result.adjacency, result.pvalues, (lam, amp), meta)
+    return CDResult(result.adjacency, result.pvalues, (lam, amp), meta, series.names)
 
 
 def granger_pairwise(
@@ -219,7 +372,8 @@ def granger_pairwise(
     Parameters
     ----------
     X
-        Array (N, T), finite, N >= 2, T >= max_lags + 3.
+        Array (N, T), finite, N >= 2, T >= max_lags + 3; or a DataFrame (T, N) as in
+        :func:`placy`.
     max_lags, alpha, fdr, acyclic
         As in :func:`placy`.
 
@@ -243,7 +397,8 @@ def granger_pairwise(
     [[0, 1], [0, 0]]
     """
     owner = "granger_pairwise"
-    X = as_series(X, owner=owner)
+    series = read_series(X, owner=owner)
+    X = series.X
     _check_decision(max_lags, alpha, fdr, owner)
     if X.shape[1] < max_lags + 3:
         raise ValueError(
@@ -251,4 +406,5 @@ def granger_pairwise(
             f"got T={X.shape[1]}, max_lags={max_lags}."
         )
     result = granger_on_features(X, X[:, None, :], max_lags, alpha, fdr, acyclic)
-    return CDResult(result.adjacency, result.pvalues, None, {"method": "granger", **result.meta})
+    meta = {"method": "granger", **result.meta}
+    return CDResult(result.adjacency, result.pvalues, None, meta, series.names)
