@@ -145,7 +145,7 @@ def test_selective_recurrence_rejects_bad_input():
 
 
 def test_ssm_config_and_block_reject_bad_input():
-    with pytest.raises(ValueError, match="d_state must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"d_state must be an integer in \[1, 1024\]"):
         SSMConfig(d_state=0)
     with pytest.raises(ValueError, match="dt_max must be in"):
         SSMConfig(dt_min=0.1, dt_max=0.01)
@@ -153,6 +153,38 @@ def test_ssm_config_and_block_reject_bad_input():
         MambaBlock(8, scan="fast")
     with pytest.raises(TypeError, match="config must be an SSMConfig"):
         MambaBlock(8, {"d_state": 4})
+
+
+def test_mamba_block_checks_sizes_and_inputs_at_its_boundary():
+    """Issue 16 fuzz findings: sizes are bounded before allocating, bad tensors are named."""
+    with pytest.raises(ValueError, match="d_model"):
+        MambaBlock(2**31)
+    with pytest.raises(ValueError, match=r"config.expand \* d_model"):
+        MambaBlock(2**13, SSMConfig(expand=8))
+    block = MambaBlock(8, seed=0)
+    with pytest.raises(ValueError, match="batch_size"):
+        block.init_cache(10**12)
+    with pytest.raises(TypeError, match=r"u must be a torch\.Tensor"):
+        block(None)
+    with pytest.raises(ValueError, match="u must have shape"):
+        block(torch.zeros(2, 3, 5))
+    with pytest.raises(TypeError, match=r"u must be torch\.float32"):
+        block(torch.zeros(2, 3, 8, dtype=torch.float64))
+    with pytest.raises(TypeError, match="cache must be an SSMCache"):
+        block.step(torch.zeros(2, 8), {"h": 0})
+    with pytest.raises(ValueError, match="cache must hold"):
+        block.step(torch.zeros(2, 8), block.init_cache(3))
+
+
+def test_mamba_block_empty_sequence_keeps_the_cache_and_chunks_compose():
+    block = MambaBlock(8, seed=0)
+    u = torch.randn(2, 5, 8, generator=torch.Generator().manual_seed(1))
+    head, cache = block.prefill(u[:, :3])
+    out, same = block.prefill(u[:, :0], cache)
+    assert out.shape == (2, 0, 8) and same is cache
+    tail, _ = block.prefill(u[:, 3:], cache)
+    torch.testing.assert_close(torch.cat([head, tail], 1), block(u), atol=1e-6, rtol=0)
+    assert block(torch.zeros(0, 3, 8)).shape == (0, 3, 8)
 
 
 @pytest.mark.parametrize("scan", ["sequential", "parallel"])

@@ -38,6 +38,11 @@ __all__ = ["SCANS", "MambaBlock", "SSMCache", "SSMConfig", "selective_recurrence
 
 SCANS = ("sequential", "parallel")
 BACKENDS = ("torch", "mamba_ssm")
+MAX_D_MODEL = 2**13  # widest block input (the same bound as HybridLM's residual stream)
+MAX_D_INNER = 2**15  # most SSM channels E·D
+MAX_D_STATE = 2**10  # largest SSM state N per channel (Mamba uses 16)
+MAX_D_CONV = 2**10  # longest causal conv kernel (Mamba uses 4)
+MAX_CACHE_NUMBERS = 2**28  # most numbers in a fresh cache: batch · E·D · (N + d_conv - 1)
 
 
 def _scan_sequential(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -209,11 +214,11 @@ class SSMConfig:
 
     def __post_init__(self) -> None:
         owner = "SSMConfig"
-        check_positive_int("d_state", self.d_state, owner=owner)
-        check_positive_int("expand", self.expand, owner=owner)
-        check_positive_int("d_conv", self.d_conv, owner=owner)
+        check_positive_int("d_state", self.d_state, owner=owner, maximum=MAX_D_STATE)
+        check_positive_int("expand", self.expand, owner=owner, maximum=MAX_D_INNER)
+        check_positive_int("d_conv", self.d_conv, owner=owner, maximum=MAX_D_CONV)
         if self.dt_rank is not None:
-            check_positive_int("dt_rank", self.dt_rank, owner=owner)
+            check_positive_int("dt_rank", self.dt_rank, owner=owner, maximum=MAX_D_MODEL)
         check_in_interval("dt_min", self.dt_min, low=0.0, closed="neither", owner=owner)
         check_in_interval("dt_max", self.dt_max, low=self.dt_min, owner=owner)
         check_in_interval("dt_floor", self.dt_floor, low=0.0, closed="neither", owner=owner)
@@ -252,9 +257,9 @@ class MambaBlock(nn.Module):
     Parameters
     ----------
     d_model
-        D.
+        D, at most ``MAX_D_MODEL`` = 2**13.
     config
-        :class:`SSMConfig`.
+        :class:`SSMConfig`; E·D = ``config.expand * d_model`` is at most ``MAX_D_INNER`` = 2**15.
     scan
         ``"parallel"`` or ``"sequential"``; both give the same outputs.
     backend
@@ -281,10 +286,15 @@ class MambaBlock(nn.Module):
     ) -> None:
         super().__init__()
         owner = "MambaBlock"
-        self.d_model = check_positive_int("d_model", d_model, owner=owner)
+        self.d_model = check_positive_int("d_model", d_model, owner=owner, maximum=MAX_D_MODEL)
         self.config = SSMConfig() if config is None else config
         if not isinstance(self.config, SSMConfig):
             raise TypeError(f"{owner}: config must be an SSMConfig; got {type(config).__name__}.")
+        if self.config.expand * d_model > MAX_D_INNER:
+            raise ValueError(
+                f"{owner}: config.expand * d_model (the SSM width E·D) must be at most "
+                f"{MAX_D_INNER}; got {self.config.expand} * {d_model}."
+            )
         self.scan = check_one_of("scan", scan, SCANS, owner=owner)
         self.backend = check_one_of("backend", backend, BACKENDS, owner=owner)
         cfg = self.config
@@ -326,7 +336,19 @@ class MambaBlock(nn.Module):
         return nn.functional.silu(self.conv1d(padded)).transpose(1, 2)  # (B, T, ED)
 
     def init_cache(self, batch_size: int) -> SSMCache:
-        """The empty cache (h = 0, zero conv history) for ``batch_size`` sequences."""
+        """The empty cache (h = 0, zero conv history) for ``batch_size`` sequences.
+
+        At most ``MAX_CACHE_NUMBERS`` = 2**28 numbers: batch_size · E·D · (N + d_conv - 1).
+        """
+        owner = "MambaBlock.init_cache"
+        batch_size = check_positive_int("batch_size", batch_size, owner=owner)
+        per_sequence = sum(self.state_numbers())
+        if batch_size * per_sequence > MAX_CACHE_NUMBERS:
+            raise ValueError(
+                f"{owner}: batch_size must be at most {MAX_CACHE_NUMBERS // per_sequence} "
+                f"(a cache holds {per_sequence} numbers per sequence, at most "
+                f"{MAX_CACHE_NUMBERS} in all); got {batch_size}."
+            )
         weight = self.A_log
         h = weight.new_zeros(batch_size, self.d_inner, self.d_state)
         conv = weight.new_zeros(batch_size, self.d_inner, self.config.d_conv - 1)
@@ -341,11 +363,20 @@ class MambaBlock(nn.Module):
     def prefill(
         self, u: torch.Tensor, cache: SSMCache | None = None
     ) -> tuple[torch.Tensor, SSMCache]:
-        """Run a whole sequence u (B, T, D), optionally after ``cache``; returns (out, cache)."""
+        """Run a whole sequence u (B, T, D), optionally after ``cache``; returns (out, cache).
+
+        An empty sequence (T = 0) returns an empty output and the cache unchanged.
+        """
+        u = self._check_input("u", u, 3, "MambaBlock.prefill")
         B_size = u.shape[0]
+        if cache is not None:
+            self._check_cache(cache, B_size, "MambaBlock.prefill")
         h0 = None if cache is None else cache.h
         if cache is None:
-            cache = self.init_cache(B_size)
+            cache = self.init_cache(max(B_size, 1))
+            cache = SSMCache(h=cache.h[:B_size], conv=cache.conv[:B_size])
+        if u.shape[1] == 0:
+            return u.new_zeros(B_size, 0, self.d_model), cache
         x_raw, z = self.in_proj(u).chunk(2, dim=-1)  # (B, T, ED) each
         x = self._conv(x_raw, cache.conv)  # (B, T, ED)
         history = torch.cat([cache.conv, x_raw.transpose(1, 2)], dim=2)
@@ -388,8 +419,43 @@ class MambaBlock(nn.Module):
         """out (B, T, D) for u (B, T, D), from h = 0."""
         return self.prefill(u)[0]
 
+    def _check_input(self, name: str, u: object, ndim: int, owner: str) -> torch.Tensor:
+        """``u`` if it is a floating tensor (..., D) of this block's dtype and device."""
+        shape = (None,) * (ndim - 1) + (self.d_model,)
+        u = check_tensor(name, u, owner=owner, shape=shape)
+        weight = self.A_log
+        if u.dtype != weight.dtype or u.device != weight.device:
+            raise TypeError(
+                f"{owner}: {name} must be {weight.dtype} on {weight.device} like the block's "
+                f"parameters; got {u.dtype} on {u.device}."
+            )
+        return u
+
+    def _check_cache(self, cache: object, batch: int, owner: str) -> None:
+        """``cache`` must be an :class:`SSMCache` of this block for ``batch`` sequences."""
+        if not isinstance(cache, SSMCache):
+            raise TypeError(f"{owner}: cache must be an SSMCache; got {type(cache).__name__}.")
+        h_shape = (batch, self.d_inner, self.d_state)
+        conv_shape = (batch, self.d_inner, self.config.d_conv - 1)
+        if not isinstance(cache.h, torch.Tensor) or not isinstance(cache.conv, torch.Tensor):
+            raise TypeError(f"{owner}: cache.h and cache.conv must be tensors.")
+        if tuple(cache.h.shape) != h_shape or tuple(cache.conv.shape) != conv_shape:
+            raise ValueError(
+                f"{owner}: cache must hold h {h_shape} and conv {conv_shape} for this block and "
+                f"batch; got {tuple(cache.h.shape)} and {tuple(cache.conv.shape)}."
+            )
+        weight = self.A_log
+        for part in (cache.h, cache.conv):
+            if part.dtype != weight.dtype or part.device != weight.device:
+                raise TypeError(
+                    f"{owner}: cache must be {weight.dtype} on {weight.device} like the "
+                    f"block's parameters; got {part.dtype} on {part.device}."
+                )
+
     def step(self, u_t: torch.Tensor, cache: SSMCache) -> tuple[torch.Tensor, SSMCache]:
         """One token u_t (B, D) -> (out_t (B, D), new cache): the recurrent form."""
+        u_t = self._check_input("u_t", u_t, 2, "MambaBlock.step")
+        self._check_cache(cache, u_t.shape[0], "MambaBlock.step")
         x_raw, z = self.in_proj(u_t).chunk(2, dim=-1)  # (B, ED)
         window = torch.cat([cache.conv, x_raw[:, :, None]], dim=2)  # (B, ED, d_conv)
         # depthwise conv at one position: Σ_j w[c, j] window[c, j] + bias
