@@ -18,8 +18,9 @@ increment W and space-time Levy area H of the step:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -86,6 +87,20 @@ def princeps_increment(
     return _increment(f, tv, tableau, t_from, t_to, x, sde=sde, W=W, H=H)
 
 
+Request = tuple[torch.Tensor, float]  # (model input x, time t) a stage asks f for
+Stages = Generator[Request, torch.Tensor, Any]
+
+
+def _drive(stages: Stages, f: Predictor) -> Any:
+    """Run a stage generator to its end, answering each request (x, t) with f(x, t)."""
+    try:
+        x, t = next(stages)
+        while True:
+            x, t = stages.send(f(x, t))
+    except StopIteration as stop:
+        return stop.value
+
+
 def _increment(
     f: Predictor,
     tv: TimeVariable,
@@ -99,6 +114,26 @@ def _increment(
     H: torch.Tensor | None,
 ) -> Increment:
     """princeps_increment without the boundary checks (the solvers' inner loop)."""
+    return _drive(_increment_stages(tv, tableau, t_from, t_to, x, sde=sde, W=W, H=H), f)
+
+
+def _increment_stages(
+    tv: TimeVariable,
+    tableau: ButcherTableau,
+    t_from: float,
+    t_to: float,
+    x: torch.Tensor,
+    *,
+    sde: str | None,
+    W: torch.Tensor | None,
+    H: torch.Tensor | None,
+) -> Generator[Request, torch.Tensor, Increment]:
+    """The increment as a generator: yields each stage's (input, time), receives f there.
+
+    This lets a caller that owns the model calls (a diffusers pipeline loop) drive the same
+    arithmetic as :func:`_increment`. A first stage at c = 0 with no a_ij is evaluated at x
+    itself (kappa (x / kappa) = x up to round-off).
+    """
     v0 = tv.varsigma(t_from)
     h = tv.varsigma(t_to) - v0
 
@@ -116,7 +151,8 @@ def _increment(
                 if a_ij != 0.0:
                     Z = Z + (h * a_ij) * k_j
             t_i = stage_time(c_i)
-            ks.append(f(tv.kappa(t_i) * Z, t_i))
+            stage_x = x if (Z is Y and t_i == t_from) else tv.kappa(t_i) * Z
+            ks.append((yield stage_x, t_i))
         psi = sum((h * b_i) * k_i for b_i, k_i in zip(tableau.b, ks, strict=True) if b_i != 0.0)
         error = None
         if tableau.b_hat is not None:
@@ -129,13 +165,14 @@ def _increment(
     if W is None:
         raise ValueError(f"princeps_increment: sde={sde!r} needs the Brownian increment W.")
     if sde == "em":
-        return Increment(h * f(x, t_from) + W)
+        k = yield x, t_from
+        return Increment(h * k + W)
     if H is None:
         raise ValueError("princeps_increment: ShARK needs the space-time Levy area H.")
     Y = x / tv.kappa(t_from)
-    k1 = f(tv.kappa(t_from) * (Y + H), t_from)
+    k1 = yield tv.kappa(t_from) * (Y + H), t_from
     t2 = stage_time(5 / 6)
-    k2 = f(tv.kappa(t2) * (Y + (5 / 6 * h) * k1 + 5 / 6 * W + H), t2)
+    k2 = yield tv.kappa(t2) * (Y + (5 / 6 * h) * k1 + 5 / 6 * W + H), t2
     return Increment(h * (0.4 * k1 + 0.6 * k2) + W)
 
 

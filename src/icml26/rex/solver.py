@@ -31,7 +31,7 @@ from icml26.core import Seed, check_in_interval, check_one_of, check_positive_in
 from icml26.rex._checks import check_state, check_time
 from icml26.rex.brownian import SeededBrownian, _path_key, brownian_on_grid
 from icml26.rex.parameterization import MODEL_OUTPUTS, PREDICTIONS, Model, TimeVariable
-from icml26.rex.princeps import SDE_METHODS, _increment
+from icml26.rex.princeps import SDE_METHODS, Stages, _drive, _increment_stages
 from icml26.rex.schedules import Schedule
 from icml26.rex.tableaus import ButcherTableau, get_tableau
 
@@ -250,11 +250,12 @@ class RexSolver:
             return None, None
         return bm.increment(self.tv.noise_clock(t0), self.tv.noise_clock(t1))
 
-    def _psi(self, t_from: float, t_to: float, x: torch.Tensor, W, H, low_order: bool):
+    def _psi(self, t_from: float, t_to: float, x: torch.Tensor, W, H, low_order: bool) -> Stages:
+        """The increment's stage generator (see :func:`~icml26.rex.princeps._increment_stages`)."""
         if low_order:  # Euler / Euler-Maruyama (low_order_final_n_steps)
             sde = None if self.sde is None else "em"
-            return _increment(self._f, self.tv, EULER, t_from, t_to, x, sde=sde, W=W, H=H)
-        return _increment(self._f, self.tv, self.tableau, t_from, t_to, x, sde=self.sde, W=W, H=H)
+            return _increment_stages(self.tv, EULER, t_from, t_to, x, sde=sde, W=W, H=H)
+        return _increment_stages(self.tv, self.tableau, t_from, t_to, x, sde=self.sde, W=W, H=H)
 
     def _low_order(self, step: int, n_steps: int) -> bool:
         """Whether step ``step`` (0 = noise end) of ``n_steps`` is a final low-order one."""
@@ -300,11 +301,14 @@ class RexSolver:
         ``low_order=True`` takes the step with Euler (Euler-Maruyama for SDEs).
         """
         t0, t1, W, H = self._check_step(x, x_hat, t0, t1, noise, "forward_step")
+        return _drive(self._forward_stages(x, x_hat, t0, t1, W, H, low_order), self._f)
+
+    def _forward_stages(self, x, x_hat, t0: float, t1: float, W, H, low_order: bool) -> Stages:
         k0, k1 = self.tv.kappa(t0), self.tv.kappa(t1)
         r, z = k1 / k0, self.zeta
-        inc = self._psi(t0, t1, x_hat, W, H, low_order)
+        inc = yield from self._psi(t0, t1, x_hat, W, H, low_order)
         x1 = r * (z * x + (1 - z) * x_hat) + k1 * inc.psi
-        back = self._psi(t1, t0, x1, None if W is None else -W, H, low_order)
+        back = yield from self._psi(t1, t0, x1, None if W is None else -W, H, low_order)
         x_hat1 = r * x_hat - k1 * back.psi
         return x1, x_hat1, inc.error
 
@@ -320,11 +324,14 @@ class RexSolver:
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """The exact inverse of :meth:`forward_step` (from t1 back to t0)."""
         t0, t1, W, H = self._check_step(x1, x_hat1, t0, t1, noise, "backward_step")
+        return _drive(self._backward_stages(x1, x_hat1, t0, t1, W, H, low_order), self._f)
+
+    def _backward_stages(self, x1, x_hat1, t0: float, t1: float, W, H, low_order: bool) -> Stages:
         k0, k1 = self.tv.kappa(t0), self.tv.kappa(t1)
         r, z = k1 / k0, self.zeta
-        back = self._psi(t1, t0, x1, None if W is None else -W, H, low_order)
+        back = yield from self._psi(t1, t0, x1, None if W is None else -W, H, low_order)
         x_hat = x_hat1 / r + k0 * back.psi
-        inc = self._psi(t0, t1, x_hat, W, H, low_order)
+        inc = yield from self._psi(t0, t1, x_hat, W, H, low_order)
         x = x1 / (r * z) + (1 - 1 / z) * x_hat - (k0 / z) * inc.psi
         return x, x_hat
 
@@ -346,12 +353,15 @@ class RexSolver:
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Forward sweep along ``ts`` (noise -> data): decoding / sampling."""
         self._check_pair(x, x_hat)
-        ts = self._check_grid(ts)
+        return _drive(self._forward_sweep(x, x_hat, self._check_grid(ts)), self._f)
+
+    def _forward_sweep(self, x: torch.Tensor, x_hat: torch.Tensor, ts: list[float]) -> Stages:
         bm = self.brownian(ts, x)
         n = len(ts) - 1
         for i, (t0, t1) in enumerate(itertools.pairwise(ts)):
-            x, x_hat, _ = self.forward_step(
-                x, x_hat, t0, t1, self.noise(bm, t0, t1), low_order=self._low_order(i, n)
+            W, H = self.noise(bm, t0, t1)
+            x, x_hat, _ = yield from self._forward_stages(
+                x, x_hat, t0, t1, W, H, self._low_order(i, n)
             )
         return x, x_hat
 
@@ -360,13 +370,16 @@ class RexSolver:
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Backward sweep along ``ts`` reversed (data -> noise): encoding."""
         self._check_pair(x, x_hat)
-        ts = self._check_grid(ts)
+        return _drive(self._backward_sweep(x, x_hat, self._check_grid(ts)), self._f)
+
+    def _backward_sweep(self, x: torch.Tensor, x_hat: torch.Tensor, ts: list[float]) -> Stages:
         bm = self.brownian(ts, x)
         n = len(ts) - 1
         for i in range(n - 1, -1, -1):
             t0, t1 = ts[i], ts[i + 1]
-            x, x_hat = self.backward_step(
-                x, x_hat, t0, t1, self.noise(bm, t0, t1), low_order=self._low_order(i, n)
+            W, H = self.noise(bm, t0, t1)
+            x, x_hat = yield from self._backward_stages(
+                x, x_hat, t0, t1, W, H, self._low_order(i, n)
             )
         return x, x_hat
 
