@@ -6,6 +6,7 @@ from icml26.cvar_rl.baselines import (
     risk_neutral_vi,
 )
 from icml26.cvar_rl.budget import BudgetGrid, redistributed_reward
+from icml26.cvar_rl.envs import TabularMDPEnv, register_envs, rollout
 from icml26.cvar_rl.evaluation import (
     empirical_cvar,
     exact_cvar,
@@ -48,6 +49,7 @@ __all__ = [
     "MarkovPolicy",
     "QLearningResult",
     "TabularMDP",
+    "TabularMDPEnv",
     "augmented_bellman",
     "augmented_value_iteration",
     "bauerle_ott_vi",
@@ -65,8 +67,10 @@ __all__ = [
     "exact_return_distribution",
     "random_layered_mdp",
     "redistributed_reward",
+    "register_envs",
     "risk_neutral_vi",
     "risky_chain",
+    "rollout",
     "rollout_returns",
     "step_size",
 ]

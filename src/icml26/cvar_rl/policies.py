@@ -4,7 +4,12 @@ A policy keeps one float of memory per episode: the budget c for the augmented g
 (c_{t+1} = (c_t - r_t) / gamma), the confidence level y for Chow et al.'s policy, nothing for a
 Markov policy. The batch methods carry the memory explicitly so that rollouts and exact
 return distributions can run many episodes at once; ``reset``/``act``/``observe`` wrap them for
-one episode.
+one episode, and ``policy(observation)`` is ``act`` on a gymnasium env's own observation.
+
+Observations and states: a model built by :meth:`TabularMDP.from_gymnasium` keeps observation
+``o`` as model state ``o`` and appends its extra copies after the observations (they share the
+original's outgoing transitions, hence its Q-values), and :class:`TabularMDPEnv` observes model
+state ids; so a policy on such a model takes the env's ``Discrete`` observation as it is.
 """
 
 from __future__ import annotations
@@ -139,6 +144,51 @@ class AbstractPolicy(abc.ABC):
         except (TypeError, ValueError) as err:
             raise type(err)(f"{owner}: next_state {next_state!r} is refused: {err}") from None
         self._memory, self._last = memory, None
+
+    def __call__(self, observation: Any) -> int:
+        """The action for a gymnasium env's ``Discrete`` observation (the gymnasium agent call).
+
+        ``policy(obs)`` is :meth:`act` on the observation: call :meth:`reset` at the start of an
+        episode and ``observe(reward, next_state=obs)`` after each ``env.step`` (see
+        :func:`rollout`, which does both).
+
+        Parameters
+        ----------
+        observation
+            An int (Python, numpy, or a 0-d integer array) naming a state of the policy.
+
+        Returns
+        -------
+        int
+            The action, an element of the env's ``Discrete`` action space.
+
+        Raises
+        ------
+        EpisodeNotStartedError
+            If no episode was started with :meth:`reset`.
+        TypeError, ValueError
+            If ``observation`` is not an integer state of the policy.
+
+        Example
+        -------
+        >>> import gymnasium as gym
+        >>> env = gym.make("FrozenLake-v1")
+        >>> pi = MarkovPolicy([2] * 16); pi.reset()
+        >>> obs, info = env.reset(seed=0)
+        >>> pi(obs)
+        2
+        """
+        owner = f"{type(self).__name__}.__call__"
+        if isinstance(observation, np.ndarray) and observation.ndim == 0:
+            observation = observation[()]
+        if isinstance(observation, bool | np.bool_) or not isinstance(
+            observation, int | np.integer
+        ):
+            raise TypeError(
+                f"{owner}: observation must be an integer state id (a Discrete observation); "
+                f"got {type(observation).__name__}."
+            )
+        return self.act(int(observation))
 
     @property
     def memory(self) -> float:
