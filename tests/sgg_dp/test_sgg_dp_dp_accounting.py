@@ -3,11 +3,13 @@ dp_accounting's own GaussianDpEvent, other members compose with dp_accounting's 
 small DP-SGD loop is accounted through the plain dp_accounting interface."""
 
 import math
+from pathlib import Path
 
 import pytest
 import torch
 from dp_accounting import dp_event
 from dp_accounting.pld import pld_privacy_accountant
+from dp_accounting.privacy_accountant import NeighboringRelation as NeighborRel
 
 from icml26.sgg_dp import (
     SGGDpEvent,
@@ -106,3 +108,51 @@ def test_dp_sgd_loop_accounted_with_plain_dp_accounting():
     # tight composition: above one step's ε, below basic composition (n·ε₁ at δ/n)
     assert mech.epsilon(1e-5) < eps < steps * mech.epsilon(1e-5 / steps)
     assert math.isfinite(losses[-1]) and losses[-1] < losses[0]
+
+
+def test_gaussian_member_under_replace_one_equals_dp_accountings_gaussian_event():
+    # the neighbouring relation reaches dp_accounting's Gaussian PLD unchanged
+    relation = NeighborRel.REPLACE_ONE
+    ours = SGGPLDAccountant(relation).compose(
+        dp_event.SelfComposedDpEvent(gaussian_member(12, std=2.5).to_dp_event(), 9)
+    )
+    ref = pld_privacy_accountant.PLDAccountant(relation).compose(
+        dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(noise_multiplier=2.5), 9)
+    )
+    assert ours.get_epsilon(1e-7) == pytest.approx(ref.get_epsilon(1e-7), rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "name"),
+    [
+        (("add_or_remove",), TypeError, "neighboring_relation"),
+        ((NeighborRel.ADD_OR_REMOVE_ONE, 0.0), ValueError, "value_discretization_interval"),
+        ((NeighborRel.ADD_OR_REMOVE_ONE, math.nan), ValueError, "value_discretization_interval"),
+    ],
+)
+def test_accountant_checks_its_arguments(args, error, name):
+    with pytest.raises(error, match=name):
+        SGGPLDAccountant(*args)
+
+
+def test_docs_dp_accounting_example_runs_and_its_numbers_hold():
+    # the API section's first code block (docs/sgg_dp.md) is the dp_accounting usage: run it
+    docs = Path(__file__).resolve().parents[2] / "docs" / "sgg_dp.md"
+    if not docs.exists():
+        pytest.skip("docs/ is not shipped with an installed wheel")
+    text = docs.read_text()
+    section = text[text.index("### Through dp_accounting") :]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict = {}
+    exec(compile(code, str(docs), "exec"), namespace)
+    mech, steps = namespace["mech"], namespace["steps"]
+    eps = namespace["accountant"].get_epsilon(1e-5)
+    # the numbers the docs quote: ~17.5 composed; one release 2.24 at δ/25 (basic composition)
+    assert eps == pytest.approx(17.5, abs=0.05)
+    assert mech.epsilon(1e-5 / steps) == pytest.approx(2.24, abs=0.005)
+    assert eps < steps * mech.epsilon(1e-5 / steps)
+    # the mixed composition adds a Gaussian release: more ε than the SGG steps alone, and less
+    # than adding that Gaussian's own ε (composition is sub-additive)
+    gauss = pld_privacy_accountant.PLDAccountant().compose(dp_event.GaussianDpEvent(4.0))
+    mixed = namespace["acc"].get_epsilon(1e-5)
+    assert eps < mixed < eps + gauss.get_epsilon(1e-9) + 0.01

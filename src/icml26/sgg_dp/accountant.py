@@ -32,6 +32,7 @@ import attr
 from dp_accounting import dp_event
 from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
+from dp_accounting.privacy_accountant import NeighboringRelation as NeighborRel
 
 from icml26.core import check_in_interval, check_positive_int
 
@@ -85,11 +86,32 @@ class SGGPLDAccountant(pld_privacy_accountant.PLDAccountant):
         under that relation (e.g. the clipping norm for add/remove-one DP-SGD), so the relation
         does not change its PLD.
     value_discretization_interval
-        The PLD grid (dp_accounting's default 1e-4).
+        The PLD grid, in (0, 1] (dp_accounting's default 1e-4).
+
+    Raises
+    ------
+    TypeError
+        If ``neighboring_relation`` is not a ``NeighboringRelation``.
+    ValueError
+        If ``value_discretization_interval`` is not in (0, 1].
     """
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self,
+        neighboring_relation: NeighborRel = NeighborRel.ADD_OR_REMOVE_ONE,
+        value_discretization_interval: float = 1e-4,
+    ) -> None:
+        owner = "SGGPLDAccountant"
+        if not isinstance(neighboring_relation, NeighborRel):
+            raise TypeError(
+                f"{owner}: neighboring_relation must be a dp_accounting NeighboringRelation; "
+                f"got {type(neighboring_relation).__name__}."
+            )
+        vdi = check_in_interval(
+            "value_discretization_interval", value_discretization_interval, low=0.0,
+            high=1.0, closed="right", owner=owner,
+        )  # fmt: skip
+        super().__init__(neighboring_relation, vdi)
         self._release_plds: dict[SGGDpEvent, pld_lib.PrivacyLossDistribution] = {}
 
     def _release_pld(self, event: SGGDpEvent) -> pld_lib.PrivacyLossDistribution:

@@ -432,10 +432,10 @@ class _SphereProfile:
         edges, kink = edges[keep], kink[keep] | np.isin(edges[keep], cuts)
         kink[[0, -1]] = True  # the zone's ends meet the logit windows, maybe at a kink
         d, dd = graded_nodes(edges, kink)
+        ok = dd > 0  # zero-width nodes carry no mass (and ln 0 would warn)
+        d, dd = d[ok], dd[ok]
         r = m.Delta + d
-        log_w = log_radial_density(r, m.k, m.p, m.sigma) + np.log(dd)
-        ok = dd > 0
-        return d[ok], r[ok], log_w[ok]
+        return d, r, log_radial_density(r, m.k, m.p, m.sigma) + np.log(dd)
 
 
 def _windows(s: np.ndarray, keep: np.ndarray, s_max: float) -> list[tuple[float, float]]:
