@@ -5,7 +5,13 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from icml26.matroid import CostCounter, GraphicMatroid, max_weight_basis, rank
+from icml26.matroid import (
+    CostCounter,
+    GraphicMatroid,
+    bounded_circuit_max_weight_basis,
+    max_weight_basis,
+    rank,
+)
 
 
 def random_multigraph(rng, *, integer_weights: bool) -> nx.MultiGraph:
@@ -117,3 +123,22 @@ def test_pairs_keep_their_old_meaning():
 def test_bad_graph_input_is_refused(make, error, match):
     with pytest.raises(error, match=match):
         make()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_bounded_circuit_basis_of_a_triangle_multigraph_is_networkx_forest(seed):
+    rng = np.random.default_rng(200 + seed)
+    G = nx.MultiGraph()
+    for t in range(40):  # disjoint triangles with doubled edges and loops: every cycle <= 3 edges
+        a, b, c = 3 * t, 3 * t + 1, 3 * t + 2
+        for u, v in [(a, b), (b, c), (c, a), (a, b), (c, c)]:
+            G.add_edge(u, v, weight=float(rng.normal()))
+    ours = bounded_circuit_max_weight_basis(G, None, 3, seed=seed)
+    assert ours == max_weight_basis(G)  # Las Vegas: always the greedy basis
+    reference = list(nx.maximum_spanning_tree(G).edges(keys=True))
+    assert is_spanning_forest(G, ours)
+    # continuous weights: distinct almost surely, so the forests coincide edge for edge
+    key = {(frozenset(e[:2]), e[2]) for e in reference}
+    assert {(frozenset(e[:2]), e[2]) for e in ours} == key
+    M = GraphicMatroid(G)
+    assert bounded_circuit_max_weight_basis(M, None, 3, seed=seed) == max_weight_basis(M)

@@ -15,25 +15,35 @@ the circuit bound ``c`` only affects the cost.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from icml26.core import Seed, check_in_interval, check_positive_int, numpy_generator
-from icml26.matroid.greedy import _lightest_in_dependent, _weight_order, check_weights
+from icml26.matroid.graphic import GraphicMatroid, is_networkx_graph
+from icml26.matroid.greedy import (
+    _lightest_in_dependent,
+    _weight_order,
+    check_weights,
+    graph_matroid,
+)
 from icml26.matroid.oracle import IndependenceOracle, check_oracle
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["bounded_circuit_max_weight_basis"]
 
 
 def bounded_circuit_max_weight_basis(
-    oracle: IndependenceOracle,
+    oracle: IndependenceOracle | nx.Graph,
     weights: object,
     c: int,
     *,
     seed: Seed = None,
     q0: int | None = None,
     growth: float = 2.0,
-) -> list[int]:
+) -> list[int] | list[tuple]:
     """Maximum-weight basis by random circuit sampling (spec §2.4).
 
     1. ``S ←`` all elements, ``q ← q0``.
@@ -49,9 +59,12 @@ def bounded_circuit_max_weight_basis(
     Parameters
     ----------
     oracle
-        The matroid.
+        The matroid, or an undirected networkx ``Graph`` / ``MultiGraph`` (its graphic matroid;
+        circuits are cycles, so ``c`` bounds the cycle length, e.g. 3 for disjoint triangles).
     weights
-        One finite weight per element; ties are broken by smaller id first.
+        One finite weight per element; ties are broken by smaller id first. For a graph or a
+        :class:`~icml26.matroid.GraphicMatroid`, ``None`` reads the ``weight`` edge attribute
+        (a string names another attribute of a graph).
     c
         Bound on the circuit size the cost analysis assumes, ``c >= 2``. Correctness does not
         depend on it.
@@ -64,9 +77,10 @@ def bounded_circuit_max_weight_basis(
 
     Returns
     -------
-    list of int
+    list of int, or list of tuple
         The maximum-weight basis, heaviest element first (identical to
-        :func:`~icml26.matroid.max_weight_basis` with the same weights).
+        :func:`~icml26.matroid.max_weight_basis` with the same weights): element ids, or for a
+        graph its networkx edges ``(u, v, key)`` / ``(u, v)``.
 
     Raises
     ------
@@ -85,7 +99,13 @@ def bounded_circuit_max_weight_basis(
     True
     """
     owner = "bounded_circuit_max_weight_basis"
+    if is_networkx_graph(oracle):
+        matroid, w = graph_matroid(oracle, weights)
+        basis = bounded_circuit_max_weight_basis(matroid, w, c, seed=seed, q0=q0, growth=growth)
+        return matroid.edges_of(basis)
     oracle = check_oracle(oracle, owner=owner)
+    if weights is None and isinstance(oracle, GraphicMatroid):
+        weights = oracle.weights
     w = check_weights(weights, oracle.n, owner=owner)
     c = check_positive_int("c", c, owner=owner, minimum=2)
     q = c if q0 is None else check_positive_int("q0", q0, owner=owner)

@@ -192,9 +192,7 @@ def max_weight_basis(
     """
     owner = "max_weight_basis"
     if is_networkx_graph(oracle):
-        attribute = weights if isinstance(weights, str) else "weight"
-        matroid = GraphicMatroid(oracle, weight=attribute)
-        w = matroid.weights if weights is None or isinstance(weights, str) else weights
+        matroid, w = graph_matroid(oracle, weights)
         return matroid.edges_of(max_weight_basis(matroid, w))
     oracle = check_oracle(oracle, owner=owner)
     if weights is None and isinstance(oracle, GraphicMatroid):
@@ -203,6 +201,29 @@ def max_weight_basis(
         return greedy_basis(oracle)
     w = check_weights(weights, oracle.n, owner=owner)
     return greedy_basis(oracle, _weight_order(w))
+
+
+def graph_matroid(graph: nx.Graph, weights: object) -> tuple[GraphicMatroid, object]:
+    """The graphic matroid of a networkx graph and the weights to use on it.
+
+    ``weights`` None reads the ``weight`` edge attribute, a string reads that attribute, and
+    anything else is returned as given (one weight per edge, checked by the caller).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :class:`GraphicMatroid`.
+
+    Example
+    -------
+    >>> import networkx as nx
+    >>> M, w = graph_matroid(nx.Graph([(0, 1, {"cost": 4})]), "cost")
+    >>> M.edges, w.tolist()
+    ([(0, 1)], [4.0])
+    """
+    attribute = weights if isinstance(weights, str) else "weight"
+    matroid = GraphicMatroid(graph, weight=attribute)
+    return matroid, matroid.weights if weights is None or isinstance(weights, str) else weights
 
 
 def rank(oracle: IndependenceOracle, subset: Sequence[int] | None = None) -> int:
