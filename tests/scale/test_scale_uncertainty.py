@@ -171,6 +171,7 @@ def test_batched_state_matches_per_episode_states():
     torch.testing.assert_close(
         batch.delta_batch(), torch.tensor([s.delta() for s in singles], dtype=torch.float64)
     )
+    assert [batch.delta(i) for i in range(4)] == [s.delta(0) for s in singles]
 
 
 @pytest.mark.parametrize(
@@ -195,12 +196,34 @@ def test_batched_state_matches_per_episode_states():
         (lambda: UncertaintyState(3).update(torch.zeros(4), 0.8), "u_vec"),
         (lambda: UncertaintyState(3).update(torch.zeros(3), 1.0), "alpha"),
         (lambda: UncertaintyState(3).update(torch.zeros(3), -0.1), "alpha"),
-        (lambda: UncertaintyState(3, batch_size=2).delta(), "delta"),
+        (lambda: UncertaintyState(3, batch_size=2).delta(), "episode must be given"),
+        (lambda: UncertaintyState(3, batch_size=2).delta(2), r"episode must be an integer in"),
+        (lambda: UncertaintyState(3).delta(1), r"episode must be an integer in \[0, 0\]"),
     ],
 )
 def test_bad_input_names_the_argument(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_select_and_assign_check_index_and_round_trip():
+    batch = UncertaintyState(3, batch_size=4)
+    batch.update(torch.randn(4, 3, generator=G, dtype=torch.float64), 0.8)
+    rows = torch.tensor([2, 0])
+    part = batch.select(rows)
+    torch.testing.assert_close(part.ema_u, batch.ema_u[rows])
+    part.last_u += 1.0
+    batch.assign(rows, part)
+    torch.testing.assert_close(batch.last_u[rows], part.last_u)
+    for method in (batch.select, lambda index: batch.assign(index, part)):
+        with pytest.raises(TypeError, match=r"index must be a torch\.Tensor"):
+            method(-1)
+        with pytest.raises(TypeError, match="index must hold integer rows"):
+            method(torch.tensor([True, False]))
+        with pytest.raises(ValueError, match=r"index must hold rows in \[0, 4\)"):
+            method(torch.tensor([4, 0]))
+    with pytest.raises(ValueError, match="index needs a batched state"):
+        UncertaintyState(3).assign(rows, part)
 
 
 def test_wrong_types_are_type_errors():

@@ -370,30 +370,45 @@ class UncertaintyState:
         """Mean over dimensions of ``last_u - ema_u``: shape ``()`` or ``(B,)``."""
         return (self.last_u - self.ema_u).mean(dim=-1)
 
-    def delta(self) -> float:
-        """Δu = mean_k(last_u[k] - ema_u[k]) of a single episode (0 before any update)."""
-        if self.batch_size not in (None, 1):
-            raise ValueError(
-                f"UncertaintyState: delta() needs one episode; this state holds batch_size="
-                f"{self.batch_size} (use delta_batch())."
-            )
-        return float(self.delta_batch().reshape(-1)[0])
+    def delta(self, episode: int | None = None) -> float:
+        """Δu = mean_k(last_u[k] - ema_u[k]) of one episode (0 before any update).
+
+        Parameters
+        ----------
+        episode
+            The row of a batched state (required when ``batch_size > 1``); ``None`` or 0 for a
+            single episode.
+        """
+        owner = "UncertaintyState.delta"
+        n = 1 if self.batch_size is None else self.batch_size
+        if episode is None:
+            if n != 1:
+                raise ValueError(
+                    f"{owner}: episode must be given for a batched state (batch_size={n}); "
+                    "or use delta_batch() for every episode."
+                )
+            episode = 0
+        episode = check_positive_int("episode", episode, owner=owner, minimum=0, maximum=n - 1)
+        return float(self.delta_batch().reshape(-1)[episode])
 
     def instantaneous_batch(self) -> torch.Tensor:
         """Mean over dimensions of ``last_u`` (the ablation that drives gamma by u_{t-1})."""
         return self.last_u.mean(dim=-1)
 
+    def _check_index(self, index: torch.Tensor, owner: str) -> torch.Tensor:
+        """``index``: a non-empty 1-D integer tensor of rows of this batched state."""
+        if self.batch_size is None:
+            raise ValueError(f"{owner}: index needs a batched state (batch_size set).")
+        check_tensor("index", index, owner=owner, ndim=1, floating=False)
+        if index.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8):
+            raise TypeError(f"{owner}: index must hold integer rows; got dtype {index.dtype}.")
+        if index.numel() == 0 or bool(((index < 0) | (index >= self.batch_size)).any()):
+            raise ValueError(f"{owner}: index must hold rows in [0, {self.batch_size}).")
+        return index.long()
+
     def select(self, index: torch.Tensor) -> UncertaintyState:
         """A batched state holding the rows ``index`` (int64, 1-D) of this batched state."""
-        if self.batch_size is None:
-            raise ValueError(
-                "UncertaintyState.select: index needs a batched state (batch_size set)."
-            )
-        check_tensor("index", index, owner="UncertaintyState.select", ndim=1, floating=False)
-        if index.numel() == 0 or bool(((index < 0) | (index >= self.batch_size)).any()):
-            raise ValueError(
-                f"UncertaintyState.select: index must hold rows in [0, {self.batch_size})."
-            )
+        index = self._check_index(index, "UncertaintyState.select")
         out = UncertaintyState(self.n_dims, batch_size=int(index.numel()))
         out.ema_u, out.last_u, out.first = (
             self.ema_u[index].clone(),
@@ -404,6 +419,7 @@ class UncertaintyState:
 
     def assign(self, index: torch.Tensor, other: UncertaintyState) -> None:
         """Write the rows of ``other`` back into rows ``index`` (the inverse of :meth:`select`)."""
+        index = self._check_index(index, "UncertaintyState.assign")
         if not isinstance(other, UncertaintyState) or other.shape != (
             int(index.numel()),
             self.n_dims,
