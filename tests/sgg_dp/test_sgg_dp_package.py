@@ -98,3 +98,13 @@ def test_inputs_are_checked_in_one_voice():
         sgg_noise_like(np.zeros(3), m)
     with pytest.raises(TypeError, match=r"sgg_noise_like: grad must be a floating-point tensor"):
         sgg_noise_like(torch.zeros(3, dtype=torch.int64), m)
+
+
+def test_claims_carry_the_documented_source_and_kind_labels():
+    # issue 15: no paper figure was seen, so every reference is the spec's; the sanity checks are
+    # exactly those the module docstring names (each also a unit test)
+    claims = {c.id: c for exp in REGISTRY.of_system("sgg_dp") for c in exp.claims}
+    assert {c.source for c in claims.values()} == {"spec"}
+    sanity = {i for i, c in claims.items() if c.kind == "sanity"}
+    assert sanity == {"Q1a", "Q1b", "Q1c", "Q3a", "Q4a", "Q4b", "T3b"}
+    assert set(claims) - sanity == {"Q2", "Q3b", "T1", "T2a", "T2b", "T2c", "T3a"}
