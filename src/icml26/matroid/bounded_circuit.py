@@ -15,8 +15,8 @@ the circuit bound ``c`` only affects the cost.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
+import networkx as nx
 import numpy as np
 
 from icml26.core import Seed, check_in_interval, check_positive_int, numpy_generator
@@ -28,9 +28,6 @@ from icml26.matroid.greedy import (
     graph_matroid,
 )
 from icml26.matroid.oracle import IndependenceOracle, check_oracle
-
-if TYPE_CHECKING:
-    import networkx as nx
 
 __all__ = ["bounded_circuit_max_weight_basis"]
 

@@ -9,24 +9,21 @@ from __future__ import annotations
 import math
 import numbers
 import os
-import sys
 from collections.abc import Hashable, Iterable, Sequence
-from typing import TYPE_CHECKING, final
+from typing import final
 
+import networkx as nx
 import numpy as np
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import connected_components
 
 from icml26.matroid.oracle import AbstractMatroid
 
-if TYPE_CHECKING:
-    import networkx as nx
-
 __all__ = ["GraphicMatroid"]
 
 
 def is_networkx_graph(value: object) -> bool:
-    """Whether ``value`` is a networkx graph (of any kind), without importing networkx.
+    """Whether ``value`` is a networkx graph (of any kind, directed ones included).
 
     Example
     -------
@@ -34,8 +31,7 @@ def is_networkx_graph(value: object) -> bool:
     >>> is_networkx_graph(nx.MultiGraph()), is_networkx_graph([(0, 1)])
     (True, False)
     """
-    nx = sys.modules.get("networkx")  # not imported yet: value cannot be one of its graphs
-    return nx is not None and isinstance(value, nx.Graph)
+    return isinstance(value, nx.Graph)
 
 
 @final

@@ -8,16 +8,13 @@ the basis built before ``e`` is examined.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+import networkx as nx
 import numpy as np
 
 from icml26.core import check_array
 from icml26.matroid.graphic import GraphicMatroid, is_networkx_graph
 from icml26.matroid.oracle import IndependenceOracle, check_oracle
-
-if TYPE_CHECKING:
-    import networkx as nx
 
 __all__ = [
     "check_weights",
