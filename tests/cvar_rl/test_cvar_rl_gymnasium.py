@@ -10,11 +10,13 @@ from gymnasium.utils.env_checker import check_env
 
 from icml26.cvar_rl import (
     BudgetGrid,
+    ChowPolicy,
     EpisodeNotStartedError,
     MarkovPolicy,
     TabularMDP,
     TabularMDPEnv,
     augmented_value_iteration,
+    chow_cvar_vi,
     exact_return_distribution,
     random_layered_mdp,
     register_envs,
@@ -87,6 +89,17 @@ def test_augmented_policy_on_the_gymnasium_env_follows_the_exact_return_distribu
     # 5 binomial standard errors (p(1-p)/n <= 1/(4n)): false alarm probability ~1e-6 per atom
     assert np.abs(empirical - exact).max() <= 5 * math.sqrt(0.25 / n)
     assert len(exact) == 3  # L then safe (+4 +1·γ²), U then risky (+3γ² or -6γ²)
+
+
+def test_chow_policy_gets_the_next_observation_it_needs():
+    # Chow et al.'s policy updates its level from the next state: rollout passes the observation.
+    mdp = risky_chain()
+    policy = ChowPolicy(chow_cvar_vi(mdp), alpha=0.3)
+    atoms, probs = exact_return_distribution(mdp, policy, horizon=3)
+    n = 4000
+    z = rollout(gym.make("icml26/RiskyChain-v0"), policy, n, seed=3, gamma=mdp.gamma)
+    exact, empirical = atom_frequencies(z, atoms, probs)
+    assert np.abs(empirical - exact).max() <= 5 * math.sqrt(0.25 / n)  # as above
 
 
 def test_markov_policy_on_frozen_lake_env_matches_the_model():
