@@ -128,6 +128,17 @@ def test_top_k_and_top_p_match_the_hf_logits_warpers():
         )
 
 
+@pytest.mark.parametrize("dtype", [torch.int64, torch.bool])
+def test_top_k_and_top_p_refuse_non_float_logits(dtype):
+    logits = torch.tensor([[1, 0, 1]]).to(dtype)  # -inf does not fit in an integer tensor
+    with pytest.raises(TypeError, match="logits must be a floating-point tensor"):
+        top_k_filter(logits, 2)
+    with pytest.raises(TypeError, match="logits must be a floating-point tensor"):
+        top_p_filter(logits, 0.5)
+    # an empty batch keeps its shape
+    assert top_k_filter(torch.zeros(0, 5), 16).shape == (0, 5)
+
+
 def test_best_of_n_keeps_the_verifier_favourite_and_costs_n_passes(model):
     adapter = TinyVLAAdapter(model)
     target = model.action_token_range[0] + 10

@@ -165,6 +165,18 @@ class DecodeInfo:
     prefix_passes: int
 
 
+def _check_logits(logits: Any, owner: str) -> torch.Tensor:
+    """``logits`` if it is a floating tensor with a non-empty last dim (-inf must fit in it)."""
+    if not isinstance(logits, torch.Tensor) or logits.ndim == 0 or logits.shape[-1] == 0:
+        raise TypeError(f"{owner}: logits must be a tensor with a non-empty last dim.")
+    if not logits.is_floating_point():
+        raise TypeError(
+            f"{owner}: logits must be a floating-point tensor (filtered entries become -inf); "
+            f"got dtype {logits.dtype}."
+        )
+    return logits
+
+
 def top_k_filter(logits: torch.Tensor, k: int) -> torch.Tensor:
     """Logits with all but the ``k`` largest of each row set to -inf (HF ``TopKLogitsWarper``).
 
@@ -173,8 +185,7 @@ def top_k_filter(logits: torch.Tensor, k: int) -> torch.Tensor:
     >>> top_k_filter(torch.tensor([1.0, 3.0, 2.0]), 2).tolist()
     [-inf, 3.0, 2.0]
     """
-    if not isinstance(logits, torch.Tensor) or logits.ndim == 0 or logits.shape[-1] == 0:
-        raise TypeError("top_k_filter: logits must be a tensor with a non-empty last dim.")
+    logits = _check_logits(logits, "top_k_filter")
     k = check_positive_int("k", k, owner="top_k_filter", maximum=1 << 20)
     k = min(k, logits.shape[-1])
     kth = logits.topk(k, dim=-1).values[..., -1:]
@@ -192,8 +203,7 @@ def top_p_filter(logits: torch.Tensor, p: float) -> torch.Tensor:
     >>> top_p_filter(torch.log(torch.tensor([0.5, 0.3, 0.2])), 0.7).isfinite().tolist()
     [True, True, False]
     """
-    if not isinstance(logits, torch.Tensor) or logits.ndim == 0 or logits.shape[-1] == 0:
-        raise TypeError("top_p_filter: logits must be a tensor with a non-empty last dim.")
+    logits = _check_logits(logits, "top_p_filter")
     p = check_in_interval("p", p, low=0.0, high=1.0, closed="right", owner="top_p_filter")
     sorted_logits, order = logits.sort(dim=-1, descending=True)
     probs = torch.softmax(sorted_logits.double(), dim=-1)
