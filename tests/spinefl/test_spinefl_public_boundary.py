@@ -18,6 +18,7 @@ from icml26.spinefl import (
     compare_methods,
     default_ratios,
     evaluate_accuracy,
+    gumbel_topk,
     iid_partition,
     load_cifar10,
     load_fashion_mnist,
@@ -129,6 +130,29 @@ def test_selector_server_seeds_and_history_check_their_arguments():
     with pytest.raises(ValueError, match="t"):
         round_generator(0, -1)
     assert client_seed(3, 1, 2) == client_seed(3, 1, 2) != client_seed(3, 1, 3)
+
+
+def test_magnitude_selector_refuses_a_layer_that_is_not_a_name():
+    mag = MagnitudeSelector()
+    mag.observe_weights({"fc": np.array([0.1, 3.0, 2.0])})
+    rng = np.random.default_rng(0)
+    with pytest.raises(TypeError, match="layer must be a layer name"):
+        mag.select({}, 3, 2, 0, 0, rng)
+    with pytest.raises(TypeError, match="layer must be a layer name"):
+        mag.deploy_indices(["fc"], 3, 2)
+    with pytest.raises(TypeError, match="importance keys"):
+        mag.observe_weights({0: np.ones(3)})
+    assert mag.select("fc", 3, 2, 0, 0, rng).tolist() == [1, 2]
+
+
+def test_gumbel_topk_names_log_weights_and_rng():
+    with pytest.raises(TypeError, match="log_weights"):
+        gumbel_topk(object(), 1, np.random.default_rng(0))
+    with pytest.raises(TypeError, match="log_weights"):
+        gumbel_topk([[0.0], [0.0, 1.0]], 1, np.random.default_rng(0))  # ragged
+    with pytest.raises(TypeError, match="rng must be a numpy Generator"):
+        gumbel_topk(np.zeros(3), 1, 7)
+    assert gumbel_topk(np.log([1.0, 2.0, 3.0]), 2, 7, noise=np.zeros(3)).tolist() == [2, 1]
 
 
 def test_history_refuses_to_average_nothing_instead_of_returning_nan():

@@ -78,7 +78,13 @@ def gumbel_topk(
     >>> gumbel_topk(np.log([1.0, 2.0, 3.0]), 2, noise=np.zeros(3)).tolist()
     [2, 1]
     """
-    log_w = np.asarray(log_weights, dtype=float)
+    try:
+        log_w = np.asarray(log_weights, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(
+            "gumbel_topk: log_weights must be a 1-D array of finite values or -inf; "
+            f"got {type(log_weights).__name__}."
+        ) from None
     if log_w.ndim != 1 or np.any(np.isnan(log_w)) or np.any(log_w == np.inf):
         raise ValueError(
             "gumbel_topk: log_weights must be a 1-D array of finite values or -inf; "
@@ -93,12 +99,22 @@ def gumbel_topk(
     if noise is None:
         if rng is None:
             raise ValueError("gumbel_topk: give rng (a numpy Generator) or noise.")
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(
+                f"gumbel_topk: rng must be a numpy Generator or None; got {type(rng).__name__}."
+            )
         noise = rng.gumbel(size=log_w.shape)
     else:
         noise = check_array("noise", noise, owner="gumbel_topk", shape=log_w.shape)
     keys = log_w + noise
     order = np.argsort(-keys, kind="stable")
     return order[:k]
+
+
+def _check_layer(owner: str, layer: object, name: str = "layer") -> str:
+    if not isinstance(layer, str):
+        raise TypeError(f"{owner}: {name} must be a layer name (str); got {type(layer).__name__}.")
+    return layer
 
 
 def _check_request(owner: str, N: int, n: int) -> tuple[int, int]:
@@ -288,11 +304,13 @@ class MagnitudeSelector(AbstractWeightGuidedSelector):
                 f"got {type(importance).__name__}."
             )
         for layer, value in importance.items():
+            _check_layer("MagnitudeSelector", layer, "importance keys")
             self.importance_[layer] = check_array(
                 f"importance[{layer!r}]", value, owner="MagnitudeSelector", ndim=1
             )
 
     def _importance(self, layer: str, N: int) -> np.ndarray:
+        _check_layer("MagnitudeSelector", layer)
         if layer not in self.importance_:
             raise ValueError(
                 f"MagnitudeSelector: no importance observed for layer {layer!r}; "
