@@ -3,6 +3,7 @@ import pytest
 import torch
 
 from icml26.core import (
+    check_array,
     check_in_interval,
     check_one_of,
     check_positive_int,
@@ -57,3 +58,10 @@ def test_torch_threads_is_scoped_and_restored_after_an_exception():
     assert torch.get_num_threads() == before
     with pytest.raises(ValueError, match="n must be an integer >= 1"), torch_threads(0):
         pass
+
+
+@pytest.mark.parametrize("value", [None, [1.0, None], ((0.5,), (None,))])
+def test_check_array_refuses_none_even_where_nonfinite_values_are_allowed(value):
+    # numpy would read None as NaN; a missing value is a type error, not a number.
+    with pytest.raises(TypeError, match="x must be an array"):
+        check_array("x", value, finite=False)

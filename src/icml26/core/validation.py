@@ -164,6 +164,12 @@ def check_array(
     dtype('float64')
     """
     try:
+        # numpy reads None as NaN when converting to float: refuse it instead.
+        if value is None or (
+            isinstance(value, list | tuple)
+            and any(v is None for v in np.asarray(value, dtype=object).flat)
+        ):
+            raise TypeError
         array = np.asarray(value, dtype=dtype)
     except (TypeError, ValueError):
         raise TypeError(
