@@ -243,10 +243,10 @@ class TACOClassifier(ClassifierMixin, BaseEstimator):
             raise _hyperparameter_error(err, "fit") from None
         X, y = self._table(X, y, reset=True, method="fit")
         try:
-            check_classification_targets(y)
-        except ValueError as err:  # keeps scikit-learn's "Unknown label type: ..." message
-            raise ValueError(f"{owner}.fit: y must hold class labels: {err}") from None
-        self.classes_, y_enc = np.unique(y, return_inverse=True)
+            check_classification_targets(y)  # scikit-learn's "Unknown label type: ..." message
+            self.classes_, y_enc = np.unique(y, return_inverse=True)
+        except (TypeError, ValueError) as err:  # e.g. labels that do not sort (None and str)
+            raise type(err)(f"{owner}.fit: y must hold class labels: {err}") from None
         n_classes = len(self.classes_)
         if n_classes < 2:
             raise ValueError(f"{owner}: y must contain at least 2 classes; got {n_classes} class.")
