@@ -78,10 +78,10 @@ def test_bad_input_messages():
             TACOClassifier(row_compression_percentage=p).fit(X_IRIS, Y_IRIS)
     with pytest.raises(ValueError, match="at least 2 classes; got 1 class"):
         TACOClassifier().fit(X_IRIS, np.zeros(150))
-    with pytest.raises(ValueError, match="at most 4 classes; y has 6 classes"):
+    with pytest.raises(
+        ValueError, match=r"at most 4 classes; y has 6 classes .*OneVsRestClassifier"
+    ):
         TACOClassifier().fit(X_IRIS, np.arange(150) % 6)
-    with pytest.raises(ValueError, match="at most 32 features; X has 40 features"):
-        TACOClassifier().fit(np.random.default_rng(0).normal(size=(50, 40)), np.arange(50) % 2)
     clf = TACOClassifier().fit(X_IRIS, Y_IRIS)
     with pytest.raises(ValueError, match="X has 3 features, but TACOClassifier is expecting 4"):
         clf.predict(X_IRIS[:, :3])

@@ -17,6 +17,7 @@ are left out; members differ only by feature/class/category orders and row shuff
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -39,16 +40,27 @@ MAX_ESTIMATORS = 1024  # each member is one compression at fit and one forward p
 
 
 def member_orders(
-    rng: np.random.Generator, n_features: int, n_classes: int, n_members: int
+    rng: np.random.Generator,
+    n_features: int,
+    n_classes: int,
+    n_members: int,
+    *,
+    width: int | None = None,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(feature order, class map) of each ensemble member: rotations of one random base order.
+    """(feature columns, class map) of each ensemble member: rotations of one random base order.
 
-    Member i reads feature ``base_f[(j + i) % F]`` at position j and gives class c the output slot
-    ``base_c[(c + i) % C]``; with F (C) members every feature (class) sits at every position once.
+    Member i gives class c the output slot ``base_c[(c + i) % C]``. With F <= ``width`` it reads
+    the features ``base_f`` rotated by i (position j holds ``base_f[(j + i) % F]``), so with F (C)
+    members every feature (class) sits at every position (slot) once. With F > ``width`` (wider
+    than the model), member i reads the ``width`` features that follow ``base_f`` rotated by
+    i·``width``: consecutive members see disjoint blocks, and ⌈F / width⌉ members see every
+    feature.
     """
     base_f, base_c = rng.permutation(n_features), rng.permutation(n_classes)
+    wide = width is not None and n_features > width
+    step, keep = (width, width) if wide else (1, n_features)
     return [
-        (np.roll(base_f, -i), base_c[(np.arange(n_classes) + i) % n_classes])
+        (np.roll(base_f, -i * step)[:keep], base_c[(np.arange(n_classes) + i) % n_classes])
         for i in range(n_members)
     ]
 
@@ -86,9 +98,11 @@ class TACOClassifier(ClassifierMixin, BaseEstimator):
         Training rows compressed together; larger tables are split into chunks.
     n_estimators
         Ensemble members (feature/class rotations, see the module docstring), probabilities
-        averaged; 1 to 1024. The default 4 was chosen by measurement (docs/taco.md): mean
-        ROC-AUC 0.84 / 0.97 / 0.98 with 1 / 4 / 8 members on three small real tables, at
-        1 / ~4 / ~8 times the predict cost.
+        averaged; 1 to 1024. A table wider than the model (``max_features``, 32 for the
+        shipped checkpoints) is split across members: each reads a different block of
+        ``max_features`` columns, so ⌈F / max_features⌉ members see every column. The default
+        4 was chosen by measurement (docs/taco.md): mean ROC-AUC 0.84 / 0.97 / 0.98 with
+        1 / 4 / 8 members on three small real tables, at 1 / ~4 / ~8 times the predict cost.
     device
         Torch device for the model and data.
     checkpoint
@@ -232,7 +246,7 @@ class TACOClassifier(ClassifierMixin, BaseEstimator):
         TypeError, ValueError
             On a constructor parameter out of range (``device`` included), ``X``/``y`` that are
             not a table and its labels, a continuous ``y``, fewer than 2 classes, or more classes
-            or features than the model supports.
+            than the model supports (wrap it in ``OneVsRestClassifier`` for more).
         OSError
             If ``checkpoint`` names no checkpoint file.
         """
@@ -257,17 +271,22 @@ class TACOClassifier(ClassifierMixin, BaseEstimator):
         if n_classes > model.config.max_classes:
             raise ValueError(
                 f"{owner}: the model supports at most {model.config.max_classes} classes; "
-                f"y has {n_classes} classes."
+                f"y has {n_classes} classes (wrap the classifier in scikit-learn's "
+                f"OneVsRestClassifier or OutputCodeClassifier for more)."
             )
-        if X.shape[1] > model.config.max_features:
-            raise ValueError(
-                f"{owner}: the model supports at most {model.config.max_features} features; "
-                f"X has {X.shape[1]} features."
+        width = model.config.max_features
+        if X.shape[1] > width and n_estimators * width < X.shape[1]:
+            warnings.warn(
+                f"{owner}: X has {X.shape[1]} features but {n_estimators} members of "
+                f"{width} features see only {n_estimators * width} of them; use "
+                f"n_estimators >= {-(-X.shape[1] // width)} to use every feature.",
+                UserWarning,
+                stacklevel=2,
             )
         codes = self._ordinal_codes
         self.model_ = model
         self.members_, self.compressed_contexts_ = [], []
-        orders = member_orders(rng, X.shape[1], n_classes, n_estimators)
+        orders = member_orders(rng, X.shape[1], n_classes, n_estimators, width=width)
         for i, (features, classes) in enumerate(orders):
             shuffles = codes.shuffles(rng) if codes is not None and i > 0 else {}
             rows = rng.permutation(len(X))
