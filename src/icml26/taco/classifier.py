@@ -101,8 +101,8 @@ class TACOClassifier(ClassifierMixin, BaseEstimator):
         averaged; 1 to 1024. A table wider than the model (``max_features``, 32 for the
         shipped checkpoints) is split across members: each reads a different block of
         ``max_features`` columns, so ⌈F / max_features⌉ members see every column. The default
-        4 was chosen by measurement (docs/taco.md): mean ROC-AUC 0.84 / 0.97 / 0.98 with
-        1 / 4 / 8 members on three small real tables, at 1 / ~4 / ~8 times the predict cost.
+        4 was chosen by measurement (docs/taco.md): mean ROC-AUC 0.84 / 0.95 / 0.97 with
+        1 / 4 / 8 members on three small real tables, at 1 / ~4 / ~9 times the predict time.
     device
         Torch device for the model and data.
     checkpoint
