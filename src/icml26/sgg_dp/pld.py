@@ -64,6 +64,16 @@ SNAP_MARGIN = 1e-12
 # Studentised direction table spans |√(T−1) u/√(1−u²)| <= V_MAX (normal tail ~1e-33 at T -> ∞).
 V_MAX = 12.0
 MAX_CROSSINGS = 2_000_000  # per block of radial nodes
+# k > T: the upper tail of the loss is checked against its exact survival P[L > c] from the
+# profile (:func:`_exact_tail`) on levels SCAN_STEP apart, from where the PLD's survival falls
+# to SCAN_FROM; from the first level where the PLD is below it (or looser than those steps),
+# the survival is the exact one on levels TAIL_STEP_REL·c (at least TAIL_STEP_MIN) apart, up to
+# where it is below TAIL_MASS / 2 (the rest goes to +inf).
+SCAN_FROM = 0.1
+SCAN_STEP = 0.25
+TAIL_STEP_REL = 0.02
+TAIL_STEP_MIN = 0.01
+SURVIVAL_MARGIN = 1e-6  # relative: the survival's quadrature error is far below
 MAX_COUNT = 100_000  # largest count of one mechanism in a composition (checked first)
 
 
@@ -215,6 +225,65 @@ def _sphere_atoms(acc, r, W, T, k, p, sigma, Delta, vdi, M, eps0):
         acc.add(j[1:][keep], np.maximum(drop[keep], 0.0) * W[seg[1:][keep]])
 
 
+def _exact_tail(acc, T, k, p, sigma, Delta, vdi) -> None:
+    """Raise the accumulated PLD's upper tail to the exact survival of the loss (k > T).
+
+    For k > T the loss is unbounded near x = v, in a region that shrinks like a ball of radius
+    e^{−c/(k−T)} around v as the level c grows; the radial rule and the direction table do not
+    resolve it, so the accumulated survival Ĝ(c) = P̂[L > c] falls below the exact S(c) in the
+    tail (δ(ε) under-reported by orders of magnitude at small δ). With exact values S(c_i) on
+    levels c_i of the grid, setting Ĝ(c) := max(Ĝ(c), S(c_i)) for c in [c_i, c_{i+1}) makes
+    Ĝ >= S there (S is non-increasing); it is applied from the first scanned level where Ĝ < S,
+    and below it Ĝ is raised to at most S of that level, which keeps Ĝ non-increasing.
+    """
+    from icml26.sgg_dp.profile import log_loss_survival
+
+    pmf = acc.pmf
+    # G[i] = P̂[L > (i − J)·vdi]: the mass at higher levels and at +inf
+    G = np.concatenate([np.cumsum(pmf[::-1])[::-1][1:], [0.0]]) + acc.infinity
+    levels = (np.arange(len(pmf)) - acc.J) * vdi
+
+    def exact(c: float) -> float:
+        return math.exp(log_loss_survival(c, T, k, p, sigma, Delta)) * (1 + SURVIVAL_MARGIN)
+
+    def index(c: float) -> int:
+        return round(c / vdi) + acc.J
+
+    def step_at(c: float) -> float:
+        return max(TAIL_STEP_MIN, TAIL_STEP_REL * c)
+
+    # 1. scan for the first level where the accumulated tail is below the exact one, or above
+    # the exact one a fine step lower (looser than the exact steps of part 2 would be)
+    start = max(0.0, float(levels[np.argmax(G <= SCAN_FROM)]))
+    c, first = start, None
+    while c < LOSS_CAP:
+        value = exact(c)
+        if G[index(c)] < value or G[index(c)] > exact(max(c - step_at(c), 0.0)):
+            first = max(start, c - SCAN_STEP)
+            break
+        if value <= TAIL_MASS / 2:
+            return
+        c = math.ceil((c + SCAN_STEP) / vdi) * vdi
+    if first is None:
+        return
+    # 2. from there on, Ĝ is the exact survival on a fine set of levels, held constant up to
+    # the next one (an upper bound of S); below, Ĝ is raised to at most S(first)
+    c, value = first, exact(first)
+    G[: index(first)] = np.maximum(G[: index(first)], value)
+    while True:
+        nxt = math.ceil((c + step_at(c)) / vdi) * vdi
+        i, j = index(c), min(index(nxt), len(G))
+        G[i:j] = value
+        if j >= len(G) or value <= TAIL_MASS / 2:
+            G[i:] = value  # the rest (and +inf) keeps this level's mass
+            break
+        c, value = nxt, exact(nxt)
+    infinity = max(acc.infinity, float(G[-1]))
+    above = np.concatenate([[acc.infinity + pmf.sum()], G])  # P̂[L > level below] ...
+    acc.pmf = np.maximum(above[:-1] - above[1:], 0.0)
+    acc.infinity = infinity
+
+
 def make_pld(
     T: int,
     k: float,
@@ -285,6 +354,8 @@ def make_pld(
             acc.add(_grid_index(L, vdi), W / 2)
     else:
         _sphere_atoms(acc, r, W, T, k, p, sigma, sensitivity, vdi, M, eps0)
+    if k > T:
+        _exact_tail(acc, T, k, p, sigma, sensitivity, vdi)
 
     keys = np.arange(-acc.J, acc.J + 1)
     nonzero = acc.pmf > 0

@@ -45,7 +45,22 @@ from icml26.sgg_dp.radial import (
 )
 from icml26.sgg_dp.tails import log_beta_cdf, log_gamma_cdf_of_log, log_gamma_sf
 
-__all__ = ["log_hockey_stick", "privacy_loss"]
+__all__ = ["log_hockey_stick", "log_loss_survival", "privacy_loss"]
+
+
+def _log_ball_masses(T, k, p, sigma, Delta, log_eta) -> float:
+    """ln of an upper bound on P[ρ < η] + P[r < η] (the two balls as a whole).
+
+    P[r < η] = F_R(η); on ρ < η the density is C e^{h(r)} with r in [Δ − η, Δ + η], so
+    P[ρ < η] <= C V_T e^{H_hi} η^T (C V_T = p/(T σ^k Γ(k/p))).
+    """
+    eta = math.exp(log_eta)
+    hs = log_radial_profile(np.array([Delta - eta, Delta, Delta + eta]), T, k, p, sigma)
+    log_cv = math.log(p) - math.log(T) - k * math.log(sigma) - special.gammaln(k / p)
+    near_v = log_cv + float(hs.max()) + T * log_eta
+    near_0 = float(log_gamma_cdf_of_log(k / p, np.array(p * (log_eta - math.log(sigma)))))
+    return float(np.logaddexp(near_v, near_0))
+
 
 COARSE_STEP = 1.0
 EPS_REACH = 1e4  # the windows follow e^ε B out to ε = 1e4 (beyond, δ is A to < e^{-1e4})
@@ -475,7 +490,8 @@ def _cut(windows, lo: float, hi: float) -> list[tuple[float, float]]:
     return [(a, b) for a, b in out if b > a]
 
 
-def _log_sphere(eps, T, k, p, sigma, Delta, panel_width) -> float:
+def _log_sphere(eps, T, k, p, sigma, Delta, panel_width, survival=False) -> float:
+    """ln δ(ε), or with ``survival`` an upper bound on ln P[L > ε] (A, the balls as a whole)."""
     prof = _SphereProfile(eps, T, k, p, sigma, Delta)
     # Coarse pass; widen while the radial tail beyond |s| = edge (mass ~e^{-edge}, times e^ε for B)
     # could exceed e^{-46} of ln A.
@@ -526,7 +542,10 @@ def _log_sphere(eps, T, k, p, sigma, Delta, panel_width) -> float:
         a, b = prof.log_integrands(r, log_w, d)
         parts_a.append(a)
         parts_b.append(b)
-        extra.append(_log_balls(eps, T, k, p, sigma, Delta, prof.log_eta))
+        if survival:
+            extra.append(_log_ball_masses(T, k, p, sigma, Delta, prof.log_eta))
+        else:
+            extra.append(_log_balls(eps, T, k, p, sigma, Delta, prof.log_eta))
     for part, width in ((core, panel_width), (tails, TAIL_PANEL_WIDTH)):
         if not part:
             continue
@@ -537,6 +556,8 @@ def _log_sphere(eps, T, k, p, sigma, Delta, panel_width) -> float:
     if not parts_a:
         return -math.inf  # A = 0: δ = 0 (e.g. pure DP beyond ε₀)
     log_a = special.logsumexp(np.concatenate(parts_a))
+    if survival:
+        return float(special.logsumexp([log_a, *extra]))
     log_b = special.logsumexp(np.concatenate(parts_b))
     outside = float(_log_sub(np.array(log_a), np.array(eps + log_b)))
     return float(special.logsumexp([outside, *extra]))
@@ -582,8 +603,9 @@ def _log_mass(r_a, r_b, width, k, p, sigma) -> np.ndarray:
     return out
 
 
-def _log_line(eps, k, p, sigma, Delta) -> float:
-    """T = 1: ln δ from the exact intervals where L > ε and where L < −ε."""
+def _log_line(eps, k, p, sigma, Delta, survival=False) -> float:
+    """T = 1: ln δ from the exact intervals where L > ε and where L < −ε (``survival``:
+    ln P[L > ε])."""
     # Q(k/p, z_far) < e^{-745 - ε}: beyond, neither A nor e^ε B can gain anything.
     z_far = math.e * (S_LIMIT + min(eps, EPS_REACH)) + k / p
     t_far = sigma * z_far ** (1.0 / p) + 2 * Delta
@@ -618,7 +640,18 @@ def _log_line(eps, k, p, sigma, Delta) -> float:
     log_b = special.logsumexp(np.concatenate(log_parts[False] or [[-np.inf]])) - math.log(2)
     if not np.isfinite(log_a):
         return -math.inf
+    if survival:
+        return float(log_a)
     return float(_log_sub(np.array(log_a), np.array(eps + log_b)))
+
+
+def log_loss_survival(c: float, T: int, k: float, p: float, sigma: float, Delta: float) -> float:
+    """ln P[L > c] under X ~ P, for a level c >= 0 (internal: no checks), by the profile's
+    quadrature (A of :func:`log_hockey_stick` at ε = c; for k != T the balls of radius η
+    around 0 and v count as a whole)."""
+    if T == 1:
+        return _log_line(c, k, p, sigma, Delta, survival=True)
+    return _log_sphere(c, T, k, p, sigma, Delta, PANEL_WIDTH, survival=True)
 
 
 def log_hockey_stick(
