@@ -18,7 +18,9 @@ probability one.
 
 from __future__ import annotations
 
+import functools
 import math
+import threading
 from dataclasses import dataclass
 
 import torch
@@ -130,10 +132,10 @@ _FLOAT_LAYOUT = {
 }
 
 
-def _exponent_field(a: torch.Tensor) -> torch.Tensor:
-    """The biased-exponent bits of ``a`` (sign ignored), as integers in place."""
+def _exponent_field(a: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+    """The biased-exponent bits of ``a`` (sign ignored), as integers (in ``out`` if given)."""
     int_type, mantissa, _, exp_bits = _FLOAT_LAYOUT[a.dtype]
-    return a.view(int_type).bitwise_and(((1 << exp_bits) - 1) << mantissa)
+    return torch.bitwise_and(a.view(int_type), ((1 << exp_bits) - 1) << mantissa, out=out)
 
 
 def _rtn_e2m1(y: torch.Tensor) -> torch.Tensor:
@@ -148,31 +150,96 @@ def _rtn_e2m1(y: torch.Tensor) -> torch.Tensor:
         a = y.abs().clamp(max=E2M1_MAX)
         gap = _grid_gap(a)
         return torch.copysign(torch.round(a / gap) * gap, y)
-    _, mantissa, bias, _ = _FLOAT_LAYOUT[y.dtype]
+    return _rtn_e2m1_(y.clamp(-E2M1_MAX, E2M1_MAX))
+
+
+def _rtn_e2m1_(y: torch.Tensor) -> torch.Tensor:
+    """:func:`_rtn_e2m1` of a layout dtype in place (``y`` owned by the caller, overwritten)."""
+    int_type, mantissa, bias, _ = _FLOAT_LAYOUT[y.dtype]
     half = 1 << (mantissa - 1)  # the 0.5 of 1.5
-    yc = y.clamp(-E2M1_MAX, E2M1_MAX)
+    yc = y.clamp_(-E2M1_MAX, E2M1_MAX)
+    pooled = not (torch.is_grad_enabled() and y.requires_grad)
+    field = _scratch("gap", y.shape, int_type, y.device) if pooled else None
     # biased exponent of M = exponent of |y| - 1 + mantissa, at least that of 0.5 * 2^mantissa
-    magic = _exponent_field(yc).add_(((mantissa - 1) << mantissa) + half)
+    magic = _exponent_field(yc, out=field).add_(((mantissa - 1) << mantissa) + half)
     magic = magic.clamp_min_(((bias + mantissa - 1) << mantissa) + half).view(y.dtype)
     return yc.add_(magic).sub_(magic)
 
 
 def _sr_e2m1(y: torch.Tensor, generator: Seed, noise: torch.Tensor | None) -> torch.Tensor:
     """SR onto the E2M1 grid: g_lo + gap * (u < (|y| - g_lo) / gap), with y's sign."""
-    a = y.abs().clamp_(max=E2M1_MAX)
+    return _sr_magnitude_(y.abs(), y, generator, noise)
+
+
+def _sr_magnitude_(
+    a: torch.Tensor,
+    sign: torch.Tensor,
+    generator: Seed,
+    noise: torch.Tensor | None,
+    out: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """SR of the magnitudes ``a`` (overwritten) onto the E2M1 grid, with the signs of ``sign``.
+
+    ratio = min(a, 6)/gap, low = floor(ratio), up = (ratio - low > u) as 0/1, then
+    (low + up)·gap with the sign copied (exact: gap is a power of two). The gap, the draws and
+    the floor live in per-thread scratch buffers unless autograd records ``a``; the result is
+    written to ``out`` (which may be ``sign`` itself) or to a new tensor.
+    """
+    pooled = not (torch.is_grad_enabled() and a.requires_grad)
+    a = a.clamp_(max=E2M1_MAX)
     if a.dtype in _FLOAT_LAYOUT:
         # gap = max(0.5, 2^(floor(log2 a) - 1)) from the exponent bits: exact powers of two
-        _, mantissa, bias, _ = _FLOAT_LAYOUT[a.dtype]
-        gap = _exponent_field(a).sub_(1 << mantissa).clamp_min_((bias - 1) << mantissa)
+        int_type, mantissa, bias, _ = _FLOAT_LAYOUT[a.dtype]
+        field = _scratch("gap", a.shape, int_type, a.device) if pooled else None
+        gap = _exponent_field(a, out=field).sub_(1 << mantissa).clamp_min_((bias - 1) << mantissa)
         gap = gap.view(a.dtype)
     else:
         gap = _grid_gap(a)
     if noise is None:
-        noise = torch.rand(a.shape, generator=torch_generator(generator), dtype=a.dtype)
+        draws = _scratch("noise", a.shape, a.dtype, a.device) if pooled else None
+        gen = torch_generator(generator)
+        noise = torch.rand(a.shape, generator=gen, dtype=a.dtype, out=draws)
     ratio = a.div_(gap)  # exact: gap is a power of two
-    low = ratio.floor()
-    up = noise.to(ratio.device) < ratio.sub_(low)  # the fractional part in [0, 1)
-    return low.add_(up).mul_(gap).copysign_(y)
+    low = torch.floor(ratio, out=_scratch("low", a.shape, a.dtype, a.device)) if pooled else (
+        ratio.floor()
+    )
+    up = ratio.sub_(low).gt_(noise.to(ratio.device))  # 1 iff u < the fractional part in [0, 1)
+    grid = low.add_(up).mul_(gap)
+    if out is None:
+        return torch.copysign(grid, sign) if pooled else grid.copysign_(sign)
+    return torch.copysign(grid, sign, out=out)
+
+
+_SCRATCH_MAX = 1 << 24  # elements; larger temporaries are allocated per call
+
+
+class _Scratch(threading.local):
+    """Per-thread temporaries of the quantizers, reused across calls (one buffer per slot)."""
+
+    def __init__(self) -> None:
+        self.buffers: dict[tuple[str, torch.dtype, torch.device], torch.Tensor] = {}
+
+
+_SCRATCH = _Scratch()
+
+
+def _scratch(slot: str, shape: torch.Size, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """An uninitialised tensor of ``shape`` backed by this thread's buffer for ``slot``.
+
+    Fresh multi-megabyte allocations cost page faults on every call (measured: four of them
+    double the time of four element-wise passes); a quantizer's temporaries are dead before it
+    returns, so each slot keeps its largest buffer. Tensors above ``_SCRATCH_MAX`` elements
+    are allocated per call so that emulating a large model does not pin several copies.
+    """
+    n = math.prod(shape)
+    if n > _SCRATCH_MAX:
+        return torch.empty(shape, dtype=dtype, device=device)
+    key = (slot, dtype, torch.device(device))
+    buffer = _SCRATCH.buffers.get(key)
+    if buffer is None or buffer.numel() < n:
+        buffer = torch.empty(n, dtype=dtype, device=device)
+        _SCRATCH.buffers[key] = buffer
+    return buffer[:n].view(shape)
 
 
 def _round_e2m1(
@@ -219,6 +286,22 @@ def cast_e4m3(x: torch.Tensor) -> torch.Tensor:
 
 def _cast_e4m3(x: torch.Tensor) -> torch.Tensor:
     return x.clamp(-E4M3_MAX, E4M3_MAX).to(torch.float8_e4m3fn).to(x.dtype)
+
+
+def _cast_e4m3_nonneg(x: torch.Tensor) -> torch.Tensor:
+    """:func:`_cast_e4m3` of values in [0, 448] (or NaN) by the magic-number trick, bit-exact.
+
+    E4M3 spacing is gap = 2^(max(e, -6) - 3) for 2^e <= x < 2^(e+1) (subnormals below 2^-6):
+    with M = 1.5·gap·2^p, (x + M) - M is x rounded to a multiple of gap, half to even, as the
+    float8 cast does (tested against it on every float32 in [0, 448]). FP32/FP64 only: the
+    cast through torch.float8_e4m3fn runs element by element, ~5x slower.
+    """
+    if x.dtype not in (torch.float32, torch.float64):
+        return _cast_e4m3(x)
+    int_type, mantissa, bias, _ = _FLOAT_LAYOUT[x.dtype]
+    exponent = _exponent_field(x).clamp_min_((bias - 6) << mantissa)
+    magic = exponent.add_(((mantissa - 3) << mantissa) + (1 << (mantissa - 1))).view(x.dtype)
+    return (x + magic).sub_(magic)
 
 
 def _cast_e4m3_up(x: torch.Tensor) -> torch.Tensor:
@@ -334,8 +417,13 @@ def rht16(x: torch.Tensor, signs: torch.Tensor, axis: int = -1) -> torch.Tensor:
     return _rht16(x, signs, axis)
 
 
+@functools.lru_cache(maxsize=8)
+def _hadamard16_over_4(dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    return hadamard16(dtype).to(device) / 4
+
+
 def _rht16(x: torch.Tensor, signs: torch.Tensor, axis: int) -> torch.Tensor:
-    rotation = signs.to(x)[:, None] * hadamard16(x.dtype).to(x.device) / 4  # R = D H / 4
+    rotation = signs.to(x)[:, None] * _hadamard16_over_4(x.dtype, x.device)  # R = D H / 4
     axis = axis % x.dim()
     chunks = _block_view(x.contiguous(), axis, 16)  # (pre, n_chunks, 16, post)
     pre, n, _, post = chunks.shape
@@ -373,8 +461,12 @@ def _block_parts(
     rounding: str,
     scale_round: str,
     generator: Seed,
+    overwrite: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """q, s_O s_b, s_b and s_O of x, blocks along ``axis`` (padded to the chunk length).
+
+    ``overwrite=True`` writes q into x's storage (a caller's temporary, e.g. an RHT output)
+    instead of a new tensor; ignored when autograd records x.
 
     Works in place of a transpose: x is viewed as (pre, n_blocks, inner, post) and every block
     statistic reduces over dim 2, so a quantization along a leading axis copies nothing.
@@ -382,8 +474,12 @@ def _block_parts(
     (pre, n_outer, post), or (1, 1, 1) for the per-tensor scale.
     """
     blocks = _block_view(x.contiguous(), axis, inner)  # (pre, nb, inner, post)
-    # max(amax, -amin): two read-only reductions, measured ~10x faster than aminmax or abs().amax()
-    amax_b = torch.maximum(blocks.amax(2), blocks.amin(2).neg_())  # (pre, nb, post)
+    pooled = not (torch.is_grad_enabled() and blocks.requires_grad)
+    magnitude = None  # SR needs |x| anyway (it rounds magnitudes); RTN rounds signed values
+    if rounding == "sr":
+        buffer = _scratch("magnitude", blocks.shape, blocks.dtype, blocks.device) if pooled else None
+        magnitude = torch.abs(blocks, out=buffer)
+    amax_b = _block_amax(blocks, magnitude)  # (pre, nb, post)
     if outer is None:
         # Standard NVFP4: one FP32 scale per tensor, s_T = amax/(6·448).
         amax_o = amax_b.amax().reshape(1, 1, 1)
@@ -398,14 +494,40 @@ def _block_parts(
         s_outer = torch.where(s_outer == 0, torch.ones_like(s_outer), s_outer)
         s_outer_b = s_outer.repeat_interleave(per, 1)  # (pre, nb, post)
     target = torch.clamp(amax_b / (E2M1_MAX * s_outer_b), max=E4M3_MAX)
-    s_b = _cast_e4m3_up(target) if scale_round == "up" else _cast_e4m3(target)
+    s_b = _cast_e4m3_up(target) if scale_round == "up" else _cast_e4m3_nonneg(target)
     if rounding == "sr":
         s_b = torch.where(s_b == 0, torch.full_like(s_b, E4M3_MIN_SUBNORMAL), s_b)
     scale = s_outer_b * s_b  # (pre, nb, post)
     # a zero scale divides by inf: those blocks become 0 (the RTN path's q = 0)
-    safe = torch.where(scale > 0, scale, torch.full_like(scale, torch.inf))
-    q = _round_e2m1(blocks / safe[:, :, None, :], rounding, generator, None)
+    safe = torch.where(scale > 0, scale, torch.full_like(scale, torch.inf))[:, :, None, :]
+    out = blocks if overwrite and pooled else None
+    if magnitude is not None:  # |x|/s = |x/s| exactly; the sign comes back from x
+        q = _sr_magnitude_(magnitude.div_(safe), blocks, generator, None, out=out)
+    elif blocks.dtype in _FLOAT_LAYOUT:
+        q = _rtn_e2m1_(torch.div(blocks, safe, out=out))
+    else:
+        q = _rtn_e2m1(blocks / safe)
     return q, scale, s_b, s_outer
+
+
+def _block_amax(blocks: torch.Tensor, magnitude: torch.Tensor | None) -> torch.Tensor:
+    """max |x| over dim 2 of (pre, nb, inner, post) blocks; ``magnitude`` is |blocks| if known.
+
+    Reducing an outer dim (post > 1) is fast; along the innermost, contiguous axis torch's
+    reduction runs ~20x slower per element, so there the block is halved by element-wise
+    maxima of its two halves (exact, NaN-propagating) until it is odd, then reduced.
+    """
+    if blocks.shape[3] > 1:
+        if magnitude is not None:
+            return magnitude.amax(2)
+        # max(amax, -amin): two read-only reductions, no |x| temporary; abs_ turns the -0 of an
+        # all-zero block into +0, as the other paths give
+        return torch.maximum(blocks.amax(2), blocks.amin(2).neg_()).abs_()
+    m = (blocks.abs() if magnitude is None else magnitude)[..., 0]  # (pre, nb, inner)
+    while m.shape[2] > 1 and m.shape[2] % 2 == 0:
+        half = m.shape[2] // 2
+        m = torch.maximum(m[:, :, :half], m[:, :, half:])
+    return m.amax(2, keepdim=True)  # (pre, nb, 1)
 
 
 def _expand_scales(
@@ -618,10 +740,15 @@ def _nvfp4_fake(
     rounding: str,
     scale_round: str,
     generator: Seed,
+    overwrite: bool = False,
 ) -> torch.Tensor:
+    """x̂ of x; ``overwrite=True`` may reuse x's storage (x is the caller's temporary)."""
     length = x.shape[axis]
     padded = _pad_axis(x, axis, outer or inner)
-    q, scale, _, _ = _block_parts(padded, axis, inner, outer, rounding, scale_round, generator)
+    overwrite = overwrite or padded is not x  # a padded copy is ours
+    q, scale, _, _ = _block_parts(
+        padded, axis, inner, outer, rounding, scale_round, generator, overwrite
+    )
     out = q.mul_(scale[:, :, None, :]).view(padded.shape)
     return out.narrow(axis, 0, length) if padded.shape[axis] != length else out
 

@@ -157,8 +157,16 @@ def _pad(x: torch.Tensor, rows: int, cols: int) -> torch.Tensor:
     return nn.functional.pad(x, (0, extra_cols, 0, extra_rows))
 
 
-def _fp4(x: torch.Tensor, axis: int, spec: QuantSpec, rounding: str, g: torch.Generator):
-    return _nvfp4_fake(x, axis, spec.inner, spec.outer, rounding, spec.scale_round, g)
+def _fp4(
+    x: torch.Tensor,
+    axis: int,
+    spec: QuantSpec,
+    rounding: str,
+    g: torch.Generator | None,
+    overwrite: bool = False,
+) -> torch.Tensor:
+    # overwrite: x is this layer's temporary (an RHT output), so x̂ may take its storage
+    return _nvfp4_fake(x, axis, spec.inner, spec.outer, rounding, spec.scale_round, g, overwrite)
 
 
 def _split_channels(t: torch.Tensor, outliers: torch.Tensor, fp4: Any, fp8: Any) -> torch.Tensor:
@@ -237,9 +245,10 @@ class _QuantizedLinearFn(torch.autograd.Function):
         if spec.rht_dgrad:
             signs = random_signs(g)
             a, b = _rht16(a, signs, 1), _rht16(b, signs, 0)
-        a = _fp4(a, 1, spec, rounding, g) if q3 else a
+        owned = spec.rht_dgrad  # a and b are fresh RHT outputs
+        a = _fp4(a, 1, spec, rounding, g, owned) if q3 else a
         if q4:
-            b = b if spec.weight_2d and q2 else _fp4(b, 0, spec, operand_rounding, g)
+            b = b if spec.weight_2d and q2 else _fp4(b, 0, spec, operand_rounding, g, owned)
         grad_x = (a @ b)[:n_tokens, :k]  # (N, K)
 
         # dW = Q5(R dYᵀ) Q6(R X̂ᵀ)ᵀ, contraction over N; outlier channels take the MXFP8 path.
@@ -254,8 +263,9 @@ class _QuantizedLinearFn(torch.autograd.Function):
         if spec.rht_wgrad:
             signs = random_signs(g)
             c, e = _rht16(c, signs, 0), _rht16(e, signs, 0)
-        c = _fp4(c, 0, spec, rounding, g) if q5 else c
-        e = _fp4(e, 0, spec, operand_rounding, g) if q6 else e
+        owned = spec.rht_wgrad
+        c = _fp4(c, 0, spec, rounding, g, owned) if q5 else c
+        e = _fp4(e, 0, spec, operand_rounding, g, owned) if q6 else e
         if not outliers.numel():
             grad_w = c.T @ e
         else:
