@@ -8,6 +8,9 @@
    t_end = 1e-3) whose tree depth follows the grid's shortest clock step (the default) against
    the former fixed depth 20, interleaved over rounds; the fixed depth is the wrong path (its
    first steps have Var(W) / step = 0.009), so this is the price of correctness, not a choice.
+4. Overhead of the diffusers protocol: a DDPMPipeline (tiny random UNet2DModel, float32) with
+   ``RexScheduler`` against ``RexSolver`` on the same UNet through ``from_diffusers``, RK4, same
+   grid, interleaved over rounds (skipped without diffusers).
 
 Run: python benchmarks/bench_rex.py
 """
@@ -138,6 +141,57 @@ def brownian_cost(rounds: int = 5) -> None:
     print(f"   depth {deep.depth} (from the shortest step) / fixed depth 20 = {ratio:.2f}x")
 
 
+def scheduler_overhead(rounds: int = 5) -> None:
+    """Section 4: seconds per sampling sweep, RexScheduler in a pipeline vs RexSolver."""
+    import statistics
+
+    try:
+        import diffusers
+    except ImportError:
+        print("\n4. skipped: diffusers is not installed (pip install 'icml26[rex-diffusers]')")
+        return
+    from icml26.core import seeded_default_init
+    from icml26.rex import RexScheduler, from_diffusers
+
+    with seeded_default_init(0):
+        unet = diffusers.UNet2DModel(
+            sample_size=16, in_channels=3, out_channels=3, block_out_channels=(32, 32),
+            down_block_types=("DownBlock2D", "DownBlock2D"),
+            up_block_types=("UpBlock2D", "UpBlock2D"), layers_per_block=1, norm_num_groups=8,
+        ).eval()  # fmt: skip
+    ddpm = diffusers.DDPMScheduler()
+    pipe = diffusers.DDPMPipeline(unet=unet, scheduler=RexScheduler.from_config(ddpm.config))
+    pipe.set_progress_bar_config(disable=True)
+    model, schedule, output = from_diffusers(unet, ddpm)
+    solver = RexSolver(model, schedule, model_output=output, tableau="rk4", n_steps=10)
+    x_T = torch.randn(4, 3, 16, 16, generator=torch.Generator().manual_seed(0))
+
+    def in_pipeline() -> float:
+        start = time.perf_counter()
+        pipe(batch_size=4, num_inference_steps=10, output_type="np",
+             generator=torch.Generator().manual_seed(0))  # fmt: skip
+        return time.perf_counter() - start
+
+    def direct() -> float:
+        start = time.perf_counter()
+        solver.sample(x_T)
+        return time.perf_counter() - start
+
+    in_pipeline(), direct()  # warm-up
+    times = {"pipeline + RexScheduler": [], "RexSolver": []}
+    for _ in range(rounds):
+        times["pipeline + RexScheduler"].append(in_pipeline())
+        times["RexSolver"].append(direct())
+    ratio = statistics.median(
+        a / b for a, b in zip(times["pipeline + RexScheduler"], times["RexSolver"], strict=True)
+    )
+    print(f"\n4. RK4, 10 steps (80 UNet calls), batch 4 x 3 x 16 x 16 (median of {rounds} rounds)")
+    for name, ts_ in times.items():
+        print(f"   {name:<26}{statistics.median(ts_):.4f} s")
+    print(f"   pipeline + RexScheduler / RexSolver = {ratio:.2f}x")
+
+
 if __name__ == "__main__":
     main()
     brownian_cost()
+    scheduler_overhead()
