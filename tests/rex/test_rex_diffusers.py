@@ -144,14 +144,19 @@ def test_guidance_is_one_batched_unet_call():
     assert torch.allclose(out, x + 3.0 * (2 * x - x))  # eps_u + w (eps_c - eps_u)
 
 
-def test_guidance_on_a_real_conditional_unet_matches_two_separate_calls():
+@pytest.fixture(scope="module")
+def conditional_unet():
     with seeded_default_init(1):
-        unet = diffusers.UNet2DConditionModel(
+        return diffusers.UNet2DConditionModel(
             sample_size=8, in_channels=1, out_channels=1, block_out_channels=(8, 16),
             down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"),
             up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"), cross_attention_dim=8,
             layers_per_block=1, norm_num_groups=4, attention_head_dim=2,
         ).double().eval()  # fmt: skip
+
+
+def test_guidance_on_a_real_conditional_unet_matches_two_separate_calls(conditional_unet):
+    unet = conditional_unet
     g = torch.Generator().manual_seed(0)
     cond = torch.randn(1, 3, 8, generator=g, dtype=torch.float64)
     uncond = torch.randn(1, 3, 8, generator=g, dtype=torch.float64)
@@ -343,3 +348,41 @@ def test_scheduler_bad_inputs(saved_pipeline):
         rex.step(x, rex.timesteps[0], x + 1)
     with pytest.raises(TypeError, match="inversion must be a RexInversion"):
         rex.set_inversion((x, x))
+
+
+def test_guided_inversion_round_trips_with_a_conditional_unet(conditional_unet):
+    g = torch.Generator().manual_seed(2)
+    cond = torch.randn(1, 3, 8, generator=g, dtype=torch.float64)
+    uncond = torch.randn(1, 3, 8, generator=g, dtype=torch.float64)
+    data = 0.5 * torch.randn(2, 1, 8, 8, generator=g, dtype=torch.float64)
+    model = guided_unet(conditional_unet, cond, uncond, guidance_scale=4.0)
+    rex = RexScheduler(tableau="midpoint", prediction_type="sample")
+    inversion = rex.invert(model, data, num_inference_steps=3)
+    rex.set_inversion(inversion)
+    sample = inversion.pipeline_latents
+    with torch.no_grad():
+        for t in rex.timesteps:
+            sample = rex.step(model(sample, t), t, sample).prev_sample
+    assert (sample - data).abs().max() < 1e-10  # round-off, as for the unconditional UNet
+
+
+def test_seed_none_takes_the_brownian_key_from_the_pipelines_generator(saved_pipeline):
+    pipe, _ = saved_pipeline
+    ddpm = pipe.scheduler
+    pipe.scheduler = RexScheduler.from_config(ddpm.config, sde="em", seed=None,
+                                              prediction_type="sample")  # fmt: skip
+    try:
+        runs = [
+            pipe(batch_size=1, generator=torch.Generator().manual_seed(s), num_inference_steps=4,
+                 output_type="np").images
+            for s in (5, 5, 6)
+        ]  # fmt: skip
+        key = pipe.scheduler._solver.seed
+    finally:
+        pipe.scheduler = ddpm
+    assert np.array_equal(runs[0], runs[1]) and not np.array_equal(runs[0], runs[2])
+    # the key is drawn (as RexSolver draws one from a generator seed) from the pipeline's
+    # generator right after the pipeline drew its noise with it
+    g = torch.Generator().manual_seed(6)
+    randn_tensor((1, 1, 8, 8), generator=g, dtype=torch.float64)
+    assert key == RexSolver(lambda x, t: x, DiscreteVPSchedule([0.9, 0.5]), seed=g).seed
