@@ -1,6 +1,7 @@
 """Benchmark of sgg_dp: δ(ε) evaluation and calibration time, the member search against the
 implementation before issue 17 (same process), PLD build + 16-fold composition vs dp_accounting's
-built-in Gaussian PLD, and our exact ℓ2 σ vs the bound-based calibration of Joseph et al.
+built-in Gaussian PLD, one release's PLD build time and tightness for k < T, = T, > T, and our
+exact ℓ2 σ vs the bound-based calibration of Joseph et al.
 (reported ratios from the spec: their σ is 0.2–0.4% above the exact one).
 
 The baseline is the package as of commit 0317671 (spec §2.4 calibration: a top-down scan of 40
@@ -132,6 +133,21 @@ def search_section(skip_baseline: bool) -> None:
                   f"{wall:.1f} s wall, {cpu:.1f} CPU s; {' '.join(skipped)}")  # fmt: skip
 
 
+def pld_section() -> None:
+    """PLD build time and tightness for k < T, k = T and k > T (the last with the exact tail)."""
+    print("\nPLD of one release (default resolution), ε(δ) from the PLD / exact ε(δ):\n")
+    print("| (T, k, p, σ) | build [s] | CPU [s] | δ = 1e-4 | δ = 1e-8 | δ = 1e-12 |")
+    print("|---|---|---|---|---|---|")
+    for T, k, p, sigma in [(3, 2.5, 1.35, 3.0), (3, 3.0, 1.35, 3.0), (3, 3.5, 1.35, 3.0),
+                           (1, 1.5, 1.35, 2.0)]:  # fmt: skip
+        m = SGGMechanism(T, k, p, sigma)
+        pld, wall, cpu = timed(m.to_pld)
+        ratios = " | ".join(
+            f"{pld.get_epsilon_for_delta(d) / m.epsilon(d):.4f}" for d in (1e-4, 1e-8, 1e-12)
+        )
+        print(f"| ({T}, {k:g}, {p:g}, {sigma:g}) | {wall:.1f} | {cpu:.1f} | {ratios} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-baseline", action="store_true", help="do not run the old search")
@@ -163,6 +179,8 @@ def main() -> None:
     )
     print(f"\nPLD build + 16-fold composition: SGG Gaussian member {ours:.2f} s, "
           f"dp_accounting Gaussian {ref:.2f} s, ratio {ours / ref:.1f}x")  # fmt: skip
+
+    pld_section()
 
     print("\n| (T, ε, δ) | exact ℓ2 σ (ours) | Joseph et al. σ (spec ratio) |\n|---|---|---|")
     for (T, eps, delta), ratio in JOSEPH_RATIO.items():
