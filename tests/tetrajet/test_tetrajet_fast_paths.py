@@ -27,8 +27,8 @@ def _e4m3_oracle(x: torch.Tensor) -> torch.Tensor:
     return torch.from_numpy(cast)
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-def test_magic_e4m3_equals_ml_dtypes_on_ties_grid_and_random(dtype):
+def test_magic_e4m3_equals_ml_dtypes_on_ties_grid_and_random():
+    dtype = torch.float32  # the only dtype the trick serves (float64 keeps torch's cast)
     grid = torch.from_numpy(
         np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float64)
     )

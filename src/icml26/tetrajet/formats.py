@@ -293,10 +293,12 @@ def _cast_e4m3_nonneg(x: torch.Tensor) -> torch.Tensor:
 
     E4M3 spacing is gap = 2^(max(e, -6) - 3) for 2^e <= x < 2^(e+1) (subnormals below 2^-6):
     with M = 1.5·gap·2^p, (x + M) - M is x rounded to a multiple of gap, half to even, as the
-    float8 cast does (tested against it on every float32 in [0, 448]). FP32/FP64 only: the
-    cast through torch.float8_e4m3fn runs element by element, ~5x slower.
+    float8 cast does (equal on every one of the 1.14e9 float32 values in [0, 448]). FP32 only:
+    the cast through torch.float8_e4m3fn runs element by element, ~5x slower. Other dtypes keep
+    the cast; torch casts float64 through float32 (rounding twice, ~2 in 10^7 values differ from
+    a single rounding), which this trick would not reproduce.
     """
-    if x.dtype not in (torch.float32, torch.float64):
+    if x.dtype != torch.float32:
         return _cast_e4m3(x)
     int_type, mantissa, bias, _ = _FLOAT_LAYOUT[x.dtype]
     exponent = _exponent_field(x).clamp_min_((bias - 6) << mantissa)
