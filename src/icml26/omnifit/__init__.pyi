@@ -28,6 +28,7 @@ from icml26.omnifit.model import (
     evaluate_accuracy,
     train_tinyomni,
 )
+from icml26.omnifit.qa_benchmark import QABenchmark, QABenchmarkError, QAItem
 from icml26.omnifit.tokens import AUDIO, TEXT, VIDEO, modality_counts
 
 __all__ = [
@@ -42,6 +43,9 @@ __all__ = [
     "ModelAdapter",
     "OmniFitCompressor",
     "OmniZipLite",
+    "QABenchmark",
+    "QABenchmarkError",
+    "QAItem",
     "RandomDrop",
     "TinyOmni",
     "TinyOmniConfig",
