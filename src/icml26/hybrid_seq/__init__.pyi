@@ -16,8 +16,24 @@ from icml26.hybrid_seq.constructions import (
 from icml26.hybrid_seq.hf import HybridLMConfig, HybridLMForCausalLM
 from icml26.hybrid_seq.models import AbstractSequenceModel, HybridLM, KVCache, LMCache
 from icml26.hybrid_seq.ssm import MambaBlock, SSMCache, SSMConfig, selective_recurrence
-from icml26.hybrid_seq.tasks import MQAR, AbstractTask, Batch, SelectiveCopying
-from icml26.hybrid_seq.training import TrainConfig, TrainHistory, evaluate, masked_accuracy, train
+from icml26.hybrid_seq.tasks import (
+    MQAR,
+    AbstractTask,
+    Batch,
+    InductionHead,
+    PlainCopying,
+    SelectiveCopying,
+    noise_shift_tasks,
+)
+from icml26.hybrid_seq.training import (
+    ShiftResult,
+    TrainConfig,
+    TrainHistory,
+    evaluate,
+    evaluate_shift,
+    masked_accuracy,
+    train,
+)
 
 __all__ = [
     "MQAR",
@@ -30,12 +46,15 @@ __all__ = [
     "HybridLM",
     "HybridLMConfig",
     "HybridLMForCausalLM",
+    "InductionHead",
     "KVCache",
     "LMCache",
     "MambaBlock",
+    "PlainCopying",
     "SSMCache",
     "SSMConfig",
     "SelectiveCopying",
+    "ShiftResult",
     "TrainConfig",
     "TrainHistory",
     "WorkingMemory",
@@ -44,9 +63,11 @@ __all__ = [
     "build_sc_slot_ssm",
     "count_params",
     "evaluate",
+    "evaluate_shift",
     "margin_beta",
     "masked_accuracy",
     "min_state_bits",
+    "noise_shift_tasks",
     "selective_recurrence",
     "train",
     "working_memory",

@@ -179,6 +179,7 @@ def min_state_bits(task: AbstractTask) -> float:
 
     After the context, the state must distinguish every possible answer string:
     SC(L, k, V): V^k strings, so >= k·log2 V bits (k = k_max with ``k_range``);
+    plain copying COPY(L, V): V^L strings, >= L·log2 V bits;
     MQAR: n_kv·log2 V_val bits if values are i.i.d., else log2(V_val! / (V_val - n_kv)!).
 
     Example
@@ -187,14 +188,17 @@ def min_state_bits(task: AbstractTask) -> float:
     >>> min_state_bits(SelectiveCopying(L=64, k=8, n_symbols=16))
     32.0
     """
-    from icml26.hybrid_seq.tasks import MQAR, SelectiveCopying
+    from icml26.hybrid_seq.tasks import MQAR, PlainCopying, SelectiveCopying
 
     if isinstance(task, SelectiveCopying):
         return task.k * math.log2(task.n_symbols)
+    if isinstance(task, PlainCopying):
+        return task.L * math.log2(task.n_symbols)
     if isinstance(task, MQAR):
         if task.values_iid:
             return task.n_kv * math.log2(task.n_values)
         return _log2_falling_factorial(task.n_values, task.n_kv)
     raise TypeError(
-        f"min_state_bits: task must be a SelectiveCopying or MQAR; got {type(task).__name__}."
+        "min_state_bits: task must be a SelectiveCopying, PlainCopying or MQAR; got "
+        f"{type(task).__name__}."
     )

@@ -14,19 +14,35 @@ Deviations: ``noise_tokens > 1`` draws noise from extra noise ids placed after t
 shows (for the OOD tests); with ``k_range`` a sample with k < k_max is padded after its answer
 slots with NOISE (mask false), so every batch has one length; ``zoology_compat`` draws Zoology's
 random non-query tokens from ids 1..V-1 (Zoology also draws 0, which is PAD here).
+The optional family members (spec §2.1, inferred): ``PlainCopying`` lays the string out like
+SC's answer region (SEP then L MARK slots, no shift), and ``InductionHead`` keeps the trigger
+unique in the context (fillers never equal it, b != a) so that the answer is a function of
+the input.
 """
 
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import final
 
 import torch
 
 from icml26.core import Seed, check_in_interval, check_positive_int, torch_generator
 
-__all__ = ["MARK", "MQAR", "NOISE", "PAD", "SEP", "AbstractTask", "Batch", "SelectiveCopying"]
+__all__ = [
+    "MARK",
+    "MQAR",
+    "NOISE",
+    "PAD",
+    "SEP",
+    "AbstractTask",
+    "Batch",
+    "InductionHead",
+    "PlainCopying",
+    "SelectiveCopying",
+    "noise_shift_tasks",
+]
 
 PAD, NOISE, SEP, MARK = 0, 1, 2, 3
 N_SPECIAL = 4
@@ -370,3 +386,185 @@ class MQAR(AbstractTask):
         mask = torch.zeros_like(inputs, dtype=torch.bool)
         mask.scatter_(1, 2 * n + 2 * gaps, True)
         return Batch(inputs=inputs, targets=targets, mask=mask)
+
+
+@final
+@dataclass(frozen=True)
+class PlainCopying(AbstractTask):
+    """Plain copying COPY(L, V) (Jelassi et al. 2024): repeat a random string after a separator.
+
+    The string x_1..x_L holds i.i.d. uniform symbols (ids ``4 .. 4 + V - 1``); then one SEP and
+    L MARK tokens, T = 2L + 1. The target at the j-th MARK is x_j. This is selective copying
+    with k = L (no noise), so an exact recurrent solver needs >= L·log2 V bits of state.
+
+    Parameters
+    ----------
+    L
+        String length.
+    n_symbols
+        Size V of the alphabet.
+    teacher_forcing
+        Replace MARK j > 1 by x_{j-1} (the usual autoregressive copy: predict x_j from x_{j-1}).
+
+    Example
+    -------
+    >>> task = PlainCopying(L=5, n_symbols=3)
+    >>> b = task.sample(2, generator=0)
+    >>> tuple(b.inputs.shape), torch.equal(b.targets[:, 6:], b.inputs[:, :5])
+    ((2, 11), True)
+    """
+
+    L: int
+    n_symbols: int
+    teacher_forcing: bool = False
+
+    def __post_init__(self) -> None:
+        check_positive_int("L", self.L, owner="PlainCopying")
+        check_positive_int("n_symbols", self.n_symbols, owner="PlainCopying")
+        if not isinstance(self.teacher_forcing, bool):
+            raise TypeError(
+                f"PlainCopying: teacher_forcing must be a bool; got "
+                f"{type(self.teacher_forcing).__name__}."
+            )
+
+    @property
+    def vocab_size(self) -> int:
+        """4 special ids + V symbols."""
+        return N_SPECIAL + self.n_symbols
+
+    @property
+    def seq_len(self) -> int:
+        """T = 2L + 1."""
+        return 2 * self.L + 1
+
+    @property
+    def symbol_ids(self) -> range:
+        """Token ids of the symbols."""
+        return range(N_SPECIAL, N_SPECIAL + self.n_symbols)
+
+    def sample(self, batch_size: int, generator: Seed = None) -> Batch:
+        """Draw ``batch_size`` samples; ``generator`` is a torch/numpy generator, int or None."""
+        batch_size = check_positive_int("batch_size", batch_size, owner="PlainCopying.sample")
+        gen = torch_generator(generator)
+        B, L = batch_size, self.L
+        string = torch.randint(self.n_symbols, (B, L), generator=gen) + N_SPECIAL  # (B, L)
+        if self.teacher_forcing:  # MARK, x_1 .. x_{L-1}
+            answers = torch.cat([torch.full((B, 1), MARK), string[:, :-1]], dim=1)
+        else:
+            answers = torch.full((B, L), MARK)
+        inputs = torch.cat([string, torch.full((B, 1), SEP), answers], dim=1)  # (B, 2L + 1)
+        targets = torch.zeros_like(inputs)
+        targets[:, L + 1 :] = string
+        mask = torch.zeros_like(inputs, dtype=torch.bool)
+        mask[:, L + 1 :] = True
+        return Batch(inputs=inputs, targets=targets, mask=mask)
+
+
+@final
+@dataclass(frozen=True)
+class InductionHead(AbstractTask):
+    """Single induction head IH(L, V): ``… a b … a`` → b.
+
+    A context of L symbols (ids ``4 .. 4 + V - 1``) holds the trigger a (uniform over the V
+    symbols) exactly once, at a position p uniform in ``[0, L - 2]``, followed by b (uniform
+    over the V - 1 symbols other than a); every other context position is i.i.d. uniform over
+    the symbols other than a. Position L repeats a (the query), T = L + 1; the target there
+    is b, the token after the query's unique earlier occurrence. One attention layer needs a
+    size growing with T for this task, two suffice (Sanford, Hsu & Telgarsky 2024).
+
+    Parameters
+    ----------
+    L
+        Context length (>= 2: the pair a b must fit).
+    n_symbols
+        Size V of the alphabet (>= 2, since b != a).
+
+    Example
+    -------
+    >>> task = InductionHead(L=8, n_symbols=4)
+    >>> b = task.sample(3, generator=0)
+    >>> tuple(b.inputs.shape), b.mask[:, -1].tolist()
+    ((3, 9), [True, True, True])
+    """
+
+    L: int
+    n_symbols: int
+
+    def __post_init__(self) -> None:
+        check_positive_int("L", self.L, owner="InductionHead", minimum=2)
+        check_positive_int("n_symbols", self.n_symbols, owner="InductionHead", minimum=2)
+
+    @property
+    def vocab_size(self) -> int:
+        """4 special ids + V symbols."""
+        return N_SPECIAL + self.n_symbols
+
+    @property
+    def seq_len(self) -> int:
+        """T = L + 1."""
+        return self.L + 1
+
+    @property
+    def symbol_ids(self) -> range:
+        """Token ids of the symbols."""
+        return range(N_SPECIAL, N_SPECIAL + self.n_symbols)
+
+    def sample(self, batch_size: int, generator: Seed = None) -> Batch:
+        """Draw ``batch_size`` samples; ``generator`` is a torch/numpy generator, int or None."""
+        batch_size = check_positive_int("batch_size", batch_size, owner="InductionHead.sample")
+        gen = torch_generator(generator)
+        B, L, V = batch_size, self.L, self.n_symbols
+        a = torch.randint(V, (B,), generator=gen)  # trigger
+        b = torch.randint(V - 1, (B,), generator=gen)
+        b = b + (b >= a).long()  # uniform over the symbols != a
+        context = torch.randint(V - 1, (B, L), generator=gen)
+        context = context + (context >= a[:, None]).long()  # fillers != a
+        p = torch.randint(L - 1, (B,), generator=gen)  # a at p, b at p + 1
+        rows = torch.arange(B)
+        context[rows, p] = a
+        context[rows, p + 1] = b
+        inputs = torch.cat([context, a[:, None]], dim=1) + N_SPECIAL  # (B, L + 1)
+        targets = torch.zeros_like(inputs)
+        targets[:, L] = b + N_SPECIAL
+        mask = torch.zeros_like(inputs, dtype=torch.bool)
+        mask[:, L] = True
+        return Batch(inputs=inputs, targets=targets, mask=mask)
+
+
+def noise_shift_tasks(
+    L: int, k: int, n_symbols: int, *, train_noise: int = 1, test_noise: int = 4
+) -> tuple[SelectiveCopying, SelectiveCopying]:
+    """The SC noise-id OOD pair of spec §2.5: train with ``train_noise`` ids, test with more.
+
+    Both tasks reserve ``test_noise`` noise ids, so they share one vocabulary; the training
+    task draws its noise from the first ``train_noise`` of them (NOISE only by default), the
+    test task from all ``test_noise`` (spec: 4 noise ids instead of 1). Data positions,
+    symbols and answer slots have the same distribution in both.
+
+    Parameters
+    ----------
+    L, k, n_symbols
+        As in :class:`SelectiveCopying`.
+    train_noise, test_noise
+        Noise ids the training / test noise is drawn from, ``1 <= train_noise <= test_noise``.
+
+    Returns
+    -------
+    tuple of SelectiveCopying
+        ``(train_task, test_task)``.
+
+    Example
+    -------
+    >>> train_task, test_task = noise_shift_tasks(L=32, k=4, n_symbols=8)
+    >>> train_task.vocab_size == test_task.vocab_size, test_task.noise_tokens
+    (True, 4)
+    """
+    owner = "noise_shift_tasks"
+    train_noise = check_positive_int("train_noise", train_noise, owner=owner)
+    test_noise = check_positive_int("test_noise", test_noise, owner=owner)
+    if train_noise > test_noise:
+        raise ValueError(
+            f"{owner}: train_noise must be in [1, test_noise={test_noise}]; got {train_noise}."
+        )
+    train_task = SelectiveCopying(L, k, n_symbols, noise_tokens=train_noise, n_noise_ids=test_noise)
+    return train_task, replace(train_task, noise_tokens=test_noise)

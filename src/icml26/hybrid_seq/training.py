@@ -32,7 +32,15 @@ from icml26.core import (
 from icml26.hybrid_seq.models import AbstractSequenceModel
 from icml26.hybrid_seq.tasks import AbstractTask
 
-__all__ = ["TrainConfig", "TrainHistory", "evaluate", "masked_accuracy", "train"]
+__all__ = [
+    "ShiftResult",
+    "TrainConfig",
+    "TrainHistory",
+    "evaluate",
+    "evaluate_shift",
+    "masked_accuracy",
+    "train",
+]
 
 
 @final
@@ -222,7 +230,10 @@ def _check_pair(model: object, task: object, owner: str) -> None:
             f"{owner}: model must be a HybridLM or constructed model; got {type(model).__name__}."
         )
     if not isinstance(task, AbstractTask):
-        raise TypeError(f"{owner}: task must be a SelectiveCopying or MQAR; got {type(task)}.")
+        raise TypeError(
+            f"{owner}: task must be an AbstractTask (SelectiveCopying, MQAR, PlainCopying, "
+            f"InductionHead); got {type(task).__name__}."
+        )
     if task.vocab_size > model.vocab_size:
         raise ValueError(
             f"{owner}: the task's vocab_size {task.vocab_size} must be <= the model's "
@@ -299,3 +310,85 @@ def evaluate(
         results[int(length)] = (correct_tokens / max(total_tokens, 1), correct_seqs / n)
     model.train(was_training)
     return results
+
+
+@final
+@dataclass(frozen=True)
+class ShiftResult:
+    """Accuracy of one model in distribution and under a distribution shift.
+
+    Attributes
+    ----------
+    iid_acc, ood_acc
+        Token accuracy on masked positions on the training task and on the shifted task.
+    iid_seq_acc, ood_seq_acc
+        Sequence exact match on each.
+    drop
+        ``iid_acc - ood_acc`` (the model's drop against its own in-distribution accuracy).
+    """
+
+    iid_acc: float
+    ood_acc: float
+    iid_seq_acc: float
+    ood_seq_acc: float
+
+    @property
+    def drop(self) -> float:
+        """Token-accuracy drop ``iid_acc - ood_acc``."""
+        return self.iid_acc - self.ood_acc
+
+
+def evaluate_shift(
+    model: AbstractSequenceModel,
+    train_task: AbstractTask,
+    test_task: AbstractTask,
+    n: int = 2000,
+    *,
+    batch_size: int = 250,
+    seed: Seed = 0,
+) -> ShiftResult:
+    """Evaluate ``model`` on its training distribution and on a shifted one (spec §2.5 OOD).
+
+    Both evaluations use ``n`` fresh samples from a test stream seeded by ``seed`` (the same
+    stream for every model), at each task's own length. The shifted task must use the
+    training task's vocabulary (reserve its unseen ids in training, e.g. with
+    :func:`noise_shift_tasks` or MQAR's ``n_filler_ids``).
+
+    Parameters
+    ----------
+    model
+        A trained ``HybridLM`` or constructed model.
+    train_task, test_task
+        Tasks of the same type and vocabulary size.
+    n, batch_size, seed
+        As in :func:`evaluate`.
+
+    Returns
+    -------
+    ShiftResult
+
+    Example
+    -------
+    >>> from icml26.hybrid_seq import build_sc_hybrid, noise_shift_tasks
+    >>> train_task, test_task = noise_shift_tasks(L=32, k=4, n_symbols=8)
+    >>> model = build_sc_hybrid(8, max_len=64, vocab_size=train_task.vocab_size)
+    >>> evaluate_shift(model, train_task, test_task, n=50).drop
+    0.0
+    """
+    owner = "evaluate_shift"
+    _check_pair(model, train_task, owner)
+    _check_pair(model, test_task, owner)
+    if type(train_task) is not type(test_task):
+        raise TypeError(
+            f"{owner}: train_task and test_task must be the same task type; got "
+            f"{type(train_task).__name__} and {type(test_task).__name__}."
+        )
+    if train_task.vocab_size != test_task.vocab_size:
+        raise ValueError(
+            f"{owner}: test_task.vocab_size must equal train_task.vocab_size="
+            f"{train_task.vocab_size}; got {test_task.vocab_size}."
+        )
+    kwargs = {"n": n, "batch_size": batch_size, "seed": seed}
+    iid = next(iter(evaluate(model, train_task, **kwargs).values()))
+    ood = next(iter(evaluate(model, test_task, **kwargs).values()))
+    return ShiftResult(iid_acc=iid[0], ood_acc=ood[0], iid_seq_acc=iid[1], ood_seq_acc=ood[1])
