@@ -4,6 +4,12 @@ TACO (arXiv:2602.05649) trains on TabICL's "mix_scm" prior; offline we use our o
 structural causal model: random causes propagate through a random MLP with noise, F hidden
 nodes become features and one the target, which is cut into classes at random quantiles.
 
+Optional mechanisms in the spirit of TabPFN v2's prior (issue 19; all off by default, so the
+default prior, and the shipped checkpoints' recipe, draw exactly what they drew before):
+``tree_prob`` makes a dataset's layers sums of random decision stumps (piecewise-constant,
+GBDT-like) instead of MLP layers, ``heavy_tail_prob`` passes a feature through sinh(s·x)/s,
+``missing_prob`` blanks cells completely at random (NaN; the encoder's missing indicator).
+
 Deviations: MLP weights are N(0, σ_w² / fan_in) (the spec's N(0, σ_w²) without the fan-in factor
 saturates every activation at widths of 64); no tree-based SCM (XGBoost) component; the causes
 are k ~ U{1..4} independent N(0, 1) values per row fanned out to the first layer by a Gaussian
@@ -38,7 +44,7 @@ class PriorBatch:
     Attributes
     ----------
     X
-        (B, T, F) float32 features.
+        (B, T, F) float32 features (NaN for missing cells when ``missing_prob`` > 0).
     y
         (B, T) int64 class ids; every class of a dataset appears in its first N rows.
     n_train
@@ -51,6 +57,25 @@ class PriorBatch:
     y: torch.Tensor
     n_train: int
     n_classes: torch.Tensor
+
+
+def stump_layer(h: np.ndarray, rng: np.random.Generator, n_stumps: int) -> np.ndarray:
+    """(T, W) sums of ``n_stumps`` random decision stumps per output node (a tree-like layer).
+
+    Output node k adds, for each stump s, ``a[k, s]`` if ``h[:, parent[k, s]] <= t[k, s]``
+    else ``b[k, s]``; the threshold t is a random quantile of the parent column and the leaf
+    values a, b are N(0, 1). So each node takes at most 2**n_stumps distinct values.
+    """
+    T, W = h.shape
+    parent = rng.integers(0, W, size=(W, n_stumps))
+    quantile = rng.uniform(0.1, 0.9, size=(W, n_stumps))
+    leaves = rng.standard_normal((2, W, n_stumps))
+    out = np.zeros((T, W))
+    for s in range(n_stumps):
+        column = h[:, parent[:, s]]  # (T, W): the parent of every output node
+        threshold = np.quantile(column, quantile[:, s], axis=0).diagonal()  # (W,)
+        out += np.where(column <= threshold, leaves[0, :, s], leaves[1, :, s])
+    return out
 
 
 def _check_range(name: str, value: tuple[float, float], low: float, high: float) -> tuple:
@@ -77,6 +102,14 @@ class MLPSCMPrior:
         Probability that a feature is discretised into 2-8 quantile bins.
     n_causes
         Inclusive range of the number k of independent causes z ~ N(0, I_k) per row.
+    tree_prob
+        Probability that a dataset's layers are sums of 1-3 random decision stumps per node
+        (:func:`stump_layer`) instead of MLP layers.
+    heavy_tail_prob
+        Probability that a feature goes through sinh(s·x)/s with s ~ U(1, 3) (heavy tails).
+    missing_prob
+        Upper end of a dataset's missing-cell rate r ~ U(0, missing_prob); cells are NaN
+        completely at random (``PriorBatch.X`` then holds NaN).
 
     Example
     -------
@@ -94,6 +127,9 @@ class MLPSCMPrior:
         train_fraction: tuple[float, float] = (0.5, 0.9),
         categorical_prob: float = 0.2,
         n_causes: tuple[int, int] = (1, 4),
+        tree_prob: float = 0.0,
+        heavy_tail_prob: float = 0.0,
+        missing_prob: float = 0.0,
     ) -> None:
         self.n_features = _check_range("n_features", n_features, 1, 10_000)
         self.n_classes = _check_range("n_classes", n_classes, 2, 1_000)
@@ -102,6 +138,15 @@ class MLPSCMPrior:
         self.n_causes = _check_range("n_causes", n_causes, 1, 10_000)
         self.categorical_prob = check_in_interval(
             "categorical_prob", categorical_prob, low=0, high=1, owner="MLPSCMPrior"
+        )
+        self.tree_prob = check_in_interval(
+            "tree_prob", tree_prob, low=0, high=1, owner="MLPSCMPrior"
+        )
+        self.heavy_tail_prob = check_in_interval(
+            "heavy_tail_prob", heavy_tail_prob, low=0, high=1, owner="MLPSCMPrior"
+        )
+        self.missing_prob = check_in_interval(
+            "missing_prob", missing_prob, low=0, high=0.9, owner="MLPSCMPrior"
         )
 
     def _dataset(
@@ -116,11 +161,17 @@ class MLPSCMPrior:
         # (up to 64 independent causes) F <= 16 observed nodes say almost nothing about the target
         z = rng.standard_normal((T, n_causes))
         h = z @ rng.standard_normal((n_causes, width))
+        # extra draws only when an option is on: the default prior's stream stays as it was
+        tree = self.tree_prob > 0 and rng.uniform() < self.tree_prob
         nodes = []
         for _ in range(depth):
-            W = rng.standard_normal((width, width)) * sigma_w / np.sqrt(width)
-            act = _ACTIVATIONS[int(rng.integers(len(_ACTIVATIONS)))]
-            h = act(h @ W + sigma_n * rng.standard_normal((T, width)))
+            if tree:
+                h = stump_layer(h, rng, int(rng.integers(1, 4)))
+                h = h + sigma_n * rng.standard_normal((T, width))
+            else:
+                W = rng.standard_normal((width, width)) * sigma_w / np.sqrt(width)
+                act = _ACTIVATIONS[int(rng.integers(len(_ACTIVATIONS)))]
+                h = act(h @ W + sigma_n * rng.standard_normal((T, width)))
             nodes.append(h)
         nodes = np.concatenate(nodes, axis=1)
         pick = rng.choice(nodes.shape[1], size=F + 1, replace=False)
@@ -130,8 +181,20 @@ class MLPSCMPrior:
         for f in np.flatnonzero(rng.uniform(size=F) < self.categorical_prob):
             bins = np.quantile(X[:, f], np.linspace(0, 1, int(rng.integers(2, 9)) + 1)[1:-1])
             X[:, f] = np.searchsorted(bins, X[:, f])
+        if self.heavy_tail_prob > 0:
+            for f in np.flatnonzero(rng.uniform(size=F) < self.heavy_tail_prob):
+                x = (X[:, f] - X[:, f].mean()) / (X[:, f].std() + 1e-12)
+                scale = rng.uniform(1.0, 3.0)
+                X[:, f] = np.sinh(scale * x) / scale
         order = rng.permutation(T)
         return X[order], y[order]
+
+    def _blank(self, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """X with a U(0, missing_prob) share of its cells set to NaN, completely at random."""
+        if self.missing_prob == 0:
+            return X
+        rate = rng.uniform(0, self.missing_prob)
+        return np.where(rng.uniform(size=X.shape) < rate, np.nan, X)
 
     def sample(self, batch_size: int, seed: Seed = None) -> PriorBatch:
         """Draw ``batch_size`` datasets with a shared (T, F, N) and per-dataset C.
@@ -156,7 +219,7 @@ class MLPSCMPrior:
                 X, y = self._dataset(rng, T, F, C)
                 if len(np.unique(y[:n_train])) == C and np.all(np.isfinite(X)):
                     break
-            Xs.append(X)
+            Xs.append(self._blank(X, rng))
             ys.append(y)
             Cs.append(C)
         return PriorBatch(

@@ -349,13 +349,24 @@ def main(argv: list[str] | None = None) -> None:
         default=None,
         help="POT checkpoint stem whose backbone initialises TACO's predictor and compressor",
     )
+    parser.add_argument(
+        "--prior",
+        type=json.loads,
+        default={},
+        help='MLPSCMPrior keywords over the shipped ones, as JSON, e.g. \'{"tree_prob": 0.5, '
+        '"missing_prob": 0.2, "n_rows": [64, 1024]}\' (ranges as 2-element lists)',
+    )
     args = parser.parse_args(argv)
+    prior = {
+        **SHIPPED_PRIOR,
+        **{k: tuple(v) if isinstance(v, list) else v for k, v in args.prior.items()},
+    }
     use_compressor = args.model == "taco"
     model = TACOModel(SHIPPED_CONFIG, use_compressor=use_compressor, seed=args.seed)
     out = args.out or shipped_checkpoint(use_compressor)
     train_taco(
         model,
-        MLPSCMPrior(**SHIPPED_PRIOR),
+        MLPSCMPrior(**prior),
         steps=args.steps,
         batch_size=args.batch_size,
         lr=args.lr,
