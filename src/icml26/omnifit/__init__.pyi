@@ -11,6 +11,7 @@ from icml26.omnifit.arts import (
 from icml26.omnifit.avsync import AVSyncBatch, AVSyncData, make_dataset
 from icml26.omnifit.baselines import FastVLike, OmniZipLite, RandomDrop, UniformNorm
 from icml26.omnifit.compressor import OmniFitCompressor
+from icml26.omnifit.decoding import DecodingAdapter, GenerateOutput, generate
 from icml26.omnifit.lahp import (
     LAHPProfile,
     cumulative_profile,
@@ -38,7 +39,9 @@ __all__ = [
     "AVSyncBatch",
     "AVSyncData",
     "CompressedForward",
+    "DecodingAdapter",
     "FastVLike",
+    "GenerateOutput",
     "LAHPProfile",
     "ModelAdapter",
     "OmniFitCompressor",
@@ -59,6 +62,7 @@ __all__ = [
     "evaluate_accuracy",
     "fit_global_anchors",
     "flops_per_layer",
+    "generate",
     "kv_bytes",
     "lahp_calibrate",
     "layer_cost",

@@ -128,21 +128,58 @@ class DecoderLayer(nn.Module):
         q, k, _ = self._qkv(x, pos)
         return self._probs(q, k, mask)
 
-    def forward(
-        self, x: torch.Tensor, pos: torch.Tensor, mask: torch.Tensor | None, eager: bool = False
-    ) -> torch.Tensor:
+    def _finish(self, x: torch.Tensor, attended: torch.Tensor) -> torch.Tensor:
+        """Output projection, residual and SwiGLU block (``attended``: ``(B, H, n, d_head)``)."""
         B, n, d = x.shape
-        q, k, v = self._qkv(x, pos)
-        if eager:
-            attended = self._probs(q, k, mask) @ v
-        elif mask is None:
-            attended = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        else:
-            allowed = _allowed(mask, n)[:, None]  # (B, 1, n, n)
-            attended = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
         x = x + self.o(attended.transpose(1, 2).reshape(B, n, d))
         h = self.norm2(x)
         return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
+
+    def _attend(
+        self,
+        q: torch.Tensor,
+        k: torch.Tensor,
+        v: torch.Tensor,
+        mask: torch.Tensor | None,
+        eager: bool = False,
+    ) -> torch.Tensor:
+        """Causal attention of ``n`` tokens among themselves, ``(B, H, n, d_head)``."""
+        if eager:
+            return self._probs(q, k, mask) @ v
+        if mask is None:
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        allowed = _allowed(mask, q.shape[2])[:, None]  # (B, 1, n, n)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+
+    def forward(
+        self, x: torch.Tensor, pos: torch.Tensor, mask: torch.Tensor | None, eager: bool = False
+    ) -> torch.Tensor:
+        q, k, v = self._qkv(x, pos)
+        return self._finish(x, self._attend(q, k, v, mask, eager))
+
+    def forward_kv(
+        self,
+        x: torch.Tensor,
+        pos: torch.Tensor,
+        mask: torch.Tensor | None,
+        past: tuple[torch.Tensor, torch.Tensor] | None,
+    ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+        """The layer on ``t`` new tokens after ``P`` cached ones; returns the grown cache too.
+
+        The new tokens attend to every cached entry and causally among themselves; ``mask``
+        (``(B, t, P + t)``, or ``(B, t, t)`` without a cache) further restricts that.
+        """
+        q, k, v = self._qkv(x, pos)
+        if past is None:
+            return self._finish(x, self._attend(q, k, v, mask)), (k, v)
+        t, P = x.shape[1], past[0].shape[2]
+        k = torch.cat([past[0], k], dim=2)  # (B, H, P + t, d_head)
+        v = torch.cat([past[1], v], dim=2)
+        allowed = torch.ones(t, P + t, dtype=torch.bool)
+        allowed[:, P:] = torch.ones(t, t, dtype=torch.bool).tril()
+        allowed = allowed if mask is None else (mask & allowed)[:, None]  # (B, 1, t, P + t)
+        attended = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+        return self._finish(x, attended), (k, v)
 
 
 class TinyOmni(nn.Module):
@@ -270,6 +307,68 @@ class TinyOmni(nn.Module):
         """Eager attention probabilities of layer ``layer``, ``(B, H, n, n)``."""
         layer = self._check(layer, h, pos_ids, mask)
         return self.layers[layer].attention_probs(h, pos_ids, mask)
+
+    def run_layer_kv(
+        self,
+        layer: int,
+        h: torch.Tensor,
+        pos_ids: torch.Tensor,
+        mask: torch.Tensor | None,
+        past: tuple[torch.Tensor, torch.Tensor] | None = None,
+    ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+        """Layer ``layer`` on ``h`` (``(B, t, d)``) after the cache ``past``, and the grown cache.
+
+        ``past`` is ``None`` (prefill: ``h`` are the alive tokens, ``mask`` as in
+        :meth:`run_layer`) or the ``(keys, values)`` pair (``(B, heads, P, d_head)`` each)
+        this method returned before; the new tokens attend to all ``P`` cached entries and
+        causally among themselves. Returns ``(out, (keys, values))`` with ``P + t`` entries.
+        """
+        from icml26.core.validation import check_tensor
+
+        owner = "TinyOmni"
+        if past is None:
+            layer = self._check(layer, h, pos_ids, mask)
+            return self.layers[layer].forward_kv(h, pos_ids, mask, None)
+        layer = check_positive_int(
+            "layer", layer, minimum=0, maximum=len(self.layers) - 1, owner=owner
+        )
+        self._check_hidden(h)
+        check_tensor("pos_ids", pos_ids, shape=h.shape[:2], floating=False, owner=owner)
+        if not isinstance(past, tuple) or len(past) != 2:
+            raise TypeError(f"{owner}: past must be a (keys, values) pair or None.")
+        d_head = self.config.d // self.config.n_heads
+        B, t = h.shape[:2]
+        for name, cached in zip(("past[0]", "past[1]"), past, strict=True):
+            check_tensor(name, cached, shape=(B, self.config.n_heads, None, d_head), owner=owner)
+            if cached.dtype != h.dtype:
+                raise TypeError(f"{owner}: {name} must have dtype {h.dtype}; got {cached.dtype}.")
+        P = past[0].shape[2]
+        if past[1].shape[2] != P:
+            raise ValueError(f"{owner}: past keys and values must have the same length.")
+        if mask is not None:
+            check_tensor("mask", mask, shape=(B, t, P + t), floating=False, owner=owner)
+            if mask.dtype != torch.bool:
+                raise TypeError(f"{owner}: mask must be a bool tensor; got {mask.dtype}.")
+        return self.layers[layer].forward_kv(h, pos_ids, mask, past)
+
+    def embed_tokens(self, token_ids: torch.Tensor) -> torch.Tensor:
+        """Embeddings of generated text tokens ``(B, t)`` -> ``(B, t, d)`` (as in :meth:`embed`)."""
+        from icml26.core.validation import check_tensor
+
+        check_tensor("token_ids", token_ids, ndim=2, floating=False, owner="TinyOmni")
+        if token_ids.numel() and (int(token_ids.min()) < 0 or int(token_ids.max()) >= VOCAB):
+            raise ValueError(f"TinyOmni: token_ids must be in [0, {VOCAB}).")
+        return self.text_emb(token_ids.long()) + self.type_emb.weight[TEXT]
+
+    def lm_head(self, h: torch.Tensor) -> torch.Tensor:
+        """Next-text-token logits from the last position, ``(B, vocab)``.
+
+        The output embedding is tied to the text input embedding (GPT-2's weight tying), so
+        this adds no parameters; TinyOmni is trained as a classifier, so what it generates is
+        meaningless text: this head exists to exercise decoding with per-layer caches.
+        """
+        self._check_hidden(h)
+        return self.norm(h[:, -1]) @ self.text_emb.weight.T
 
     def head(self, h: torch.Tensor) -> torch.Tensor:
         """Class logits from the last position, ``(B, 22)``."""
