@@ -285,25 +285,36 @@ def cast_e4m3(x: torch.Tensor) -> torch.Tensor:
 
 
 def _cast_e4m3(x: torch.Tensor) -> torch.Tensor:
-    return x.clamp(-E4M3_MAX, E4M3_MAX).to(torch.float8_e4m3fn).to(x.dtype)
+    """Clamp to ±448 and round to E4M3, ties to even; float32 by :func:`_magic_e4m3_`."""
+    clamped = x.clamp(-E4M3_MAX, E4M3_MAX)
+    if x.dtype != torch.float32:
+        return clamped.to(torch.float8_e4m3fn).to(x.dtype)
+    return _magic_e4m3_(clamped).copysign_(x)  # the cast keeps the sign of a zero result
 
 
 def _cast_e4m3_nonneg(x: torch.Tensor) -> torch.Tensor:
-    """:func:`_cast_e4m3` of values in [0, 448] (or NaN) by the magic-number trick, bit-exact.
-
-    E4M3 spacing is gap = 2^(max(e, -6) - 3) for 2^e <= x < 2^(e+1) (subnormals below 2^-6):
-    with M = 1.5·gap·2^p, (x + M) - M is x rounded to a multiple of gap, half to even, as the
-    float8 cast does (equal on every one of the 1.14e9 float32 values in [0, 448]). FP32 only:
-    the cast through torch.float8_e4m3fn runs element by element, ~5x slower. Other dtypes keep
-    the cast; torch casts float64 through float32 (rounding twice, ~2 in 10^7 values differ from
-    a single rounding), which this trick would not reproduce.
-    """
+    """:func:`_cast_e4m3` of values in [0, 448] (or NaN): no clamp, no sign to restore."""
     if x.dtype != torch.float32:
         return _cast_e4m3(x)
+    return _magic_e4m3_(x.clone())
+
+
+def _magic_e4m3_(x: torch.Tensor) -> torch.Tensor:
+    """Float32 values in [-448, 448] (overwritten) rounded to E4M3 by the magic-number trick.
+
+    E4M3 spacing is gap = 2^(max(e, -6) - 3) for 2^e <= |x| < 2^(e+1) (subnormals below 2^-6):
+    with M = 1.5·gap·2^23, (x + M) - M is x rounded to a multiple of gap, half to even, as the
+    float8 cast does (equal, up to the sign of zero, on every float32 in [-448, 448]). Float32
+    only: the cast through torch.float8_e4m3fn runs element by element, ~5-20x slower; other
+    dtypes keep the cast (torch casts float64 through float32, rounding twice: ~2 in 10^7
+    values differ from a single rounding, which this trick would not reproduce).
+    """
     int_type, mantissa, bias, _ = _FLOAT_LAYOUT[x.dtype]
-    exponent = _exponent_field(x).clamp_min_((bias - 6) << mantissa)
+    pooled = not (torch.is_grad_enabled() and x.requires_grad)
+    field = _scratch("e4m3", x.shape, int_type, x.device) if pooled else None
+    exponent = _exponent_field(x, out=field).clamp_min_((bias - 6) << mantissa)
     magic = exponent.add_(((mantissa - 3) << mantissa) + (1 << (mantissa - 1))).view(x.dtype)
-    return (x + magic).sub_(magic)
+    return x.add_(magic).sub_(magic)
 
 
 def _cast_e4m3_up(x: torch.Tensor) -> torch.Tensor:
@@ -339,6 +350,11 @@ def e8m0_scale(amax: torch.Tensor, element_max: float = E4M3_MAX) -> torch.Tenso
     element_max = check_in_interval(
         "element_max", element_max, low=0.0, high=1e30, closed="right", owner="e8m0_scale"
     )
+    return _e8m0(amax, element_max)
+
+
+def _e8m0(amax: torch.Tensor, element_max: float) -> torch.Tensor:
+    # NaN amax (inside a layer) gives scale 1, so the NaN reaches the output
     exponent = torch.ceil(torch.log2(amax / element_max)).clamp(-127, 127)
     return torch.where(amax > 0, torch.exp2(exponent), torch.ones_like(amax))
 
@@ -841,13 +857,13 @@ def mxfp8_fake_quant(x: torch.Tensor, axis: int = -1, block: int = 32) -> torch.
 
 
 def _mxfp8_fake(x: torch.Tensor, axis: int, block: int = 32) -> torch.Tensor:
-    moved = x.movedim(axis, -1)
-    length = moved.shape[-1]
-    padded = _pad_last(moved, block)
-    blocks = padded.reshape(*padded.shape[:-1], -1, block)
-    scale = e8m0_scale(blocks.abs().amax(-1, keepdim=True))
-    out = (_cast_e4m3(blocks / scale) * scale).reshape(padded.shape)
-    return out[..., :length].movedim(-1, axis)
+    # blocks along `axis` in place of a transpose, as the NVFP4 path: (pre, nb, block, post)
+    length = x.shape[axis]
+    padded = _pad_axis(x, axis, block)
+    blocks = _block_view(padded.contiguous(), axis, block)
+    scale = _e8m0(_block_amax(blocks, None)[:, :, None, :], E4M3_MAX)
+    out = _cast_e4m3(blocks / scale).mul_(scale).view(padded.shape)
+    return out.narrow(axis, 0, length) if padded.shape[axis] != length else out
 
 
 def bin_width(grid_magnitude: torch.Tensor) -> torch.Tensor:
