@@ -12,7 +12,10 @@ against torchao's ``NVFP4Tensor.to_nvfp4`` with ``per_tensor_scale`` (it also pa
 plus our double-block quantizer and the fake-quant path the layer uses. torchao is optional: it is
 reported as unavailable when it does not import.
 
-Run: ``python benchmarks/bench_tetrajet.py [--rounds 7] [--threads 1]``.
+R4 and R5 have their outlier channels calibrated first (one untimed step), so they time the
+MXFP8 channel path; neither resets weights here (OsciReset acts every few hundred steps).
+
+Run: ``OMP_NUM_THREADS=1 python benchmarks/bench_tetrajet.py [--rounds 7] [--threads 1]``.
 """
 
 from __future__ import annotations
@@ -30,7 +33,9 @@ from torch import nn
 from icml26.tetrajet import (
     RECIPES,
     GPTConfig,
+    OutlierChannelCalibrator,
     TinyGPT,
+    get_recipe,
     nvfp4_fake_quant,
     nvfp4_quantize,
     quantize_model_,
@@ -38,10 +43,22 @@ from icml26.tetrajet import (
 
 
 def _step_fn(recipe: str, batch: int, context: int) -> Callable[[], float]:
-    """One training step (forward, backward, AdamW) of the spec's tiny GPT; returns seconds."""
+    """One training step (forward, backward, AdamW) of the spec's tiny GPT; returns seconds.
+
+    Recipes with OutControl (R4, R5) get their outlier channels calibrated on one untimed
+    step first, so their steps run the MXFP8 channel path as in training.
+    """
     model = quantize_model_(TinyGPT(GPTConfig(vocab_size=96), seed=0), recipe, seed=0)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     g = torch.Generator().manual_seed(0)
+    if get_recipe(recipe).outlier_ratio > 0:
+        calibrator = OutlierChannelCalibrator(
+            model, ratio=get_recipe(recipe).outlier_ratio, record_start=0, record_iters=1
+        )
+        x = torch.randint(0, 96, (batch, context), generator=g)
+        nn.functional.cross_entropy(model(x).flatten(0, 1), x.flatten()).backward()
+        optimizer.zero_grad()
+        calibrator.step(0)
 
     def step() -> float:
         x = torch.randint(0, 96, (batch, context), generator=g)
@@ -131,8 +148,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    threads = torch.get_num_threads()
     print(f"| recipe | s/step | step / FP32 step |  ({args.batch}x{args.context} tokens, "
-          f"median of {args.rounds} interleaved rounds)")  # fmt: skip
+          f"median of {args.rounds} interleaved rounds, {threads} thread(s))")  # fmt: skip
     print("|---|---|---|")
     for recipe, (seconds, ratio) in step_times(args.rounds, args.batch, args.context).items():
         print(f"| {recipe} | {seconds:.3f} | {ratio:.2f}x |")

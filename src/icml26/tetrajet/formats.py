@@ -200,9 +200,8 @@ def _sr_magnitude_(
         gen = torch_generator(generator)
         noise = torch.rand(a.shape, generator=gen, dtype=a.dtype, out=draws)
     ratio = a.div_(gap)  # exact: gap is a power of two
-    low = torch.floor(ratio, out=_scratch("low", a.shape, a.dtype, a.device)) if pooled else (
-        ratio.floor()
-    )
+    floor_buffer = _scratch("low", a.shape, a.dtype, a.device) if pooled else None
+    low = torch.floor(ratio, out=floor_buffer)
     up = ratio.sub_(low).gt_(noise.to(ratio.device))  # 1 iff u < the fractional part in [0, 1)
     grid = low.add_(up).mul_(gap)
     if out is None:
@@ -223,7 +222,9 @@ class _Scratch(threading.local):
 _SCRATCH = _Scratch()
 
 
-def _scratch(slot: str, shape: torch.Size, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+def _scratch(
+    slot: str, shape: torch.Size, dtype: torch.dtype, device: torch.device
+) -> torch.Tensor:
     """An uninitialised tensor of ``shape`` backed by this thread's buffer for ``slot``.
 
     Fresh multi-megabyte allocations cost page faults on every call (measured: four of them
@@ -495,7 +496,8 @@ def _block_parts(
     pooled = not (torch.is_grad_enabled() and blocks.requires_grad)
     magnitude = None  # SR needs |x| anyway (it rounds magnitudes); RTN rounds signed values
     if rounding == "sr":
-        buffer = _scratch("magnitude", blocks.shape, blocks.dtype, blocks.device) if pooled else None
+        shape, dtype = blocks.shape, blocks.dtype
+        buffer = _scratch("magnitude", shape, dtype, blocks.device) if pooled else None
         magnitude = torch.abs(blocks, out=buffer)
     amax_b = _block_amax(blocks, magnitude)  # (pre, nb, post)
     if outer is None:
