@@ -16,7 +16,7 @@ multimodal input), so with ``mu = 1`` decoding is exactly the uncompressed one.
 Deviations: greedy only, no end-of-sequence stop; a prefill ``mask`` is not carried into
 decoding (new tokens attend to every cached entry of their layer); the compressor acts on the
 prompt only (generated tokens are text, which OmniFit never drops). Implemented by
-:class:`~icml26.omnifit.TinyOmni`; the Qwen2.5-Omni adapter has no cached layer call yet.
+:class:`~icml26.omnifit.TinyOmni` and :class:`~icml26.omnifit.hf.QwenOmniAdapter`.
 """
 
 from __future__ import annotations

@@ -14,8 +14,12 @@ its thinker kept). :class:`QwenOmniAdapter` drives the thinker's text decoder la
 - ``attention_map`` is an eager pass of the layer's attention (calibration and FastV-like);
 - ``head`` is the final norm + ``lm_head`` at the last position.
 
-Written against transformers 5.24 (the ``omnifit`` extra pins it). Prefill only: decoding with
-per-layer caches of different lengths is not built (see docs/omnifit.md).
+- ``run_layer_kv`` / ``embed_tokens`` / ``lm_head`` make it a
+  :class:`~icml26.omnifit.DecodingAdapter`: each layer's cache is its own ``(keys, values)`` pair
+  (a one-layer duck-typed stand-in for HF's ``Cache`` is handed to the layer), so layers keep
+  caches of different lengths for :func:`~icml26.omnifit.generate`.
+
+Written against transformers 5.24 (the ``omnifit`` extra pins it).
 """
 
 from __future__ import annotations
@@ -38,6 +42,30 @@ ATTENTION = ("sdpa", "eager")
 
 class _InputsCapturedError(Exception):
     """Raised by the pre-hook once the text model's inputs are known (stops the forward)."""
+
+
+class _OneLayerCache:
+    """A single-layer stand-in for an HF ``Cache``: prepends ``past`` and keeps the grown pair."""
+
+    def __init__(self, past: tuple[torch.Tensor, torch.Tensor] | None) -> None:
+        self.past = past
+        self.grown: tuple[torch.Tensor, torch.Tensor] | None = None
+
+    def update(
+        self,
+        key_states: torch.Tensor,
+        value_states: torch.Tensor,
+        layer_idx: int,
+        *_: Any,
+        **__: Any,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        import torch
+
+        if self.past is not None:  # (B, kv_heads, P, head_dim) before the new entries
+            key_states = torch.cat([self.past[0], key_states], dim=-2)
+            value_states = torch.cat([self.past[1], value_states], dim=-2)
+        self.grown = (key_states, value_states)
+        return self.grown
 
 
 class QwenOmniAdapter:
@@ -147,6 +175,47 @@ class QwenOmniAdapter:
             h, attention_mask=self._mask(h, mask), position_embeddings=embeddings,
             position_ids=None, use_cache=False,
         )  # fmt: skip
+
+    def run_layer_kv(
+        self,
+        layer: int,
+        h: torch.Tensor,
+        pos_ids: torch.Tensor,
+        mask: torch.Tensor | None,
+        past: tuple[torch.Tensor, torch.Tensor] | None = None,
+    ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+        """Decoder layer ``layer`` on ``h`` (``(B, t, d)``) after the cached ``past``.
+
+        ``past`` is ``None`` (prefill) or the ``(keys, values)`` pair, ``(B, kv_heads, P,
+        head_dim)``, this method returned before; new tokens attend to all ``P`` entries and
+        causally among themselves (``mask``: ``(B, t, P + t)`` bool, or ``(B, t, t)`` without a
+        cache). Returns ``(out, (keys, values))`` with ``P + t`` entries (keys after RoPE).
+        """
+        import torch
+
+        t = h.shape[1]
+        P = 0 if past is None else int(past[0].shape[-2])
+        allowed = torch.ones(t, P + t, dtype=torch.bool, device=h.device)
+        allowed[:, P:] = torch.ones(t, t, dtype=torch.bool, device=h.device).tril()
+        if mask is not None:
+            allowed = allowed & mask
+        allowed = allowed.expand(h.shape[0], t, P + t)[:, None]
+        zero = torch.zeros((), dtype=h.dtype, device=h.device)
+        additive = torch.where(allowed, zero, torch.finfo(h.dtype).min)  # (B, 1, t, P + t)
+        cache = _OneLayerCache(past)
+        out = self.text.layers[layer](
+            h, attention_mask=additive, position_embeddings=self.text.rotary_emb(h, pos_ids),
+            position_ids=None, cache=cache, use_cache=True,
+        )  # fmt: skip
+        return out, cache.grown
+
+    def embed_tokens(self, token_ids: torch.Tensor) -> torch.Tensor:
+        """Text embeddings of generated tokens, ``(B, t)`` -> ``(B, t, d)``."""
+        return self.text.embed_tokens(token_ids)
+
+    def lm_head(self, h: torch.Tensor) -> torch.Tensor:
+        """Next-token logits at the last position, ``(B, vocab)`` (the same as :meth:`head`)."""
+        return self.head(h)
 
     def attention_map(
         self, layer: int, h: torch.Tensor, pos_ids: torch.Tensor, mask: torch.Tensor | None
