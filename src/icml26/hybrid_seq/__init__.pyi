@@ -25,6 +25,7 @@ from icml26.hybrid_seq.tasks import (
     SelectiveCopying,
     noise_shift_tasks,
 )
+from icml26.hybrid_seq.text import TextLM
 from icml26.hybrid_seq.training import (
     ShiftResult,
     TrainConfig,
@@ -55,6 +56,7 @@ __all__ = [
     "SSMConfig",
     "SelectiveCopying",
     "ShiftResult",
+    "TextLM",
     "TrainConfig",
     "TrainHistory",
     "WorkingMemory",
