@@ -287,8 +287,12 @@ class SlowCallError(Exception):
     """A call was slow with ordinary arguments: stop fuzzing this name."""
 
 
-def call(fn, drawn, kinds):
-    """Call ``fn`` with ``drawn`` arguments under the budget; return (ok, result) or fail."""
+def call(fn, drawn, kinds, constructor_parameters=()):
+    """Call ``fn`` with ``drawn`` arguments under the budget; return (ok, result) or fail.
+
+    A method's error may name its instance's ``constructor_parameters`` instead (scikit-learn
+    estimators check their hyper-parameters in ``fit``).
+    """
     positional, keywords = [], {}
     # Parameters before a *args are passed by position, or *args would bind to them.
     before_star = inspect.Parameter.VAR_POSITIONAL in kinds.values()
@@ -323,7 +327,7 @@ def call(fn, drawn, kinds):
     except NotFittedError:  # scikit-learn's contract for a method called before fit
         return False, None
     except (ValueError, TypeError) as err:
-        if not _names_a_parameter(str(err), drawn):
+        if not _names_a_parameter(str(err), [*drawn, *constructor_parameters]):
             pytest.fail(
                 f"{type(err).__name__} names no parameter of {list(drawn)}: {err}\n"
                 f"arguments: {_shown(drawn)}\n{_tail(err)}"
@@ -439,7 +443,7 @@ def test_public_name_survives_hostile_input(obj, isolated):
                 continue
             method_kinds = {n: kind for n, (kind, _) in methods[name].items()}
             try:
-                call(getattr(result, name), args, method_kinds)
+                call(getattr(result, name), args, method_kinds, constructor_parameters=drawn)
             except SlowCallError:
                 slow.add(name)
 
@@ -471,6 +475,15 @@ def test_judge_accepts_a_named_refusal_and_a_finite_answer():
     assert call(_refuses, {"x": -1.0}, {"x": POS}) == (False, None)
     assert call(abs, {"x": -1.0}, {"x": inspect.Parameter.POSITIONAL_ONLY}) == (True, 1.0)
     assert call(_silent_nan, {"x": math.nan}, {"x": POS})[0]  # NaN in, NaN out is fair
+
+
+def test_judge_lets_a_method_name_its_constructor_parameter_and_nothing_else():
+    def fit(X):
+        raise ValueError("alpha must be positive; got -1")
+
+    assert call(fit, {"X": 0.0}, {"X": POS}, constructor_parameters={"alpha": -1}) == (False, None)
+    with pytest.raises(pytest.fail.Exception, match="names no"):
+        call(fit, {"X": 0.0}, {"X": POS}, constructor_parameters={"beta": 1})
 
 
 @pytest.mark.parametrize(
