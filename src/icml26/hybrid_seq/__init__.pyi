@@ -14,6 +14,7 @@ from icml26.hybrid_seq.constructions import (
     margin_beta,
 )
 from icml26.hybrid_seq.hf import HybridLMConfig, HybridLMForCausalLM
+from icml26.hybrid_seq.mamba2 import Mamba2Block, Mamba2Config
 from icml26.hybrid_seq.models import AbstractSequenceModel, HybridLM, KVCache, LMCache
 from icml26.hybrid_seq.ssm import MambaBlock, SSMCache, SSMConfig, selective_recurrence
 from icml26.hybrid_seq.tasks import (
@@ -50,6 +51,8 @@ __all__ = [
     "InductionHead",
     "KVCache",
     "LMCache",
+    "Mamba2Block",
+    "Mamba2Config",
     "MambaBlock",
     "PlainCopying",
     "SSMCache",

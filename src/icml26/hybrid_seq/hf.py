@@ -113,6 +113,11 @@ class HybridLMConfig(PretrainedConfig):
             raise TypeError(f"model must be a HybridLM; got {type(model).__name__}.")
         c = model.config_dict()
         ssm = c.pop("ssm")
+        if ssm["kind"] != "mamba1":
+            raise ValueError(
+                "model must have Mamba-1 S blocks (an SSMConfig): the HF config does not hold a "
+                "Mamba2Config yet; got a HybridLM with Mamba-2 blocks."
+            )
         return cls(
             **c,
             d_state=ssm["d_state"],

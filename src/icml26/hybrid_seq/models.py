@@ -20,6 +20,7 @@ whose blocks' output projections are zero.
 from __future__ import annotations
 
 import abc
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, final
@@ -34,6 +35,7 @@ from icml26.core import (
     seeded_default_init,
     torch_generator,
 )
+from icml26.hybrid_seq.mamba2 import Mamba2Block, Mamba2Config
 from icml26.hybrid_seq.ssm import SCANS, MambaBlock, SSMCache, SSMConfig
 
 __all__ = [
@@ -236,14 +238,24 @@ class AttentionBlock(AbstractBlock):
 
 @final
 class SSMBlock(AbstractBlock):
-    """``S``: x + Mamba(norm(x))."""
+    """``S``: x + Mamba(norm(x)), a Mamba-1 mixer or, with a :class:`Mamba2Config`, Mamba-2."""
 
     def __init__(
-        self, d_model: int, config: SSMConfig, *, scan: str, backend: str, seed: int
+        self,
+        d_model: int,
+        config: SSMConfig | Mamba2Config,
+        *,
+        scan: str,
+        backend: str,
+        seed: int,
     ) -> None:
         super().__init__()
         self.norm = nn.RMSNorm(d_model, eps=1e-5)
-        self.mixer = MambaBlock(d_model, config, scan=scan, backend=backend, seed=seed)
+        self.mixer: MambaBlock | Mamba2Block
+        if isinstance(config, Mamba2Config):
+            self.mixer = Mamba2Block(d_model, config, scan=scan, seed=seed)
+        else:
+            self.mixer = MambaBlock(d_model, config, scan=scan, backend=backend, seed=seed)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return x + self.mixer(self.norm(x))
@@ -402,7 +414,8 @@ class HybridLM(AbstractSequenceModel):
         ``"none"``, ``"learned"``, ``"sinusoidal"``, ``"rope"``, or ``None``: ``"rope"`` for a
         pattern without ``S``, else ``"none"``.
     ssm
-        :class:`SSMConfig` of every ``S`` block.
+        :class:`SSMConfig` (Mamba-1) or :class:`Mamba2Config` (Mamba-2, spec's ``--ssm mamba2``;
+        PyTorch scan only) of every ``S`` block.
     scan
         ``"parallel"`` or ``"sequential"`` (same outputs).
     mlp_ratio
@@ -431,7 +444,7 @@ class HybridLM(AbstractSequenceModel):
         pattern: str = "SA",
         n_heads: int = 1,
         pos_enc: str | None = None,
-        ssm: SSMConfig | None = None,
+        ssm: SSMConfig | Mamba2Config | None = None,
         scan: str = "parallel",
         mlp_ratio: int = 2,
         max_len: int = 2048,
@@ -456,9 +469,19 @@ class HybridLM(AbstractSequenceModel):
         self.mlp_ratio, self.max_len = arch["mlp_ratio"], arch["max_len"]
         pos_enc = self.pos_enc
         self.ssm = SSMConfig() if ssm is None else ssm
-        if not isinstance(self.ssm, SSMConfig):
-            raise TypeError(f"HybridLM: ssm must be an SSMConfig; got {type(ssm).__name__}.")
-        self.ssm_backend = _resolve_backend(arch["ssm_backend"])
+        if not isinstance(self.ssm, (SSMConfig, Mamba2Config)):
+            raise TypeError(
+                f"HybridLM: ssm must be an SSMConfig or Mamba2Config; got {type(ssm).__name__}."
+            )
+        if isinstance(self.ssm, Mamba2Config):
+            if arch["ssm_backend"] == "mamba_ssm":
+                raise ValueError(
+                    "HybridLM: ssm_backend must be 'torch' or 'auto' with a Mamba2Config (the "
+                    "mamba_ssm kernel path runs Mamba-1 blocks only); got 'mamba_ssm'."
+                )
+            self.ssm_backend = "torch"
+        else:
+            self.ssm_backend = _resolve_backend(arch["ssm_backend"])
         generator = torch_generator(seed)
         with seeded_default_init(generator):
             self.embedding = nn.Embedding(vocab_size, d_model)
@@ -551,15 +574,8 @@ class HybridLM(AbstractSequenceModel):
             "pattern": self.pattern,
             "n_heads": self.n_heads,
             "pos_enc": self.pos_enc,
-            "ssm": {
-                "d_state": self.ssm.d_state,
-                "expand": self.ssm.expand,
-                "d_conv": self.ssm.d_conv,
-                "dt_rank": self.ssm.dt_rank,
-                "dt_min": self.ssm.dt_min,
-                "dt_max": self.ssm.dt_max,
-                "dt_floor": self.ssm.dt_floor,
-            },
+            "ssm": dataclasses.asdict(self.ssm)
+            | {"kind": "mamba2" if isinstance(self.ssm, Mamba2Config) else "mamba1"},
             "scan": self.scan,
             "mlp_ratio": self.mlp_ratio,
             "max_len": self.max_len,
