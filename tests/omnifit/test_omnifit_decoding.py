@@ -18,7 +18,7 @@ from icml26.omnifit import (
     make_dataset,
     run_compressed,
 )
-from icml26.omnifit.avsync import AVSyncBatch
+from icml26.omnifit.avsync import VOCAB, AVSyncBatch
 
 CONFIG = TinyOmniConfig(n_layers=3, d=16, n_heads=2, d_ff=32)
 T = 6
@@ -27,14 +27,36 @@ T = 6
 ATOL = 1e-10
 
 
+class RandomReadout:
+    """TinyOmni with a fixed random next-token readout instead of its tied head.
+
+    With unit-scale text embeddings an untrained model's last hidden state is dominated by its
+    input token, so the tied head predicts that token again and greedy decoding repeats it; a
+    random readout maps each token to another, so the generated sequences vary and token
+    equality means something.
+    """
+
+    def __init__(self, model):
+        self.model = model
+        g = torch.Generator().manual_seed(1)
+        self.readout = torch.randn(CONFIG.d, VOCAB, generator=g, dtype=torch.float64)
+
+    def __getattr__(self, name):
+        return getattr(self.model, name)
+
+    def lm_head(self, h):
+        return self.model.norm(h[:, -1]) @ self.readout
+
+    def embed_tokens(self, token_ids):
+        return self.model.embed_tokens(token_ids)
+
+
 @pytest.fixture(scope="module")
 def model():
     model = TinyOmni(CONFIG, seed=0).double().eval()
-    # the tied lm head of an untrained model with 0.02-scale text embeddings repeats one token;
-    # unit-scale embeddings make the greedy sequence vary, so token equality means something
-    with torch.no_grad():
-        model.text_emb.weight.normal_(generator=torch.Generator().manual_seed(1))
-    return model
+    with torch.no_grad():  # unit-scale text embeddings: the fed-back token shapes the next one
+        model.text_emb.weight.normal_(generator=torch.Generator().manual_seed(2))
+    return RandomReadout(model)
 
 
 @pytest.fixture(scope="module")
@@ -87,8 +109,8 @@ def test_mu_one_equals_full_cache_and_recompute(model, batch):
     torch.testing.assert_close(full.logits, ref_logits, rtol=0, atol=ATOL)
     n = batch.video.shape[1] * 24 + batch.text.shape[1]
     assert full.alive == [n] * 3 and full.cache_lengths == [n + T - 1] * 3
-    # the tokens are not all one value (the check would be vacuous on a constant sequence)
-    assert len(torch.unique(full.tokens)) > 1
+    # every sample's sequence changes over time (token equality would be weak on a constant one)
+    assert all(len(torch.unique(row)) > 1 for row in full.tokens)
 
 
 @pytest.mark.parametrize("mode", ["merge", "prune"])
@@ -157,3 +179,27 @@ def test_generate_rejects_bad_arguments(model, batch):
     wrong = LAHPProfile.uniform(2, 16)
     with pytest.raises(ValueError, match="profile has 2 layers"):
         generate(model, batch, OmniFitCompressor(wrong, mu=0.5))
+
+
+def test_eos_stops_each_sample_and_the_loop(model, batch):
+    with torch.no_grad():
+        free = generate(model, batch, None, max_new_tokens=T)
+        eos = int(free.tokens[0, 2])
+        stopped = generate(model, batch, None, max_new_tokens=T, eos_token_id=eos)
+    # first eos of each sample (T if none): tokens agree up to it, eos afterwards
+    hits = [(row == eos).nonzero().flatten() for row in free.tokens]
+    first = [int(h[0]) if len(h) else T for h in hits]
+    length = min(T, max(first) + 1)
+    assert stopped.tokens.shape == (3, length)
+    for b, f in enumerate(first):
+        assert torch.equal(stopped.tokens[b, : f + 1], free.tokens[b, : min(f + 1, length)])
+        assert bool((stopped.tokens[b, f + 1 :] == eos).all())
+    assert stopped.cache_lengths == [a + length - 1 for a in stopped.alive]
+    # a batch whose every sample emits eos stops the loop there (sample 0 alone)
+    first_sample = make_dataset(3, windows=3, seed=0).batch(slice(0, 1), dtype=torch.float64)
+    with torch.no_grad():
+        alone = generate(model, first_sample, None, max_new_tokens=T, eos_token_id=eos)
+    assert torch.equal(alone.tokens[0], free.tokens[0, : first[0] + 1])
+    assert alone.cache_lengths == [a + first[0] for a in alone.alive]
+    with pytest.raises(ValueError, match="eos_token_id"):
+        generate(model, batch, None, max_new_tokens=2, eos_token_id=-1)

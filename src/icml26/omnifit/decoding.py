@@ -13,7 +13,7 @@ Generated tokens take the positions after the prompt's largest position id (``ma
 ``max + 2``, ...; for 3-D M-RoPE ids all three components, as Qwen2.5-Omni continues text after
 multimodal input), so with ``mu = 1`` decoding is exactly the uncompressed one.
 
-Deviations: greedy only, no end-of-sequence stop; a prefill ``mask`` is not carried into
+Deviations: greedy only; a prefill ``mask`` is not carried into
 decoding (new tokens attend to every cached entry of their layer); the compressor acts on the
 prompt only (generated tokens are text, which OmniFit never drops). Implemented by
 :class:`~icml26.omnifit.TinyOmni` and :class:`~icml26.omnifit.hf.QwenOmniAdapter`.
@@ -69,7 +69,7 @@ class GenerateOutput:
     Attributes
     ----------
     tokens
-        Generated token ids, ``(B, T)``.
+        Generated token ids, ``(B, T)`` (fewer columns if every sample stopped at ``eos``).
     logits
         The logits each token was chosen from, ``(B, T, vocab)``.
     alive
@@ -96,7 +96,11 @@ def _next_positions(pos: torch.Tensor, offset: int) -> torch.Tensor:
 
 
 def generate(
-    adapter: Any, batch: Any, compressor: Any = None, max_new_tokens: int = 16
+    adapter: Any,
+    batch: Any,
+    compressor: Any = None,
+    max_new_tokens: int = 16,
+    eos_token_id: int | None = None,
 ) -> GenerateOutput:
     """Greedy decoding after a (compressed) prefill, one KV cache per layer.
 
@@ -110,6 +114,9 @@ def generate(
         An ``OmniFitCompressor`` or a baseline applied during prefill, or ``None`` (full cache).
     max_new_tokens
         Tokens to generate, ``T >= 1``.
+    eos_token_id
+        End-of-sequence id: a sample that emits it keeps emitting it (as padding), and decoding
+        stops early once every sample has emitted it; ``None`` always generates ``T`` tokens.
 
     Returns
     -------
@@ -153,6 +160,10 @@ def generate(
             f"got {type(compressor).__name__}."
         )
     T = check_positive_int("max_new_tokens", max_new_tokens, maximum=MAX_NEW_TOKENS, owner=owner)
+    if eos_token_id is not None:
+        eos_token_id = check_positive_int(
+            "eos_token_id", eos_token_id, minimum=0, maximum=2**62, owner=owner
+        )
     L = len(adapter.layers)
     profile = getattr(compressor, "profile", None)
     if profile is not None and profile.n_layers != L:
@@ -177,14 +188,22 @@ def generate(
         caches.append(cache)
     logits = [adapter.lm_head(h)]  # (B, vocab)
     tokens = [logits[-1].argmax(-1)]  # (B,)
+    finished = torch.zeros_like(tokens[0], dtype=torch.bool)
     # decode: each new token attends to its layer's cache, then joins it
     for step in range(T - 1):
+        if eos_token_id is not None:
+            finished = finished | (tokens[-1] == eos_token_id)
+            if bool(finished.all()):
+                break
         x = adapter.embed_tokens(tokens[-1][:, None])  # (B, 1, d)
         new_pos = _next_positions(prompt_pos, step)
         for layer in range(L):
             x, caches[layer] = adapter.run_layer_kv(layer, x, new_pos, None, caches[layer])
         logits.append(adapter.lm_head(x))
-        tokens.append(logits[-1].argmax(-1))
+        token = logits[-1].argmax(-1)
+        if eos_token_id is not None:  # finished samples keep emitting eos
+            token = torch.where(finished, torch.full_like(token, eos_token_id), token)
+        tokens.append(token)
     return GenerateOutput(
         tokens=torch.stack(tokens, dim=1),
         logits=torch.stack(logits, dim=1),
