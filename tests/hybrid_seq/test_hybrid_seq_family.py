@@ -210,3 +210,20 @@ def test_noise_shift_and_evaluate_shift_reject_bad_input():
         evaluate_shift(model, train_task, PlainCopying(L=3, n_symbols=3))
     with pytest.raises(TypeError, match="task must be an AbstractTask"):
         evaluate_shift(model, train_task, "sc")
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        PlainCopying(L=3, n_symbols=2),
+        InductionHead(L=3, n_symbols=2),
+        SelectiveCopying(L=5, k=2, n_symbols=3),
+    ],
+)
+def test_sample_names_a_bad_generator(task):
+    owner = type(task).__name__
+    with pytest.raises(TypeError, match=rf"{owner}\.sample: generator must be an int"):
+        task.sample(2, generator=2.5)
+    with pytest.raises(ValueError, match=rf"{owner}\.sample: generator must be an int seed in"):
+        task.sample(2, generator=2**70)
+    assert torch.equal(task.sample(3, generator=-1).inputs, task.sample(3, generator=-1).inputs)

@@ -23,6 +23,7 @@ the input.
 from __future__ import annotations
 
 import abc
+import numbers
 from dataclasses import dataclass, replace
 from typing import final
 
@@ -84,6 +85,19 @@ class AbstractTask(abc.ABC):
     @abc.abstractmethod
     def sample(self, batch_size: int, generator: Seed = None) -> Batch:
         """Draw ``batch_size`` independent samples."""
+
+
+def _task_generator(generator: Seed, owner: str) -> torch.Generator:
+    """``generator`` (a torch/numpy generator, an int seed or None) as a ``torch.Generator``."""
+    is_int = isinstance(generator, numbers.Integral) and not isinstance(generator, bool)
+    if is_int and not -(2**63) <= int(generator) < 2**64:
+        raise ValueError(
+            f"{owner}: generator must be an int seed in [-2**63, 2**64); got {generator}."
+        )
+    try:
+        return torch_generator(generator)
+    except TypeError as err:
+        raise TypeError(f"{owner}: generator {str(err).removeprefix('seed ')}") from None
 
 
 def _distinct_sorted(batch: int, population: int, k: int, gen: torch.Generator) -> torch.Tensor:
@@ -192,7 +206,7 @@ class SelectiveCopying(AbstractTask):
     def sample(self, batch_size: int, generator: Seed = None) -> Batch:
         """Draw ``batch_size`` samples; ``generator`` is a torch/numpy generator, int or None."""
         batch_size = check_positive_int("batch_size", batch_size, owner="SelectiveCopying.sample")
-        gen = torch_generator(generator)
+        gen = _task_generator(generator, "SelectiveCopying.sample")
         B, L, k = batch_size, self.L, self.k
         # per-sample number of data tokens (all k unless k_range)
         if self.k_range is None:
@@ -361,7 +375,7 @@ class MQAR(AbstractTask):
     def sample(self, batch_size: int, generator: Seed = None) -> Batch:
         """Draw ``batch_size`` samples; ``generator`` is a torch/numpy generator, int or None."""
         batch_size = check_positive_int("batch_size", batch_size, owner="MQAR.sample")
-        gen = torch_generator(generator)
+        gen = _task_generator(generator, "MQAR.sample")
         B, n, S = batch_size, self.n_kv, self.n_slots
         keys = _distinct(B, self.n_keys, n, gen) + self.first_key  # (B, n)
         if self.values_iid:
@@ -445,7 +459,7 @@ class PlainCopying(AbstractTask):
     def sample(self, batch_size: int, generator: Seed = None) -> Batch:
         """Draw ``batch_size`` samples; ``generator`` is a torch/numpy generator, int or None."""
         batch_size = check_positive_int("batch_size", batch_size, owner="PlainCopying.sample")
-        gen = torch_generator(generator)
+        gen = _task_generator(generator, "PlainCopying.sample")
         B, L = batch_size, self.L
         string = torch.randint(self.n_symbols, (B, L), generator=gen) + N_SPECIAL  # (B, L)
         if self.teacher_forcing:  # MARK, x_1 .. x_{L-1}
@@ -512,7 +526,7 @@ class InductionHead(AbstractTask):
     def sample(self, batch_size: int, generator: Seed = None) -> Batch:
         """Draw ``batch_size`` samples; ``generator`` is a torch/numpy generator, int or None."""
         batch_size = check_positive_int("batch_size", batch_size, owner="InductionHead.sample")
-        gen = torch_generator(generator)
+        gen = _task_generator(generator, "InductionHead.sample")
         B, L, V = batch_size, self.L, self.n_symbols
         a = torch.randint(V, (B,), generator=gen)  # trigger
         b = torch.randint(V - 1, (B,), generator=gen)

@@ -25,8 +25,8 @@ from typing import final
 
 import torch
 
-from icml26.core import MissingExtraError, Seed, check_positive_int, torch_generator
-from icml26.hybrid_seq.tasks import N_SPECIAL, AbstractTask, Batch
+from icml26.core import MissingExtraError, Seed, check_positive_int
+from icml26.hybrid_seq.tasks import N_SPECIAL, AbstractTask, Batch, _task_generator
 
 __all__ = ["TextLM"]
 
@@ -204,7 +204,7 @@ class TextLM(AbstractTask):
     def sample(self, batch_size: int, generator: Seed = None) -> Batch:
         """Draw ``batch_size`` windows; ``generator`` is a torch/numpy generator, int or None."""
         batch_size = check_positive_int("batch_size", batch_size, owner="TextLM.sample")
-        gen = torch_generator(generator)
+        gen = _task_generator(generator, "TextLM.sample")
         starts = torch.randint(len(self.corpus) - self.L, (batch_size,), generator=gen)
         idx = starts[:, None] + torch.arange(self.L + 1)  # (B, L + 1)
         window = self.corpus.long()[idx] + N_SPECIAL
