@@ -75,7 +75,7 @@ SHIFT_PRESETS = {
         calib_frames=4,
         token_layer=1,
     ),
-    # about 2 minutes: small model, 40 episodes, 40 % only (spec §5)
+    # about 6 CPU-minutes: small model, 40 episodes, 40 % only (spec §5)
     "quick": replace(
         SHIFT_DEFAULT,
         d_model=64,
