@@ -96,3 +96,15 @@ def test_inputs_recorded_by_autograd_still_quantize():
                 x.detach(), rounding=rounding, generator=torch.Generator().manual_seed(3)
             )
         assert y.requires_grad and torch.equal(y.detach(), reference)
+
+
+def test_scratch_buffers_survive_switching_inference_mode():
+    # a buffer made under inference_mode is an inference tensor, unwritable outside it
+    x = torch.randn(64, 256, generator=torch.Generator().manual_seed(16))
+    results = []
+    for inference in (True, False, True):
+        with torch.inference_mode(inference):
+            gen = torch.Generator().manual_seed(4)
+            results.append(nvfp4_fake_quant(x, rounding="sr", generator=gen).clone())
+            results.append(nvfp4_fake_quant(x).clone())
+    assert all(torch.equal(r, results[i % 2]) for i, r in enumerate(results))

@@ -216,7 +216,7 @@ class _Scratch(threading.local):
     """Per-thread temporaries of the quantizers, reused across calls (one buffer per slot)."""
 
     def __init__(self) -> None:
-        self.buffers: dict[tuple[str, torch.dtype, torch.device], torch.Tensor] = {}
+        self.buffers: dict[tuple[str, torch.dtype, torch.device, bool], torch.Tensor] = {}
 
 
 _SCRATCH = _Scratch()
@@ -235,7 +235,9 @@ def _scratch(
     n = math.prod(shape)
     if n > _SCRATCH_MAX:
         return torch.empty(shape, dtype=dtype, device=device)
-    key = (slot, dtype, torch.device(device))
+    # a buffer made under torch.inference_mode() is an inference tensor that cannot be written
+    # outside it: each mode keeps its own buffers
+    key = (slot, dtype, torch.device(device), torch.is_inference_mode_enabled())
     buffer = _SCRATCH.buffers.get(key)
     if buffer is None or buffer.numel() < n:
         buffer = torch.empty(n, dtype=dtype, device=device)
