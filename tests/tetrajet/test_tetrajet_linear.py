@@ -179,6 +179,15 @@ def test_outlier_channels_use_mxfp8_and_reduce_error_with_planted_outliers():
     assert (mixed - exact).norm() < 0.5 * (pure - exact).norm()
 
 
+def test_outlier_channels_with_2d_weight_blocks_are_refused_by_name():
+    spec = get_recipe("nvidia_nvfp4")
+    x, w = torch.randn(16, 64), torch.randn(32, 64)
+    with pytest.raises(ValueError, match="outlier_channels need 1x16 weight blocks"):
+        quantized_linear(x, w, spec=spec, outlier_channels=torch.tensor([3, 40]))
+    with pytest.raises(ValueError, match="outlier_ratio > 0 needs 1x16 weight blocks"):
+        QuantSpec(weight_2d=True, outlier_ratio=0.01)
+
+
 def test_quantize_model_replaces_block_linears_but_not_head_and_is_seeded():
     net = TinyGPT(GPTConfig(vocab_size=20, context=16, d_model=32, n_layers=2, n_heads=2,
                             d_mlp=64), seed=0)  # fmt: skip

@@ -138,6 +138,11 @@ class QuantSpec:
         check_one_of("operand_rounding", self.operand_rounding, ROUNDINGS, owner=owner)
         check_one_of("scale_round", self.scale_round, SCALE_ROUNDINGS, owner=owner)
         check_in_interval("outlier_ratio", self.outlier_ratio, low=0.0, high=1.0, owner=owner)
+        if self.weight_2d and self.outlier_ratio > 0:
+            raise ValueError(
+                f"{owner}: outlier_ratio > 0 needs 1x16 weight blocks; got weight_2d=True and "
+                f"outlier_ratio={self.outlier_ratio!r}."
+            )
         check_positive_int("token_multiple", self.token_multiple, owner=owner, maximum=MAX_BLOCK)
         if self.token_multiple % 16:
             raise ValueError(
@@ -349,6 +354,12 @@ def quantized_linear(
     if not spec.enabled or x.shape[:-1].numel() == 0:  # FP32, or an empty batch: nothing to round
         return nn.functional.linear(x, weight, bias)
     outliers = torch.zeros(0, dtype=torch.long) if outlier_channels is None else outlier_channels
+    if spec.weight_2d and outliers.numel():
+        # 16x16 weight blocks would straddle the columns the outlier channels take out.
+        raise ValueError(
+            f"{owner}: outlier_channels need 1x16 weight blocks; got a spec with weight_2d=True "
+            f"and {outliers.numel()} outlier channels."
+        )
     flat = x.reshape(-1, x.shape[-1])
     gen = torch_generator(generator)
     y = _QuantizedLinearFn.apply(flat, weight, bias, spec, gen, outliers.long())
