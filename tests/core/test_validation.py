@@ -65,3 +65,18 @@ def test_check_array_refuses_none_even_where_nonfinite_values_are_allowed(value)
     # numpy would read None as NaN; a missing value is a type error, not a number.
     with pytest.raises(TypeError, match="x must be an array"):
         check_array("x", value, finite=False)
+
+
+def test_generators_name_the_callers_parameter_and_bound_ints():
+    with pytest.raises(ValueError, match=r"^rng must be an int >= 0; got -1\.$"):
+        numpy_generator(-1, name="rng")
+    with pytest.raises(ValueError, match=r"^rng must be an int >= -9223372036854775808"):
+        torch_generator(2**64, name="rng")
+    with pytest.raises(TypeError, match=r"^seed must be an int"):
+        torch_generator(1.5)
+    # In range, the generators are numpy's and torch's own seeding.
+    assert numpy_generator(2**70).integers(2**62) == np.random.default_rng(2**70).integers(2**62)
+    assert torch.equal(
+        torch.randn(3, generator=torch_generator(-5)),
+        torch.randn(3, generator=torch.Generator().manual_seed(-5)),
+    )

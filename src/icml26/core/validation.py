@@ -221,11 +221,12 @@ def check_tensor(
     return value
 
 
-def numpy_generator(seed: Seed) -> np.random.Generator:
+def numpy_generator(seed: Seed, *, name: str = "seed") -> np.random.Generator:
     """Normalise ``seed`` to a ``numpy.random.Generator``.
 
-    An ``int`` seeds a fresh PCG64 generator, a ``Generator`` is returned as is, a
+    An ``int`` (>= 0) seeds a fresh PCG64 generator, a ``Generator`` is returned as is, a
     ``torch.Generator`` seeds one from its next draw, and ``None`` draws fresh OS entropy.
+    ``name`` is the caller's parameter, as errors name it.
 
     Example
     -------
@@ -238,15 +239,18 @@ def numpy_generator(seed: Seed) -> np.random.Generator:
         import torch
 
         return np.random.default_rng(int(torch.randint(0, 2**62, (1,), generator=seed)))
-    if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool)):
-        return np.random.default_rng(seed)
-    raise TypeError(
-        f"seed must be an int, numpy Generator, torch Generator or None; got {_shown(seed)}."
-    )
+    if seed is None:
+        return np.random.default_rng()
+    return np.random.default_rng(_seed_int(seed, name, 0, None))
 
 
-def torch_generator(seed: Seed, device: str | torch.device = "cpu") -> torch.Generator:
+def torch_generator(
+    seed: Seed, device: str | torch.device = "cpu", *, name: str = "seed"
+) -> torch.Generator:
     """Normalise ``seed`` to a ``torch.Generator`` on ``device``.
+
+    An ``int`` must lie in [-2**63, 2**64) (what ``manual_seed`` takes); ``name`` is the caller's
+    parameter, as errors name it.
 
     Example
     -------
@@ -264,10 +268,17 @@ def torch_generator(seed: Seed, device: str | torch.device = "cpu") -> torch.Gen
         generator.seed()
     elif isinstance(seed, np.random.Generator):
         generator.manual_seed(int(seed.integers(0, 2**62)))
-    elif isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
-        generator.manual_seed(int(seed))
     else:
-        raise TypeError(
-            f"seed must be an int, numpy Generator, torch Generator or None; got {_shown(seed)}."
-        )
+        generator.manual_seed(_seed_int(seed, name, -(2**63), 2**64))
     return generator
+
+
+def _seed_int(seed: Any, name: str, low: int, high: int | None) -> int:
+    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
+        raise TypeError(
+            f"{name} must be an int, numpy Generator, torch Generator or None; got {_shown(seed)}."
+        )
+    if seed < low or (high is not None and seed >= high):
+        upper = "" if high is None else f" and < {high}"
+        raise ValueError(f"{name} must be an int >= {low}{upper}; got {int(seed)}.")
+    return int(seed)
