@@ -192,3 +192,8 @@ def test_unknown_model_on_the_fake_server_is_an_http_error(server):
     agent = OpenAIChatAgent("gpt-99", base_url=server.base_url, sleep=lambda s: None)
     with pytest.raises(openai.NotFoundError):
         agent.act([{"role": "user", "content": "hi"}], [])
+
+
+def test_sleep_must_be_callable():
+    with pytest.raises(TypeError, match="sleep must be callable; got float"):
+        OpenAIChatAgent("lawful", base_url="http://127.0.0.1:9", api_key="k", sleep=2.5)

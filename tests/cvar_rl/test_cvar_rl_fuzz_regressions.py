@@ -20,6 +20,7 @@ from icml26.cvar_rl import (
     chow_cvar_vi,
     cvar_from_values,
     cvar_q_learning,
+    empirical_cvar,
     exact_augmented_cvar,
     exact_augmented_value,
     exact_return_distribution,
@@ -78,8 +79,7 @@ def test_wrong_kinds_are_type_errors_naming_the_parameter(call, match):
         (lambda: GRID.interp(-1.0, 0.0), r"values must have shape \(\.\.\., 41\)"),
         (lambda: GRID.weights(math.nan), "c must not hold NaN"),
         (lambda: redistributed_reward(np.zeros(2), np.zeros(3)), "c and r must broadcast"),
-        # The fuzz test found NaN out of c=None (read as NaN by check_array): refused now.
-        (lambda: redistributed_reward(None, 2.5), "c must be numbers or \\+-inf, not NaN"),
+        (lambda: redistributed_reward(math.nan, 2.5), "c must be numbers or \\+-inf, not NaN"),
         (lambda: redistributed_reward(1.0, [0.0, math.nan]), "r must be numbers or"),
         (lambda: dataclasses.replace(CHOW, y=CHOW.y[::-1]), "y must be increasing"),
         (lambda: dataclasses.replace(SOLUTION, s0=99), r"s0 must be an integer in \[0, 5\]"),
@@ -181,3 +181,15 @@ def test_redistributed_reward_at_infinite_budgets_is_the_limit_not_nan():
     # r -> +inf caps at the budget c^+; r -> -inf is -inf for every finite c.
     assert redistributed_reward([2.0, -1.0], math.inf).tolist() == [2.0, 0.0]
     assert redistributed_reward([2.0, -1.0], -math.inf).tolist() == [-math.inf, -math.inf]
+
+
+def test_empirical_cvar_of_no_returns_names_returns():
+    with pytest.raises(ValueError, match="returns must hold at least one return"):
+        empirical_cvar(np.zeros(0), alpha=1.0)
+    assert empirical_cvar([3.0], alpha=0.2) == pytest.approx(3.0)
+
+
+def test_a_missing_reward_is_a_type_error_naming_it():
+    # The fuzz test found NaN out of c=None (numpy reads None as NaN): check_array refuses it.
+    with pytest.raises(TypeError, match="c must be an array"):
+        redistributed_reward(None, 2.5)

@@ -14,6 +14,7 @@ from icml26.rex import (
     GaussianMixtureData,
     RexSolver,
     VPSchedule,
+    make_grid,
     observed_order,
     princeps_solve,
     princeps_step,
@@ -68,3 +69,8 @@ def test_solver_and_helpers_name_their_parameters():
     with pytest.raises(ValueError, match="n must be an integer in"):
         GaussianMixtureData().sample(-1)
     assert GaussianMixtureData().sample(0).shape == (0, 2)
+
+
+def test_make_grid_refuses_a_schedule_that_is_no_schedule():
+    with pytest.raises(TypeError, match="schedule must be a Schedule; got float"):
+        make_grid(2.5, 4)

@@ -11,6 +11,7 @@ import torch
 from icml26.spinefl import (
     History,
     MagnitudeSelector,
+    RandomSelector,
     SliceableCNN,
     SliceableMLP,
     aggregate_counts,
@@ -186,3 +187,8 @@ def test_flower_entry_points_check_clients_and_server_first():
         make_client_app({}, [])
     with pytest.raises(TypeError, match="server"):
         run_flower_simulation(SliceableMLP, 2.5, [], 1)
+
+
+def test_random_selector_names_an_rng_that_is_no_generator():
+    with pytest.raises(TypeError, match="rng must be a numpy Generator; got int"):
+        RandomSelector().select("fc", 8, 3, t=0, c=0, rng=0)

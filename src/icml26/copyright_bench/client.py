@@ -173,6 +173,8 @@ class OpenAIChatAgent(EpisodeSeeded):
         self.backoff = check_in_interval(
             "backoff", backoff, low=0.0, high=30.0, owner="OpenAIChatAgent"
         )
+        if not callable(sleep):
+            raise TypeError(f"OpenAIChatAgent: sleep must be callable; got {type(sleep).__name__}.")
         self._sleep = sleep
         self._seed: int | None = None
         openai = require("openai", "copyright_bench", owner="OpenAIChatAgent")

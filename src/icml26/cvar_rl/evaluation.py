@@ -84,6 +84,8 @@ def empirical_cvar(returns: Any, alpha: float) -> float:
     1.5
     """
     returns = check_array("returns", returns, owner="empirical_cvar").ravel()
+    if returns.size == 0:
+        raise ValueError("empirical_cvar: returns must hold at least one return; got none.")
     return exact_cvar(returns, np.full(returns.size, 1.0 / max(returns.size, 1)), alpha)
 
 

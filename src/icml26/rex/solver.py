@@ -63,6 +63,8 @@ def make_grid(
     """
     n_steps = check_positive_int("n_steps", n_steps, owner="make_grid", maximum=MAX_STEPS)
     check_one_of("kind", kind, GRIDS, owner="make_grid")
+    if not isinstance(schedule, Schedule):
+        raise TypeError(f"make_grid: schedule must be a Schedule; got {type(schedule).__name__}.")
     t0 = schedule.t_noise if t_start is None else float(t_start)
     t1 = schedule.t_data if t_end is None else float(t_end)
     if kind == "t":

@@ -212,6 +212,10 @@ class RandomSelector(AbstractSelector):
     ) -> np.ndarray:
         """``sorted(rng.choice(N, n, replace=False))``."""
         N, n = _check_request("RandomSelector", N, n)
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(
+                f"RandomSelector.select: rng must be a numpy Generator; got {type(rng).__name__}."
+            )
         return np.sort(rng.choice(N, size=n, replace=False)).astype(np.int64)
 
     def deploy_indices(self, layer: str, N: int, n: int) -> np.ndarray:
