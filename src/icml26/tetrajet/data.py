@@ -76,6 +76,10 @@ class TextData:
     corpus: str
 
 
+MAX_VOCAB = 2**20
+"""Largest ``vocab_size`` (and ``val_docs``) :func:`load_text_data` accepts."""
+
+
 def load_text_data(
     tokenizer: str = "char", *, vocab_size: int = 1024, val_docs: int = 2
 ) -> TextData:
@@ -87,9 +91,9 @@ def load_text_data(
         ``"char"`` (one id per character of the train split) or ``"bpe"`` (a byte-level BPE of
         ``vocab_size`` trained locally with ``tokenizers`` on the train split).
     vocab_size
-        BPE vocabulary size.
+        BPE vocabulary size, 257 to ``MAX_VOCAB`` (2**20).
     val_docs
-        Held-out documents (plays).
+        Held-out documents (plays), at most ``MAX_VOCAB``; fewer than the corpus holds.
 
     Returns
     -------
@@ -110,8 +114,10 @@ def load_text_data(
     """
     owner = "load_text_data"
     check_one_of("tokenizer", tokenizer, ("char", "bpe"), owner=owner)
-    vocab_size = check_positive_int("vocab_size", vocab_size, owner=owner, minimum=257)
-    val_docs = check_positive_int("val_docs", val_docs, owner=owner)
+    vocab_size = check_positive_int(
+        "vocab_size", vocab_size, owner=owner, minimum=257, maximum=MAX_VOCAB
+    )
+    val_docs = check_positive_int("val_docs", val_docs, owner=owner, maximum=MAX_VOCAB)
     if tokenizer == "bpe":  # no extra of its own installs tokenizers; `all` does (transformers)
         tokenizers = require("tokenizers", "tetrajet-hf", owner="load_text_data(tokenizer='bpe')")
     docs, corpus = load_corpus()
