@@ -59,7 +59,8 @@ EXACT_DEFAULT = ExactnessConfig()
 EXACT_PRESETS = {
     "smoke": replace(EXACT_DEFAULT, n_sequences=2, seq_len=16, minilm_sentences=4),  # seconds
     "quick": EXACT_DEFAULT,
-    "full": replace(EXACT_DEFAULT, n_sequences=32, seq_len=128, minilm_sentences=64),
+    # seq_len 64: the planted model's context (n_positions = 64)
+    "full": replace(EXACT_DEFAULT, n_sequences=32, seq_len=64, minilm_sentences=64),
 }
 EXACT_CLAIMS = (
     Claim(
@@ -169,6 +170,12 @@ def exactness(config: ExactnessConfig, ctx: RunContext) -> dict[str, Any]:
     with seeded_default_init(ctx.torch_generator("init")):
         tiny = GPT2LMHeadModel(tiny_gpt2_config()).eval()
     models = {"planted": planted.model, "tiny_gpt2": tiny}
+    context = min(m.config.n_positions for m in models.values())
+    if config.seq_len > context:
+        raise ValueError(
+            f"nana.exactness: seq_len must be <= {context} (the stand-ins' context); "
+            f"got {config.seq_len}."
+        )
     f64, f32, per_model = [], [], {}
     sca_err, ls_diff = 0.0, 0.0
     with ctx.progress(len(models) + int(config.minilm), "stand-ins") as bar:
