@@ -91,6 +91,24 @@ class CompressedForward:
     kept: list[torch.Tensor]
 
 
+def check_compressor_fits(compressor: Any, adapter: ModelAdapter, *, owner: str) -> None:
+    """Refuse a compressor that is not an ``AbstractCompressor`` (or ``None``) or whose profile
+    was calibrated for a model with another number of layers."""
+    from icml26.omnifit.compressor import AbstractCompressor
+
+    if compressor is not None and not isinstance(compressor, AbstractCompressor):
+        raise TypeError(
+            f"{owner}: compressor must be an AbstractCompressor or None; "
+            f"got {type(compressor).__name__}."
+        )
+    profile = getattr(compressor, "profile", None)
+    if profile is not None and profile.n_layers != len(adapter.layers):
+        raise ValueError(
+            f"{owner}: the compressor's profile has {profile.n_layers} layers but the model has "
+            f"{len(adapter.layers)}; calibrate a profile for this model."
+        )
+
+
 def run_compressed(adapter: Any, batch: Any, compressor: Any = None) -> CompressedForward:
     """Prefill ``batch`` through ``adapter``, letting ``compressor`` shrink the tokens per layer.
 
@@ -115,21 +133,9 @@ def run_compressed(adapter: Any, batch: Any, compressor: Any = None) -> Compress
     """
     import torch
 
-    from icml26.omnifit.compressor import AbstractCompressor
-
     check_adapter(adapter, owner="run_compressed")
-    if compressor is not None and not isinstance(compressor, AbstractCompressor):
-        raise TypeError(
-            f"run_compressed: compressor must be an AbstractCompressor or None; "
-            f"got {type(compressor).__name__}."
-        )
+    check_compressor_fits(compressor, adapter, owner="run_compressed")
     L = len(adapter.layers)
-    profile = getattr(compressor, "profile", None)
-    if profile is not None and profile.n_layers != L:
-        raise ValueError(
-            f"run_compressed: the compressor's profile has {profile.n_layers} layers but the "
-            f"model has {L}; calibrate a profile for this model."
-        )
     h, ids, pos = adapter.embed(batch)
     mask = None
     idx = torch.arange(h.shape[1]).expand(h.shape[0], -1)

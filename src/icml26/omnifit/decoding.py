@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from icml26.core.validation import check_positive_int
-from icml26.omnifit.adapter import ModelAdapter, check_adapter
+from icml26.omnifit.adapter import ModelAdapter, check_adapter, check_compressor_fits
 
 if TYPE_CHECKING:
     import torch
@@ -144,8 +144,6 @@ def generate(
     """
     import torch
 
-    from icml26.omnifit.compressor import AbstractCompressor
-
     owner = "generate"
     check_adapter(adapter, owner=owner)
     missing = [m for m in ("run_layer_kv", "embed_tokens", "lm_head") if not hasattr(adapter, m)]
@@ -154,23 +152,13 @@ def generate(
             f"{owner}: adapter must implement DecodingAdapter; {type(adapter).__name__} lacks "
             f"{', '.join(missing)}."
         )
-    if compressor is not None and not isinstance(compressor, AbstractCompressor):
-        raise TypeError(
-            f"{owner}: compressor must be an AbstractCompressor or None; "
-            f"got {type(compressor).__name__}."
-        )
+    check_compressor_fits(compressor, adapter, owner=owner)
     T = check_positive_int("max_new_tokens", max_new_tokens, maximum=MAX_NEW_TOKENS, owner=owner)
     if eos_token_id is not None:
         eos_token_id = check_positive_int(
             "eos_token_id", eos_token_id, minimum=0, maximum=2**62, owner=owner
         )
     L = len(adapter.layers)
-    profile = getattr(compressor, "profile", None)
-    if profile is not None and profile.n_layers != L:
-        raise ValueError(
-            f"{owner}: the compressor's profile has {profile.n_layers} layers but the model "
-            f"has {L}; calibrate a profile for this model."
-        )
     # prefill: the compressed layer loop of run_compressed, keeping each layer's keys/values
     h, ids, pos = adapter.embed(batch)
     prompt_pos = pos
