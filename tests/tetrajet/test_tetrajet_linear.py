@@ -1,5 +1,6 @@
 """Spec §7.7 and §7.10: the quantized linear layer, recipes, conversion, OLMo2 real path."""
 
+import dataclasses
 import math
 
 import pytest
@@ -16,6 +17,7 @@ from icml26.tetrajet import (
     TrainConfig,
     get_recipe,
     load_text_data,
+    mxfp8_fake_quant,
     nvfp4_fake_quant,
     olmo2_model,
     quantize_model_,
@@ -177,6 +179,41 @@ def test_outlier_channels_use_mxfp8_and_reduce_error_with_planted_outliers():
         x, w, spec=spec, generator=torch.Generator().manual_seed(0), outlier_channels=planted
     )
     assert (mixed - exact).norm() < 0.5 * (pure - exact).norm()
+
+
+@pytest.mark.parametrize("name", ["tetrajet_v2_mix_fp8", "naive_nvfp4"])
+def test_outlier_forward_equals_fp4_and_mxfp8_channel_groups(name):
+    # Y = Q1(X_R) Q2(W_R)^T + Q8(X_C) Q8(W_C)^T from the public quantizers; C has gaps and ends
+    spec = get_recipe(name)
+    x, w = _data(3, 40, 96), _data(4, 24, 96)
+    outliers = torch.tensor([0, 5, 6, 50, 95])
+    regular = torch.tensor([c for c in range(96) if c not in set(outliers.tolist())])
+    y = quantized_linear(
+        x, w, spec=spec, generator=torch.Generator().manual_seed(0), outlier_channels=outliers
+    )
+    fp4 = nvfp4_fake_quant(x[:, regular], outer=spec.outer) @ nvfp4_fake_quant(
+        w[:, regular], outer=spec.outer
+    ).T
+    fp8 = mxfp8_fake_quant(x[:, outliers]) @ mxfp8_fake_quant(w[:, outliers]).T
+    torch.testing.assert_close(y, fp4 + fp8, rtol=0, atol=1e-4)
+
+
+def test_outlier_weight_gradient_quantizes_both_channel_groups_along_tokens():
+    # RTN everywhere, raw operands: dW_R = Q4(dY)^T Q4(X_R), dW_C = Q8(dY)^T Q8(X_C), over N
+    spec = dataclasses.replace(get_recipe("naive_nvfp4"), operand_rounding="rtn")
+    x, dy = _data(7, 64, 48), _data(8, 64, 32)
+    w = _data(9, 32, 48).requires_grad_()
+    outliers = torch.tensor([1, 17, 47])
+    regular = torch.tensor([c for c in range(48) if c not in set(outliers.tolist())])
+    quantized_linear(
+        x, w, spec=spec, generator=torch.Generator(), outlier_channels=outliers
+    ).backward(dy)
+    q4 = nvfp4_fake_quant(dy, axis=0, outer=None).T @ nvfp4_fake_quant(
+        x[:, regular], axis=0, outer=None
+    )
+    q8 = mxfp8_fake_quant(dy, axis=0).T @ mxfp8_fake_quant(x[:, outliers], axis=0)
+    torch.testing.assert_close(w.grad[:, regular], q4, rtol=0, atol=1e-4)
+    torch.testing.assert_close(w.grad[:, outliers], q8, rtol=0, atol=1e-4)
 
 
 def test_outlier_channels_with_2d_weight_blocks_are_refused_by_name():

@@ -866,7 +866,12 @@ def _mxfp8_fake(x: torch.Tensor, axis: int, block: int = 32) -> torch.Tensor:
     padded = _pad_axis(x, axis, block)
     blocks = _block_view(padded.contiguous(), axis, block)
     scale = _e8m0(_block_amax(blocks, None)[:, :, None, :], E4M3_MAX)
-    out = _cast_e4m3(blocks / scale).mul_(scale).view(padded.shape)
+    q = blocks / scale
+    if q.dtype == torch.float32:  # _cast_e4m3 in place: one full-size temporary, not three
+        q = _magic_e4m3_(q.clamp_(-E4M3_MAX, E4M3_MAX)).copysign_(blocks)
+    else:
+        q = _cast_e4m3(q)
+    out = q.mul_(scale).view(padded.shape)
     return out.narrow(axis, 0, length) if padded.shape[axis] != length else out
 
 
