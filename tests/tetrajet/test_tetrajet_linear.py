@@ -191,9 +191,10 @@ def test_outlier_forward_equals_fp4_and_mxfp8_channel_groups(name):
     y = quantized_linear(
         x, w, spec=spec, generator=torch.Generator().manual_seed(0), outlier_channels=outliers
     )
-    fp4 = nvfp4_fake_quant(x[:, regular], outer=spec.outer) @ nvfp4_fake_quant(
-        w[:, regular], outer=spec.outer
-    ).T
+    fp4 = (
+        nvfp4_fake_quant(x[:, regular], outer=spec.outer)
+        @ nvfp4_fake_quant(w[:, regular], outer=spec.outer).T
+    )
     fp8 = mxfp8_fake_quant(x[:, outliers]) @ mxfp8_fake_quant(w[:, outliers]).T
     torch.testing.assert_close(y, fp4 + fp8, rtol=0, atol=1e-4)
 
