@@ -15,6 +15,7 @@ from icml26.hybrid_seq import (
     margin_beta,
     masked_accuracy,
 )
+from icml26.hybrid_seq.ssm import MAX_CACHE_NUMBERS
 
 
 def test_margin_beta_refuses_a_non_positive_length():
@@ -95,3 +96,24 @@ def test_hf_config_is_validated_where_it_is_written_and_sizes_are_bounded():
         HybridLM(12, 2**31)
     with pytest.raises(TypeError, match="seed"):
         HybridLMConfig(vocab_size=12, d_model=8).build(seed="x")
+
+
+def test_hybrid_lm_init_cache_bounds_the_whole_model_cache():
+    # the bound counts every block (and the step's residual and logits), not each block alone
+    eight = HybridLM(vocab_size=16, d_model=8, pattern="S" * 8, n_heads=1)
+    per_block = sum(eight.memory_layout()[0][:2])  # SSM state + conv cache of one block
+    per_sequence = 8 * per_block + 8 + 16
+    batch = MAX_CACHE_NUMBERS // per_sequence + 1  # one number over the whole-model bound
+    assert batch * per_block <= MAX_CACHE_NUMBERS  # each block's own cap would let it through
+    with pytest.raises(
+        ValueError, match=rf"HybridLM.init_cache: batch_size must be at most {batch - 1} "
+    ):
+        eight.init_cache(batch)
+    with pytest.raises(ValueError, match="batch_size"):
+        HybridLM(vocab_size=16, d_model=8, pattern="A", n_heads=1).init_cache(2**40)
+    cache = eight.init_cache(2)  # a small batch still streams and matches forward
+    tokens = torch.tensor([[1, 2, 3], [4, 5, 6]])
+    full = eight(tokens)
+    for t in range(tokens.shape[1]):
+        logits, cache = eight.step(tokens[:, t], cache)
+        torch.testing.assert_close(logits, full[:, t], rtol=1e-4, atol=1e-5)

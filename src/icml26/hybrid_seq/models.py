@@ -36,7 +36,7 @@ from icml26.core import (
     torch_generator,
 )
 from icml26.hybrid_seq.mamba2 import Mamba2Block, Mamba2Config
-from icml26.hybrid_seq.ssm import SCANS, MambaBlock, SSMCache, SSMConfig
+from icml26.hybrid_seq.ssm import MAX_CACHE_NUMBERS, SCANS, MambaBlock, SSMCache, SSMConfig
 
 __all__ = [
     "POS_ENCODINGS",
@@ -541,8 +541,31 @@ class HybridLM(AbstractSequenceModel):
         return self.head(self.norm_f(x))  # (B, T, vocab)
 
     def init_cache(self, batch_size: int) -> LMCache:
-        """The empty streaming cache for ``batch_size`` sequences."""
-        batch_size = check_positive_int("batch_size", batch_size, owner="HybridLM.init_cache")
+        """The empty streaming cache for ``batch_size`` sequences.
+
+        The whole model's cache is bounded, not only each block's: ``batch_size`` times the
+        numbers one streaming step holds per sequence (every block's SSM state and conv cache,
+        the residual d and the vocab_size logits) must be at most ``MAX_CACHE_NUMBERS`` = 2**28.
+
+        Raises
+        ------
+        ValueError
+            If ``batch_size`` is not a positive int within that bound (the message gives the
+            largest allowed).
+        """
+        owner = "HybridLM.init_cache"
+        batch_size = check_positive_int("batch_size", batch_size, owner=owner)
+        per_sequence = (
+            sum(state + conv for state, conv, _ in self.memory_layout())
+            + self.d_model
+            + self.vocab_size
+        )
+        if batch_size * per_sequence > MAX_CACHE_NUMBERS:
+            raise ValueError(
+                f"{owner}: batch_size must be at most {MAX_CACHE_NUMBERS // per_sequence} "
+                f"(one streaming step holds {per_sequence} numbers per sequence, at most "
+                f"{MAX_CACHE_NUMBERS} in all); got {batch_size}."
+            )
         return LMCache(0, tuple(b.init_cache(batch_size) for b in self.blocks))
 
     def step(self, token: torch.Tensor, cache: LMCache | None = None) -> tuple[torch.Tensor, Any]:
