@@ -18,6 +18,7 @@ from icml26.taco.model import (
     n_latents,
 )
 from icml26.taco.prior import MLPSCMPrior, PriorBatch
+from icml26.taco.real_tables import PANEL, RealTable, load_real_table
 from icml26.taco.training import (
     SHIPPED_CONFIG,
     init_from_pot,
@@ -29,6 +30,7 @@ from icml26.taco.training import (
 )
 
 __all__ = [
+    "PANEL",
     "RCP_CHOICES",
     "SHIPPED_CONFIG",
     "CompressedContext",
@@ -39,6 +41,7 @@ __all__ = [
     "MLPSCMPrior",
     "PerFeatureTransformer",
     "PriorBatch",
+    "RealTable",
     "ResidualMLP",
     "TACOClassifier",
     "TACOConfig",
@@ -51,6 +54,7 @@ __all__ = [
     "init_from_pot",
     "load_checkpoint",
     "load_official_checkpoint",
+    "load_real_table",
     "n_latents",
     "peak_rss_increase",
     "save_checkpoint",

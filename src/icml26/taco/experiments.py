@@ -575,3 +575,7 @@ def accuracy(config: AccuracyConfig, ctx: RunContext) -> dict[str, Any]:
         "pot_nats_below_label_frequency": float(np.mean(nats["pot_full"])),
         "breast_cancer_taco_auc": real["breast_cancer"][f"taco_{config.real_percentage:g}"],
     }
+
+
+# --- issue 19: the real-table panel (its own module; registered on import) ----------------------
+from icml26.taco import real_tables_experiment as _real_tables_experiment  # noqa: E402, F401
