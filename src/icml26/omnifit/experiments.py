@@ -484,6 +484,24 @@ def profile(config: ProfileConfig, ctx: RunContext) -> dict[str, Any]:
 # --- omnifit.efficiency (A4) --------------------------------------------------------------------
 
 
+def _time_interleaved(fns: dict[str, Any], repeats: int, warmup: int) -> dict[str, float]:
+    """Median wall time (seconds) of each callable, timed round-robin: ``warmup`` untimed rounds,
+    then ``repeats`` rounds in which every callable runs once, in the order given."""
+    import statistics
+    import time
+
+    for _ in range(warmup):
+        for fn in fns.values():
+            fn()
+    times: dict[str, list[float]] = {key: [] for key in fns}
+    for _ in range(repeats):
+        for key, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            times[key].append(time.perf_counter() - start)
+    return {key: statistics.median(t) for key, t in times.items()}
+
+
 def _prefill_flops(alive: list[int], s: StandInConfig, batch: int) -> float:
     """Analytic prefill FLOPs of a batch whose layer l holds ``alive[l]`` tokens."""
     from icml26.omnifit import flops_per_layer
@@ -578,7 +596,6 @@ def efficiency(config: EfficiencyConfig, ctx: RunContext) -> dict[str, Any]:
         kv_bytes,
         make_dataset,
         run_compressed,
-        time_prefill,
     )
 
     s = config
@@ -599,28 +616,20 @@ def efficiency(config: EfficiencyConfig, ctx: RunContext) -> dict[str, Any]:
     out: dict[str, Any] = {"tokens": int(model.embed(batch)[0].shape[1])}
     h, ids, pos = model.embed(batch)
 
-    def measure(fn, flops: float) -> float:
-        if config.timing == "flops":
-            return flops
-        return time_prefill(fn, config.repeats, config.warmup)
-
-    with torch.no_grad(), ctx.progress(len(TIMED) + 2, "timed prefills") as bar:
+    # Every timed callable runs once per round, round after round (medians over the rounds), so a
+    # load spike on a shared machine slows all of them alike instead of one method's block.
+    jobs: dict[str, tuple[Any, float]] = {}
+    with torch.no_grad(), ctx.progress(len(TIMED) + 3, "timed prefills") as bar:
         full_alive = run_compressed(model, batch).alive
-        full_time = measure(lambda: model(batch), _prefill_flops(full_alive, s, config.batch))
-        bar.advance()
-        speedups, reductions = [], []
+        jobs["full"] = (lambda: model(batch), _prefill_flops(full_alive, s, config.batch))
+        alives: dict[str, list[int]] = {}
         for name in TIMED:
 
             def prefill(n=name):
                 return run_compressed(model, batch, make_compressor(n, config.mu, profile, s, seed))
 
-            alive = prefill().alive
-            elapsed = measure(prefill, _prefill_flops(alive, s, config.batch))
-            speedups.append(full_time / elapsed)
-            reductions.append(kv_bytes(full_alive, s.d) / kv_bytes(alive, s.d))
-            out[f"prefill_seconds_{name}"] = elapsed
-            out[f"alive_{name}"] = alive
-            bar.advance()
+            alives[name] = prefill().alive
+            jobs[name] = (prefill, _prefill_flops(alives[name], s, config.batch))
 
         # selection alone: anchors + scores + plan (ARTS) vs one eager attention-map pass
         def select():
@@ -630,9 +639,26 @@ def efficiency(config: EfficiencyConfig, ctx: RunContext) -> dict[str, Any]:
             model.attention_map(config.fastv_layer, h, pos, None)
 
         n = h.shape[1]
-        selection = measure(select, config.batch * _selection_flops(ids, s))
-        attention = measure(attention_scoring, config.batch * (4 * n * s.d**2 + 2 * n * n * s.d))
+        jobs["select"] = (select, config.batch * _selection_flops(ids, s))
+        jobs["attention"] = (
+            attention_scoring,
+            config.batch * (4 * n * s.d**2 + 2 * n * n * s.d),
+        )
         bar.advance()
+        if config.timing == "flops":
+            times = {key: flops for key, (_, flops) in jobs.items()}
+        else:
+            times = _time_interleaved({k: fn for k, (fn, _) in jobs.items()}, config.repeats,
+                                     config.warmup)  # fmt: skip
+        bar.advance(len(TIMED) + 2)
+        full_time = times["full"]
+        speedups, reductions = [], []
+        for name in TIMED:
+            speedups.append(full_time / times[name])
+            reductions.append(kv_bytes(full_alive, s.d) / kv_bytes(alives[name], s.d))
+            out[f"prefill_seconds_{name}"] = times[name]
+            out[f"alive_{name}"] = alives[name]
+        selection, attention = times["select"], times["attention"]
     out.update({
         "prefill_seconds_full": full_time,
         "speedups": speedups,
