@@ -327,6 +327,31 @@ def report(run_dir: Annotated[Path, typer.Argument(help="A run folder.")]) -> No
     console.print(f"report: {md} and {html} (+ summary.json, claims.csv)")
 
 
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)
+def tool(
+    ctx: typer.Context,
+    slug: Annotated[str, typer.Argument(help="System slug whose own commands to run.")],
+) -> None:
+    """Run a system's own commands (``icml26.<slug>.cli``), e.g. real-model or human-mode runs.
+
+    Everything after SLUG goes to that system's command line: ``icml26 tool SLUG --help``.
+    """
+    import importlib
+
+    registry = _registry()
+    _check_systems(registry, [slug])
+    try:
+        module = importlib.import_module(f"icml26.{slug}.cli")
+    except ModuleNotFoundError as err:
+        if err.name != f"icml26.{slug}.cli":
+            raise
+        _fail(f"{slug} has no commands of its own (no icml26.{slug}.cli)")
+    module.app(args=list(ctx.args), prog_name=f"icml26 tool {slug}")
+
+
 def _version(value: bool) -> None:
     if value:
         from importlib.metadata import version

@@ -82,3 +82,20 @@ def test_human_mode_plays_an_episode_and_writes_the_transcript(tmp_path):
     )
     assert transcript.score["violation"] is expected  # uncredited BY works are violations
     assert transcript.score["completed"]
+
+
+def test_the_project_cli_hosts_the_benchmark_commands():
+    """`icml26 tool copyright_bench ...` is the same command line under the project's one CLI."""
+    from icml26.cli import app as project_app
+
+    result = runner.invoke(
+        project_app, ["tool", "copyright_bench", "list-tasks", "--n-per-family", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.strip().splitlines()
+    assert [line.split("\t")[0] for line in lines] == [t.task_id for t in generate_tasks(1)]
+    bad = runner.invoke(project_app, ["tool", "copyright_bench", "run", "--agent", "bogus"])
+    assert bad.exit_code == 2  # the benchmark's own refusal of an unknown agent
+    assert "Usage: icml26 tool copyright_bench run" in bad.output
+    unknown = runner.invoke(project_app, ["tool", "no_such_system"])
+    assert unknown.exit_code == 2 and "unknown system 'no_such_system'" in unknown.output

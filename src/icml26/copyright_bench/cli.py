@@ -1,4 +1,6 @@
-"""The benchmark's command line (spec §2.7, §5.3): ``python -m icml26.copyright_bench ...``.
+"""The benchmark's command line (spec §2.7, §5.3): ``icml26 tool copyright_bench ...``.
+
+The same commands run as ``python -m icml26.copyright_bench ...``.
 
 * ``list-tasks`` — the generated jobs (id, family, theme, slots);
 * ``run`` — a scripted agent, or a real model through ``--agent openai --model M [--base-url U]``
@@ -9,8 +11,8 @@
 * ``human`` — one episode in the terminal: the same prompt and tools as a menu, the same
   transcript format.
 
-Deviations (details in docs/copyright_bench.md): the spec's ``copyright-bench`` commands live here
-because the project's ``icml26`` CLI has no hook for system subcommands yet.
+Deviations (details in docs/copyright_bench.md): the spec's ``copyright-bench`` commands are
+``icml26 tool copyright_bench`` (the project's one CLI hosts each system's own commands there).
 """
 
 from __future__ import annotations
