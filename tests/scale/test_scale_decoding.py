@@ -181,7 +181,7 @@ def test_tokenizer_round_trip_centres_and_clipping():
         (lambda: ScaleConfig(alpha=1.0), ValueError, "alpha"),
         (lambda: ScaleConfig(num_logits=0), ValueError, "num_logits"),
         (lambda: ScaleConfig(eps=0.5), ValueError, "eps"),
-        (lambda: ScaleConfig(measure="gini"), ValueError, "measure"),
+        (lambda: ScaleConfig(measure="variance"), ValueError, "measure"),
         (lambda: TopKDecoder(k=0), ValueError, "k"),
         (lambda: TopPDecoder(p=0.0), ValueError, "p"),
         (lambda: TopPDecoder(p=1.5), ValueError, "p"),
@@ -205,3 +205,20 @@ def test_bad_adapter_and_num_logits(model):
         ScaleDecoder(ScaleConfig(num_logits=300, eps=1e-6)).decode(
             adapter, _images(1), torch.tensor([0])
         )
+
+
+def test_gini_measure_tau_closed_form():
+    """Gini ablation: tau = T0 (1 - sum p^2) K/(K-1) over the top-K renormalised p (inferred)."""
+    K, T0 = 4, 0.7
+    decoder = ScaleDecoder(ScaleConfig(T0=T0, measure="gini", num_logits=K), seed=0)
+    uniform = torch.zeros(1, K, dtype=torch.float64)
+    assert decoder._tau(uniform, None, K).item() == pytest.approx(T0, abs=1e-12)
+    a = 0.3
+    two = torch.log(torch.tensor([[a, 1 - a, 1e-300, 1e-300]], dtype=torch.float64))
+    expected = T0 * (1 - a**2 - (1 - a) ** 2) * K / (K - 1)
+    assert decoder._tau(two, None, K).item() == pytest.approx(expected, rel=1e-9)
+    one_hot = torch.tensor([[50.0, -50.0, -50.0, -50.0]], dtype=torch.float64)
+    assert decoder._tau(one_hot, None, K).item() < 1e-12 * 10
+    # the top-K renormalisation: extra tail tokens outside the top K do not change tau
+    wide = torch.cat([two, torch.full((1, 4), -1e4, dtype=torch.float64)], dim=1)
+    assert decoder._tau(wide, None, K).item() == pytest.approx(expected, rel=1e-9)

@@ -17,8 +17,8 @@ then top-k, then top-p), and Best-of-N, which draws N candidates with N full dec
 the verifier's favourite.
 
 Deviations: the alternative uncertainty measures (``measure=``) replace u in the action
-temperature only (tau = T0 (1 - p_max) K/(K-1), T0 H(p)/log K, T0 sigmoid(-c SC) with c = 1;
-inferred mappings, ablation only) and the vision path keeps Δu of u; such a tau that is exactly
+temperature only (tau = T0 (1 - p_max) K/(K-1), T0 H(p)/log K, T0 sigmoid(-c SC) with c = 1,
+T0 G(p) K/(K-1) with the Gini impurity G = 1 - sum p_i^2; inferred mappings, ablation only) and the vision path keeps Δu of u; such a tau that is exactly
 0 is raised to 1e-12 (a one-hot row; the draw is the argmax either way).
 """
 
@@ -64,8 +64,8 @@ __all__ = [
     "top_p_filter",
 ]
 
-Measure = Literal["self_uncertainty", "p_max", "entropy", "self_certainty"]
-MEASURES = ("self_uncertainty", "p_max", "entropy", "self_certainty")
+Measure = Literal["self_uncertainty", "p_max", "entropy", "self_certainty", "gini"]
+MEASURES = ("self_uncertainty", "p_max", "entropy", "self_certainty", "gini")
 _TAU_FLOOR = 1e-12
 
 
@@ -96,7 +96,7 @@ class ScaleConfig:
         False: gamma = 1 always (the "action only" ablation).
     measure
         Which uncertainty sets tau: ``"self_uncertainty"`` (SCALE), ``"p_max"``, ``"entropy"``,
-        ``"self_certainty"`` (ablations).
+        ``"self_certainty"``, ``"gini"`` (ablations).
     attention_signal
         ``"delta"`` (SCALE: u_{t-1} - EMA_{t-2}) or ``"instantaneous"`` (ablation: u_{t-1}).
 
@@ -494,6 +494,9 @@ class ScaleDecoder(_Sampler):
         if c.measure == "p_max":
             scale = K / (K - 1) if K > 1 else 1.0
             tau = c.T0 * (1.0 - p[..., 0]) * scale
+        elif c.measure == "gini":  # Gini impurity 1 - sum p^2, 1 - 1/K at uniform
+            scale = K / (K - 1) if K > 1 else 1.0
+            tau = c.T0 * (1.0 - (p * p).sum(dim=-1)) * scale
         elif c.measure == "entropy":
             entropy = -(p * logp).sum(dim=-1)
             tau = c.T0 * entropy / math.log(K) if K > 1 else torch.zeros_like(entropy)
@@ -589,6 +592,7 @@ DECODER_NAMES = (
     "scale_p_max",
     "scale_entropy",
     "scale_self_certainty",
+    "scale_gini",
     "scale_instantaneous",
 )
 _SCALE_VARIANTS = {
@@ -598,6 +602,7 @@ _SCALE_VARIANTS = {
     "scale_p_max": {"measure": "p_max"},
     "scale_entropy": {"measure": "entropy"},
     "scale_self_certainty": {"measure": "self_certainty"},
+    "scale_gini": {"measure": "gini"},
     "scale_instantaneous": {"attention_signal": "instantaneous"},
 }
 
@@ -606,7 +611,7 @@ def make_decoder(
     name: Literal[
         "greedy", "temperature", "top_k", "top_p", "scale", "scale_action_only",
         "scale_vision_only", "scale_p_max", "scale_entropy", "scale_self_certainty",
-        "scale_instantaneous",
+        "scale_gini", "scale_instantaneous",
     ],
     seed: Seed = None,
 ) -> Decoder:  # fmt: skip
@@ -614,7 +619,8 @@ def make_decoder(
 
     Baselines: greedy, temperature (T=1), top-k (k=40, T=0.7), top-p (p=0.9). SCALE variants:
     ``scale``, ``scale_action_only`` (gamma = 1), ``scale_vision_only`` (greedy tokens),
-    ``scale_p_max`` / ``scale_entropy`` / ``scale_self_certainty`` (other measures set tau) and
+    ``scale_p_max`` / ``scale_entropy`` / ``scale_self_certainty`` / ``scale_gini`` (other
+    measures set tau) and
     ``scale_instantaneous`` (gamma from u_{t-1} instead of Δu).
 
     Example

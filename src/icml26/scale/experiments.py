@@ -267,6 +267,7 @@ ABLATIONS = (
     "scale_p_max",
     "scale_entropy",
     "scale_self_certainty",
+    "scale_gini",
     "scale_instantaneous",
 )
 
@@ -522,6 +523,7 @@ _LABELS = {
     "scale_p_max": "p_max τ",
     "scale_entropy": "entropy τ",
     "scale_self_certainty": "self-cert. τ",
+    "scale_gini": "Gini τ",
     "scale_instantaneous": "instant. u",
 }
 
@@ -625,7 +627,8 @@ ABLATION_CLAIMS = (
     COMPETENCE,
     Claim(
         "A1",
-        "SCALE's self-uncertainty >= each alternative measure (p_max, entropy, self-certainty) "
+        "SCALE's self-uncertainty >= each alternative measure (p_max, entropy, self-certainty, "
+        "Gini) "
         "setting tau - 1 point",
         "scale_minus_best_measure_pt",
         ">=",
@@ -673,7 +676,7 @@ ABLATION_CLAIMS = (
 )
 def ablations(config: ReachConfig, ctx: RunContext) -> dict[str, Any]:
     out = _run_reach(config, ctx)
-    measures = ("scale_p_max", "scale_entropy", "scale_self_certainty")
+    measures = ("scale_p_max", "scale_entropy", "scale_self_certainty", "scale_gini")
     out["scale_minus_best_measure_pt"] = _gap(out, "scale", measures, config.splits)
     out["scale_minus_instantaneous_pt"] = _gap(
         out, "scale", ("scale_instantaneous",), config.splits
