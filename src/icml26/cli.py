@@ -295,10 +295,10 @@ def reproduce(
     if not slugs:
         for slug, reason in sorted(registry.unavailable.items()):
             console.print(f"[yellow]skipped {slug}: {reason}[/yellow]")
-    skipped = [e for e in experiments if e.unavailable_reason]
-    for e in skipped:
-        console.print(f"[yellow]skipped {e.name}: {e.unavailable_reason}[/yellow]")
-    experiments = [e for e in experiments if e not in skipped]
+    skipped = {e.name: why for e in experiments if (why := e.unavailable_for(preset))}
+    for name, why in skipped.items():
+        console.print(f"[yellow]skipped {name}: {why}[/yellow]")
+    experiments = [e for e in experiments if e.name not in skipped]
     if any(e.resources.gpus for e in experiments) and not _has_cuda():
         for e in [e for e in experiments if e.resources.gpus]:
             console.print(

@@ -160,3 +160,22 @@ def test_cifar10_refuses_code_in_pickles_and_names_missing_files(tmp_path):
         _cifar_batch(tmp_path / f"data_batch_{i}", 2, rng, payload=_Evil())
     with pytest.raises(pickle.UnpicklingError, match=r"refusing to load \S+ from a data pickle"):
         load_cifar10(tmp_path)
+
+
+def test_reproduce_skips_the_fashion_presets_exactly_when_the_files_are_absent(
+    tmp_path, monkeypatch
+):
+    from icml26.core import REGISTRY, discover
+    from icml26.spinefl import data
+
+    discover()
+    experiment = REGISTRY.get("spinefl.fashion_mnist")
+    monkeypatch.setattr(data, "FASHION_MNIST_ROOT", tmp_path)
+    assert experiment.unavailable_for("smoke") is None  # synthetic data, no files needed
+    for preset in ("quick", "full"):
+        assert "apt-get install dataset-fashion-mnist" in experiment.unavailable_for(preset)
+    for split in ("train", "t10k"):
+        _write_idx(tmp_path / f"{split}-images-idx3-ubyte.gz", np.zeros((2, 28, 28)))
+        _write_idx(tmp_path / f"{split}-labels-idx1-ubyte.gz", np.zeros(2))
+    assert experiment.unavailable_for("quick") is None
+    assert REGISTRY.get("spinefl.main").unavailable_for("quick") is None  # no data_check

@@ -97,6 +97,9 @@ class Experiment:
         What one task needs (CPU cores, GPUs, memory); the runner and Ray honour it.
     extra
         The ``icml26[<extra>]`` that installs ``requires``; by default the system's slug.
+    data_check
+        Optional ``data_check(config) -> reason | None`` for what pip cannot install (e.g. a
+        Debian dataset package): ``reproduce`` skips a preset whose config it refuses.
     """
 
     name: str
@@ -112,6 +115,7 @@ class Experiment:
     requires: tuple[str, ...] = ()
     resources: Resources = field(default_factory=Resources)
     extra: str | None = None
+    data_check: Callable[[Any], str | None] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "requires", tuple(self.requires))
@@ -158,6 +162,14 @@ class Experiment:
         if not missing:
             return None
         return f"unavailable — {install_hint(self.install_extra)} (missing {', '.join(missing)})"
+
+    def unavailable_for(self, preset: str) -> str | None:
+        """:attr:`unavailable_reason`, or why ``preset``'s config cannot run here."""
+        reason = self.unavailable_reason
+        if reason is not None or self.data_check is None:
+            return reason
+        why = self.data_check(self.config(preset))
+        return None if why is None else f"unavailable — {why}"
 
     def config(self, preset: str, overrides: Mapping[str, str] | None = None) -> Any:
         """The config of ``preset`` with ``--set key=value`` style string overrides applied."""

@@ -252,6 +252,31 @@ def _decode_idx(path: Path) -> np.ndarray:
     return data.reshape(shape)
 
 
+FASHION_MNIST_FILES = (
+    "train-images-idx3-ubyte",
+    "train-labels-idx1-ubyte",
+    "t10k-images-idx3-ubyte",
+    "t10k-labels-idx1-ubyte",
+)
+
+
+def _idx_file(folder: Path, stem: str) -> Path | None:
+    return next((folder / f for f in (f"{stem}.gz", stem) if (folder / f).is_file()), None)
+
+
+def _fashion_mnist_missing(root: str | Path | None = None) -> str | None:
+    """None if the four Fashion-MNIST files are in ``root`` (default: the Debian path), else why."""
+    folder = FASHION_MNIST_ROOT if root is None else Path(root)
+    for stem in FASHION_MNIST_FILES:
+        if _idx_file(folder, stem) is None:
+            return (
+                f"{folder / (stem + '.gz')} not found; install the Debian package "
+                "(`apt-get install dataset-fashion-mnist`) or pass root= a folder with the four "
+                "Fashion-MNIST IDX files."
+            )
+    return None
+
+
 def load_fashion_mnist(root: str | Path | None = None) -> Split:
     """Fashion-MNIST (60 000 / 10 000, 784 pixels in [0, 1]) from its four IDX ``.gz`` files.
 
@@ -267,22 +292,14 @@ def load_fashion_mnist(root: str | Path | None = None) -> Split:
         Naming the missing file and the package that provides it.
     """
     folder = _check_root(root, "load_fashion_mnist") if root is not None else FASHION_MNIST_ROOT
-    names = {
-        "Xtr": "train-images-idx3-ubyte",
-        "ytr": "train-labels-idx1-ubyte",
-        "Xte": "t10k-images-idx3-ubyte",
-        "yte": "t10k-labels-idx1-ubyte",
+    missing = _fashion_mnist_missing(folder)
+    if missing is not None:
+        raise FileNotFoundError(f"load_fashion_mnist: {missing}")
+    keys = ("Xtr", "ytr", "Xte", "yte")
+    arrays = {
+        key: _read_idx(_idx_file(folder, stem))  # type: ignore[arg-type]
+        for key, stem in zip(keys, FASHION_MNIST_FILES, strict=True)
     }
-    arrays = {}
-    for key, stem in names.items():
-        path = next((folder / f for f in (f"{stem}.gz", stem) if (folder / f).is_file()), None)
-        if path is None:
-            raise FileNotFoundError(
-                f"load_fashion_mnist: {folder / (stem + '.gz')} not found; install the Debian "
-                "package (`apt-get install dataset-fashion-mnist`) or pass root= a folder with "
-                "the four Fashion-MNIST IDX files."
-            )
-        arrays[key] = _read_idx(path)
     # one pass uint8 -> float32 / 255 (the same float32 division as astype then divide)
     scale = np.float32(255.0)
     X_train = np.divide(arrays["Xtr"].reshape(len(arrays["Xtr"]), -1), scale, dtype=np.float32)

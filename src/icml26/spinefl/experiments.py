@@ -609,6 +609,13 @@ FASHION_CLAIMS = (
 )
 
 
+def _fashion_data_missing(config: CompareConfig) -> str | None:
+    """Why ``config`` cannot run here: its Fashion-MNIST files are absent (None if present)."""
+    from icml26.spinefl.data import _fashion_mnist_missing
+
+    return _fashion_mnist_missing() if "fashion_mnist" in config.tasks else None
+
+
 def fashion_tables(metrics: list[dict[str, Any]], config: CompareConfig) -> list[Table]:
     return _table(metrics, config, "Fashion-MNIST, MLP 784-256-256-10")
 
@@ -624,6 +631,7 @@ def fashion_tables(metrics: list[dict[str, Any]], config: CompareConfig) -> list
     seeds=1,  # the config's seeds run inside the task (paired comparison)
     requires=REQUIRES,
     resources=RESOURCES,
+    data_check=_fashion_data_missing,  # quick and full read a Debian package's files
 )
 def fashion_mnist(config: CompareConfig, ctx: RunContext) -> dict[str, Any]:
     rows = _run_grid(config, ctx)
