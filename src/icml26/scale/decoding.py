@@ -18,8 +18,9 @@ the verifier's favourite.
 
 Deviations: the alternative uncertainty measures (``measure=``) replace u in the action
 temperature only (tau = T0 (1 - p_max) K/(K-1), T0 H(p)/log K, T0 sigmoid(-c SC) with c = 1,
-T0 G(p) K/(K-1) with the Gini impurity G = 1 - sum p_i^2; inferred mappings, ablation only) and the vision path keeps Δu of u; such a tau that is exactly
-0 is raised to 1e-12 (a one-hot row; the draw is the argmax either way).
+T0 G(p) K/(K-1) with the Gini impurity G = 1 - sum p_i^2; inferred mappings, ablation only)
+and the vision path keeps Δu of u; such a tau that is exactly 0 is raised to 1e-12 (a one-hot
+row; the draw is the argmax either way).
 """
 
 from __future__ import annotations
