@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from icml26.taco import PANEL, RealTable, TACOClassifier, load_real_table
-from icml26.taco.real_tables_experiment import _auc, _linear_model
+from icml26.taco.experiments import _auc
+from icml26.taco.real_tables_experiment import _linear_model
 
 
 def test_panel_has_at_least_twelve_distinct_tables_within_the_checkpoint_limits():

@@ -100,19 +100,10 @@ def _models(seed: int) -> dict[str, Any]:
     }
 
 
-def _auc(y: np.ndarray, proba: np.ndarray) -> float:
-    """Binary ROC-AUC, or macro one-vs-rest over the classes present in ``y``."""
-    from sklearn.metrics import roc_auc_score
-
-    if proba.shape[1] == 2:
-        return float(roc_auc_score(y, proba[:, 1]))
-    present = [c for c in range(proba.shape[1]) if 0 < (y == c).sum() < len(y)]
-    return float(np.mean([roc_auc_score(y == c, proba[:, c]) for c in present]))
-
-
 def _panel_scores(config: RealTablesConfig, ctx: RunContext) -> dict[str, dict[str, list[float]]]:
     from sklearn.model_selection import StratifiedShuffleSplit
 
+    from icml26.taco.experiments import _auc  # the metric of taco.accuracy's real tables
     from icml26.taco.real_tables import PANEL, load_real_table
 
     keys = config.tables or tuple(t.key for t in PANEL)
