@@ -14,6 +14,7 @@ from icml26.core.runner import Task, derive_seed, plan, run_tasks
 from icml26.core.schedules import warmup_cosine_lr
 from icml26.core.stats import Aggregate, aggregate
 from icml26.core.threads import torch_threads
+from icml26.core.timing import interleaved_median_seconds
 from icml26.core.validation import (
     Seed,
     check_array,
@@ -59,6 +60,7 @@ __all__ = [
     "derive_seed",
     "discover",
     "install_hint",
+    "interleaved_median_seconds",
     "lazy_api",
     "load_state_dict_strict",
     "normal_init_",

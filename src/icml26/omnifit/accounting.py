@@ -9,11 +9,10 @@ the default coefficients of :func:`cost_coefficients`.
 
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from icml26.core.timing import interleaved_median_seconds
 from icml26.core.validation import check_array, check_positive_int
 
 __all__ = ["cost_coefficients", "flops_per_layer", "kv_bytes", "time_prefill"]
@@ -117,11 +116,4 @@ def time_prefill(fn: Callable[[], Any], repeats: int = 20, warmup: int = 3) -> f
         raise TypeError(f"time_prefill: fn must be callable; got {type(fn).__name__}.")
     repeats = check_positive_int("repeats", repeats, maximum=10**4, owner="time_prefill")
     warmup = check_positive_int("warmup", warmup, minimum=0, maximum=10**4, owner="time_prefill")
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return interleaved_median_seconds({"fn": fn}, repeats, warmup)["fn"]

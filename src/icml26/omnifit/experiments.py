@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from icml26.core import Claim, Resources, RunContext, Table, register
+from icml26.core import Claim, Resources, RunContext, Table, interleaved_median_seconds, register
 
 if TYPE_CHECKING:
     from icml26.omnifit import AVSyncData, LAHPProfile, TinyOmni
@@ -484,24 +484,6 @@ def profile(config: ProfileConfig, ctx: RunContext) -> dict[str, Any]:
 # --- omnifit.efficiency (A4) --------------------------------------------------------------------
 
 
-def _time_interleaved(fns: dict[str, Any], repeats: int, warmup: int) -> dict[str, float]:
-    """Median wall time (seconds) of each callable, timed round-robin: ``warmup`` untimed rounds,
-    then ``repeats`` rounds in which every callable runs once, in the order given."""
-    import statistics
-    import time
-
-    for _ in range(warmup):
-        for fn in fns.values():
-            fn()
-    times: dict[str, list[float]] = {key: [] for key in fns}
-    for _ in range(repeats):
-        for key, fn in fns.items():
-            start = time.perf_counter()
-            fn()
-            times[key].append(time.perf_counter() - start)
-    return {key: statistics.median(t) for key, t in times.items()}
-
-
 def _prefill_flops(alive: list[int], s: StandInConfig, batch: int) -> float:
     """Analytic prefill FLOPs of a batch whose layer l holds ``alive[l]`` tokens."""
     from icml26.omnifit import flops_per_layer
@@ -648,8 +630,9 @@ def efficiency(config: EfficiencyConfig, ctx: RunContext) -> dict[str, Any]:
         if config.timing == "flops":
             times = {key: flops for key, (_, flops) in jobs.items()}
         else:
-            times = _time_interleaved({k: fn for k, (fn, _) in jobs.items()}, config.repeats,
-                                     config.warmup)  # fmt: skip
+            times = interleaved_median_seconds(
+                {k: fn for k, (fn, _) in jobs.items()}, config.repeats, config.warmup
+            )
         bar.advance(len(TIMED) + 2)
         full_time = times["full"]
         speedups, reductions = [], []

@@ -11,13 +11,20 @@ Importing this module stays light (``icml26 list``): everything heavy is importe
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, Resources, RunContext, Table, check_one_of, register
+from icml26.core import (
+    Claim,
+    Resources,
+    RunContext,
+    Table,
+    check_one_of,
+    interleaved_median_seconds,
+    register,
+)
 
 PAPER = (
     "Zabërgja et al., End-to-End Compression for Tabular Foundation Models (TACO), "
@@ -160,16 +167,9 @@ def _predict_seconds(config: RealTablesConfig, ctx: RunContext) -> dict[str, flo
             "pot": float(_macs(q + config.speed_n, config.speed_n, f, cfg)),
             "taco_4": float(_macs(q + k, k, f, cfg)),
         }
-    seconds: dict[str, list[float]] = {name: [] for name in fitted}
     X_test = X.iloc[test]
-    for model in fitted.values():  # warm-up
-        model.predict_proba(X_test)
-    for _ in range(config.speed_repeats):
-        for name, model in fitted.items():
-            start = time.perf_counter()
-            model.predict_proba(X_test)
-            seconds[name].append(time.perf_counter() - start)
-    return {name: float(np.median(ts)) for name, ts in seconds.items()}
+    predicts = {name: (lambda m=model: m.predict_proba(X_test)) for name, model in fitted.items()}
+    return interleaved_median_seconds(predicts, config.speed_repeats, warmup=1)
 
 
 def _per_table_auc(metrics: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
