@@ -204,9 +204,12 @@ def test_zero_weights_fall_back_to_the_plain_mean():
     assert merged.tolist() == [[[2.0, 0.0]]]
 
 
-def test_anchors_match_a_brute_force_density_peak_reference():
+@pytest.mark.parametrize("ties", [False, True])
+def test_anchors_match_a_brute_force_density_peak_reference(ties):
     g = torch.Generator().manual_seed(7)
     H = torch.randn(40, 5, generator=g, dtype=torch.float64)
+    if ties:  # a coarse grid: equal densities (broken by index) and duplicate points
+        H = (H / 2).round()
     D = torch.cdist(H, H)
     k = 5
     log_rho = [-(torch.sort(D[i]).values[1 : k + 1] ** 2).mean().item() for i in range(40)]
@@ -215,6 +218,6 @@ def test_anchors_match_a_brute_force_density_peak_reference():
         # ties by index: j is denser than i when its density is higher, or equal with j < i
         denser = [j for j in range(40) if (log_rho[j], -j) > (log_rho[i], -i)]
         delta = min(D[i, j].item() for j in denser) if denser else D[i].max().item()
-        gamma.append(log_rho[i] + np.log(delta))
+        gamma.append(log_rho[i] + (np.log(delta) if delta > 0 else -np.inf))
     expected = sorted(range(40), key=lambda i: -gamma[i])[:8]
     assert dpc_knn_anchors(H, M=8, k=k).tolist() == expected

@@ -103,15 +103,12 @@ def _dpc_batch(X: torch.Tensor, M: int, k: int) -> torch.Tensor:
     knn = torch.topk(dist, kk + 1, dim=2, largest=False).values[..., 1:]
     log_rho = -(knn**2).mean(dim=2)  # (B, n): log of the density, same order, no underflow
     order = torch.argsort(log_rho, dim=1, descending=True, stable=True)  # densest first
-    # delta_i = min distance to a denser point: in rank order, the running minimum over the
-    # columns of the points ranked above i, read just before i's own column
-    ranked = dist.gather(1, order[..., None].expand(-1, -1, n))
-    ranked = ranked.gather(2, order[:, None, :].expand(-1, n, -1))  # (B, n, n) by rank
-    running = torch.cummin(ranked, dim=2).values
-    delta_ranked = torch.empty_like(log_rho)
-    delta_ranked[:, 1:] = running[:, torch.arange(1, n), torch.arange(n - 1)]
-    delta_ranked[:, 0] = ranked[:, 0].max(dim=1).values  # the densest: its largest distance
-    delta = torch.empty_like(delta_ranked).scatter_(1, order, delta_ranked)
+    rank = torch.empty_like(order).scatter_(1, order, torch.arange(n).expand_as(order))
+    densest = order[:, :1]  # the densest point takes its largest distance
+    largest = dist.gather(1, densest[..., None].expand(-1, -1, n)).amax(dim=2)  # (B, 1)
+    # delta_i = min distance to a denser point (ties by index: a lower rank is denser)
+    not_denser = rank[:, None, :] >= rank[:, :, None]  # (B, n, n): [b, i, j] = j not denser
+    delta = dist.masked_fill_(not_denser, float("inf")).amin(dim=2).scatter_(1, densest, largest)
     gamma = log_rho + torch.log(delta)  # log(rho delta)
     return torch.argsort(gamma, dim=1, descending=True, stable=True)[:, :M]
 
