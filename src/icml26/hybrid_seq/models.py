@@ -387,12 +387,25 @@ def check_architecture(
     }
 
 
+MAMBA_SSM_KERNEL = "mamba_ssm.ops.selective_scan_interface"  # the module the kernel path calls
+
+
 def _resolve_backend(backend: str) -> str:
+    """``"auto"`` -> ``"mamba_ssm"`` if its kernel module imports, else ``"torch"``.
+
+    Any failure to import (package missing, or installed but broken: a CUDA extension that does
+    not load raises ``ImportError``/``OSError``) falls back to the PyTorch scan; an explicit
+    ``"mamba_ssm"`` is kept and the block raises a clear error when the package is missing.
+    """
     if backend != "auto":
         return backend
-    import importlib.util
+    import importlib
 
-    return "mamba_ssm" if importlib.util.find_spec("mamba_ssm") is not None else "torch"
+    try:
+        importlib.import_module(MAMBA_SSM_KERNEL)
+    except Exception:  # any import failure means "not usable here"
+        return "torch"
+    return "mamba_ssm"
 
 
 @final
@@ -425,7 +438,9 @@ class HybridLM(AbstractSequenceModel):
         ``MAX_LEN`` = 2**20).
     ssm_backend
         ``"torch"``, ``"mamba_ssm"`` (CUDA kernel for the forward scan on GPU tensors), or
-        ``"auto"``: ``mamba_ssm`` when that package imports.
+        ``"auto"``: ``mamba_ssm`` when its kernel module imports, else ``"torch"`` (a missing
+        or broken install falls back silently). The kernel runs only on CUDA tensors; on CPU
+        every backend takes the PyTorch scan. The ``mamba_ssm`` path is untested (no GPU here).
     seed
         Seed of the initialisation.
 

@@ -12,7 +12,8 @@ associative pairs (a, b)), and :meth:`MambaBlock.step` (one token with a cache, 
 Deviations: the parallel scan is Hillis–Steele (O(T log T) work, log2 T steps), not Blelloch's
 work-efficient two-pass scan; with ``backend="mamba_ssm"`` the forward pass calls that
 package's CUDA ``selective_scan_fn`` on this block's own parameters (same names and shapes as
-``mamba_ssm.Mamba``), while :meth:`step` stays in PyTorch.
+``mamba_ssm.Mamba``), while :meth:`step` stays in PyTorch; CPU tensors always take the PyTorch
+scan. That kernel path is untested (no GPU, and ``mamba_ssm`` does not install without CUDA).
 """
 
 from __future__ import annotations
