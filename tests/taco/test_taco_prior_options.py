@@ -68,3 +68,77 @@ def test_training_runs_on_the_extended_prior():
     log = train_taco(model, prior, steps=3, batch_size=2, seed=0)
     assert all(np.isfinite(h["loss"]) for h in log)
     assert all(torch.isfinite(p).all() for p in model.parameters())
+
+
+def test_log_rows_and_a_fixed_row_count():
+    prior = MLPSCMPrior(n_rows=(64, 2048), log_rows=True)
+    rng = np.random.default_rng(0)
+    draws = np.array([prior.draw_rows(rng) for _ in range(4000)])
+    assert draws.min() >= 64 and draws.max() <= 2048
+    # log-uniform on [64, 2048]: median sqrt(64 · 2048) = 362, P(T <= 256) = log(4)/log(32) = 0.4
+    assert abs(np.median(draws) / 362.0 - 1) < 0.1
+    assert abs((draws <= 256).mean() - 0.4) < 0.03
+    uniform = np.array([MLPSCMPrior(n_rows=(64, 2048)).draw_rows(rng) for _ in range(4000)])
+    assert abs(np.median(uniform) / 1056.0 - 1) < 0.1  # uniform: median (64 + 2048) / 2
+    batch = prior.sample(3, seed=1, n_rows=77)
+    assert batch.X.shape[:2] == (3, 77)
+    with pytest.raises(TypeError, match="log_rows must be a bool"):
+        MLPSCMPrior(log_rows=1)
+
+
+def test_binary_prob_makes_binary_datasets():
+    assert MLPSCMPrior(n_classes=(3, 10), binary_prob=1.0).sample(5, seed=0).n_classes.eq(2).all()
+    share = MLPSCMPrior(n_rows=(40, 60), n_classes=(3, 4), binary_prob=0.5).sample(200, seed=0)
+    assert 0.4 < float(share.n_classes.eq(2).double().mean()) < 0.6  # binomial(200, 0.5)
+
+
+def test_rows_per_step_shrinks_the_batch_for_large_tables():
+    model = TACOModel(TACOConfig.small(nlayers=1, emsize=16, nhead=2), use_compressor=False)
+    prior = MLPSCMPrior(n_rows=(20, 400), log_rows=True, n_features=(2, 3))
+    log = train_taco(model, prior, steps=6, batch_size=8, rows_per_step=200, seed=0)
+    for h in log:
+        assert h["datasets"] == min(8, max(1, 200 // h["rows"]))
+    assert len({h["rows"] for h in log}) > 1
+    with pytest.raises(ValueError, match="rows_per_step must be"):
+        train_taco(model, prior, steps=1, rows_per_step=0)
+
+
+def test_held_out_prior_loss_equals_a_direct_computation():
+    from icml26.taco.training import held_out_prior_loss
+
+    torch.manual_seed(0)
+    model = TACOModel(TACOConfig.small(nlayers=1, emsize=16, nhead=2), use_compressor=False)
+    prior = MLPSCMPrior(n_rows=(30, 40), n_classes=(2, 3))
+    out = held_out_prior_loss(model, prior, n_datasets=3, seed=5)
+    rng = np.random.default_rng(5)
+    ours, floor = [], []
+    for _ in range(3):
+        b = prior.sample(1, seed=rng)
+        n, C = b.n_train, int(b.n_classes[0])
+        with torch.no_grad():
+            p = model.predictor(b.X, b.y[:, :n])[0, :, :C].double().softmax(-1).numpy()
+        y_te, y_tr = b.y[0, n:].numpy(), b.y[0, :n].numpy()
+        ours.append(-np.log(p[np.arange(len(y_te)), y_te]).mean())
+        freq = (np.bincount(y_tr, minlength=C) + 1.0) / (n + C)
+        floor.append(-np.log(freq[y_te]).mean())
+    assert out["n_datasets"] == 3
+    assert out["model"] == pytest.approx(np.mean(ours), rel=1e-9)
+    assert out["label_frequency"] == pytest.approx(np.mean(floor), rel=1e-12)
+
+
+def test_training_command_takes_config_prior_and_row_budget(tmp_path):
+    import json
+
+    from icml26.taco.training import main
+
+    main(
+        [
+            "--model", "pot", "--steps", "2", "--batch-size", "2", "--rows-per-step", "100",
+            "--config", '{"emsize": 16, "nhead": 2, "nlayers": 1}',
+            "--prior", '{"n_rows": [30, 60], "log_rows": true, "tree_prob": 0.5}',
+            "--out", str(tmp_path / "m"),
+        ]
+    )  # fmt: skip
+    record = json.loads((tmp_path / "m.json").read_text())
+    assert record["config"]["emsize"] == 16 and record["training"]["rows_per_step"] == 100
+    assert record["training"]["prior"]["log_rows"] is True

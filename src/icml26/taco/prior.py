@@ -8,7 +8,9 @@ Optional mechanisms in the spirit of TabPFN v2's prior (issue 19; all off by def
 default prior, and the shipped checkpoints' recipe, draw exactly what they drew before):
 ``tree_prob`` makes a dataset's layers sums of random decision stumps (piecewise-constant,
 GBDT-like) instead of MLP layers, ``heavy_tail_prob`` passes a feature through sinh(s·x)/s,
-``missing_prob`` blanks cells completely at random (NaN; the encoder's missing indicator).
+``missing_prob`` blanks cells completely at random (NaN; the encoder's missing indicator),
+``log_rows`` draws the row count T log-uniformly (so that a range up to thousands of rows still
+gives many small tables; ``train_taco(rows_per_step=...)`` then shrinks the batch for large T).
 
 Deviations: MLP weights are N(0, σ_w² / fan_in) (the spec's N(0, σ_w²) without the fan-in factor
 saturates every activation at widths of 64); no tree-based SCM (XGBoost) component; the causes
@@ -110,6 +112,11 @@ class MLPSCMPrior:
     missing_prob
         Upper end of a dataset's missing-cell rate r ~ U(0, missing_prob); cells are NaN
         completely at random (``PriorBatch.X`` then holds NaN).
+    log_rows
+        Draw T log-uniformly from ``n_rows`` (rounded) instead of uniformly.
+    binary_prob
+        Probability that a dataset is binary; otherwise C is uniform on ``n_classes``. With a
+        10-class range most real tables (binary) would otherwise be rare in the prior.
 
     Example
     -------
@@ -130,6 +137,8 @@ class MLPSCMPrior:
         tree_prob: float = 0.0,
         heavy_tail_prob: float = 0.0,
         missing_prob: float = 0.0,
+        log_rows: bool = False,
+        binary_prob: float = 0.0,
     ) -> None:
         self.n_features = _check_range("n_features", n_features, 1, 10_000)
         self.n_classes = _check_range("n_classes", n_classes, 2, 1_000)
@@ -148,6 +157,19 @@ class MLPSCMPrior:
         self.missing_prob = check_in_interval(
             "missing_prob", missing_prob, low=0, high=0.9, owner="MLPSCMPrior"
         )
+        if not isinstance(log_rows, bool):
+            raise TypeError(f"MLPSCMPrior: log_rows must be a bool; got {log_rows!r}.")
+        self.log_rows = log_rows
+        self.binary_prob = check_in_interval(
+            "binary_prob", binary_prob, low=0, high=1, owner="MLPSCMPrior"
+        )
+
+    def draw_rows(self, rng: np.random.Generator) -> int:
+        """One row count T from ``n_rows`` (uniform, or log-uniform with ``log_rows``)."""
+        low, high = self.n_rows
+        if self.log_rows:
+            return int(min(high, max(low, round(np.exp(rng.uniform(np.log(low), np.log(high)))))))
+        return int(rng.integers(low, high + 1))
 
     def _dataset(
         self, rng: np.random.Generator, T: int, F: int, C: int
@@ -196,10 +218,13 @@ class MLPSCMPrior:
         rate = rng.uniform(0, self.missing_prob)
         return np.where(rng.uniform(size=X.shape) < rate, np.nan, X)
 
-    def sample(self, batch_size: int, seed: Seed = None) -> PriorBatch:
+    def sample(
+        self, batch_size: int, seed: Seed = None, *, n_rows: int | None = None
+    ) -> PriorBatch:
         """Draw ``batch_size`` datasets with a shared (T, F, N) and per-dataset C.
 
         A dataset is redrawn until each of its C classes occurs among its training rows.
+        ``n_rows`` fixes T (e.g. drawn before with :meth:`draw_rows`); by default T is drawn here.
 
         Raises
         ------
@@ -208,12 +233,17 @@ class MLPSCMPrior:
         """
         batch_size = check_positive_int("batch_size", batch_size, owner="MLPSCMPrior.sample")
         rng = numpy_generator(seed)
-        T = int(rng.integers(self.n_rows[0], self.n_rows[1] + 1))
+        if n_rows is None:
+            T = self.draw_rows(rng)
+        else:
+            T = check_positive_int("n_rows", n_rows, owner="MLPSCMPrior.sample", minimum=4)
         F = int(rng.integers(self.n_features[0], self.n_features[1] + 1))
         n_train = min(T - 1, max(1, round(rng.uniform(*self.train_fraction) * T)))
         Xs, ys, Cs = [], [], []
         for _ in range(batch_size):
             C = int(rng.integers(self.n_classes[0], self.n_classes[1] + 1))
+            if self.binary_prob > 0 and rng.uniform() < self.binary_prob:
+                C = 2
             C = min(C, n_train)
             while True:
                 X, y = self._dataset(rng, T, F, C)

@@ -20,6 +20,7 @@ schedule (at least one warm-up step ending at peak · n/(n + 1), cosine ending j
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -129,6 +130,7 @@ def train_taco(
     checkpoint: str | Path | None = None,
     init_from: TACOModel | str | Path | None = None,
     on_step: Callable[[dict[str, float]], None] | None = None,
+    rows_per_step: int | None = None,
 ) -> list[dict[str, float]]:
     """Meta-train ``model`` in place on datasets from ``prior``; return the per-step log.
 
@@ -154,11 +156,17 @@ def train_taco(
         from a POT checkpoint).
     on_step
         Called after every step with that step's log entry (e.g. to advance a progress bar).
+    rows_per_step
+        If given, each step first draws T (``prior.draw_rows``) and then takes
+        ``clip(rows_per_step // T, 1, batch_size)`` datasets of T rows, so a step costs about the
+        same for small and large tables (TabPFN-style token budget). ``None``: always
+        ``batch_size`` datasets.
 
     Returns
     -------
     list of dict
-        ``{"step", "loss", "lr", "percentage"}`` per step (percentage is 100 for POT).
+        ``{"step", "loss", "lr", "percentage", "datasets", "rows"}`` per step (percentage is
+        100 for POT; datasets and rows: the batch's B and T).
 
     Raises
     ------
@@ -177,6 +185,8 @@ def train_taco(
     batch_size = check_positive_int("batch_size", batch_size, owner=owner)
     lr = check_in_interval("lr", lr, low=0.0, closed="neither", owner=owner)
     warmup = check_in_interval("warmup", warmup, low=0.0, high=1.0, owner=owner)
+    if rows_per_step is not None:
+        rows_per_step = check_positive_int("rows_per_step", rows_per_step, owner=owner)
     if init_from is not None:
         init_from_pot(model, init_from)
     rng = numpy_generator(seed)
@@ -185,7 +195,12 @@ def train_taco(
     history = []
     model.train()
     for step in range(steps):
-        batch = prior.sample(batch_size, seed=rng)
+        if rows_per_step is None:
+            batch = prior.sample(batch_size, seed=rng)
+        else:
+            T = prior.draw_rows(rng)
+            size = min(batch_size, max(1, rows_per_step // T))
+            batch = prior.sample(size, seed=rng, n_rows=T)
         n = batch.n_train
         p = 100.0
         if model.use_compressor:
@@ -201,7 +216,16 @@ def train_taco(
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), clip)
         optimiser.step()
-        history.append({"step": step, "loss": loss.item(), "lr": step_lr, "percentage": p})
+        history.append(
+            {
+                "step": step,
+                "loss": loss.item(),
+                "lr": step_lr,
+                "percentage": p,
+                "datasets": batch.X.shape[0],
+                "rows": batch.X.shape[1],
+            }
+        )
         log.info("step %d loss %.4f p %.0f", step, history[-1]["loss"], p)
         if on_step is not None:
             on_step(history[-1])
@@ -214,6 +238,7 @@ def train_taco(
             "weight_decay": weight_decay,
             "warmup": warmup,
             "clip": clip,
+            "rows_per_step": rows_per_step,
             "seed": seed if isinstance(seed, int) else None,
             "prior": vars(prior),
             "init_from": None
@@ -326,6 +351,58 @@ def load_official_checkpoint(
     return model.eval()
 
 
+def held_out_prior_loss(
+    model: TACOModel,
+    prior: MLPSCMPrior,
+    *,
+    n_datasets: int = 200,
+    seed: Seed = 987_654,
+    percentage: float = 4.0,
+) -> dict[str, float]:
+    """Mean test cross-entropy (nats per row) on ``n_datasets`` fresh prior datasets.
+
+    One dataset at a time: TACO compresses its training rows at ``percentage`` and predicts the
+    test rows; POT uses the full training table. Probabilities are the softmax over the
+    dataset's C classes (as ``TACOClassifier`` does). ``label_frequency`` is the same loss of the
+    Laplace-smoothed frequencies of the context labels, the floor a model has to beat. The
+    draws come from ``seed`` only, so two models see the same datasets; the default seed is not
+    one that training uses (``train_taco`` seeds 0).
+
+    Returns
+    -------
+    dict
+        ``{"model": nats, "label_frequency": nats, "n_datasets": n}``; datasets with more
+        classes than the model has outputs are skipped (and not counted).
+    """
+    owner = "held_out_prior_loss"
+    n_datasets = check_positive_int("n_datasets", n_datasets, owner=owner)
+    rng = numpy_generator(seed)
+    ours, floor = [], []
+    model.eval()
+    with torch.no_grad():
+        for _ in range(n_datasets):
+            batch = prior.sample(1, seed=rng)
+            n, C = batch.n_train, int(batch.n_classes[0])
+            if model.config.max_classes < C:
+                continue
+            y_test = batch.y[0, n:]
+            if model.use_compressor:
+                context = model.compress(batch.X[:, :n], batch.y[:, :n], percentage=percentage)
+                logits = model.predict_logits(context, batch.X[:, n:])
+            else:
+                logits = model.predictor(batch.X, batch.y[:, :n])
+            log_p = logits[0, :, :C].double().log_softmax(-1)
+            ours.append(float(-log_p[torch.arange(len(y_test)), y_test].mean()))
+            counts = torch.bincount(batch.y[0, :n], minlength=C).double() + 1.0
+            floor.append(float(-(counts / counts.sum()).log()[y_test].mean()))
+    count = len(ours)
+    return {
+        "model": sum(ours) / max(1, count),
+        "label_frequency": sum(floor) / max(1, count),
+        "n_datasets": count,
+    }
+
+
 SHIPPED_CONFIG = TACOConfig(
     emsize=32, nlayers=3, nhead=4, max_classes=4, max_features=32, pre_norm=True
 )
@@ -356,13 +433,27 @@ def main(argv: list[str] | None = None) -> None:
         help='MLPSCMPrior keywords over the shipped ones, as JSON, e.g. \'{"tree_prob": 0.5, '
         '"missing_prob": 0.2, "n_rows": [64, 1024]}\' (ranges as 2-element lists)',
     )
+    parser.add_argument(
+        "--config",
+        type=json.loads,
+        default={},
+        help='TACOConfig fields over the shipped architecture, as JSON, e.g. \'{"emsize": 48, '
+        '"max_classes": 10}\'',
+    )
+    parser.add_argument(
+        "--rows-per-step",
+        type=int,
+        default=None,
+        help="row budget of a step: batch = clip(rows_per_step // T, 1, batch_size) (train_taco)",
+    )
     args = parser.parse_args(argv)
     prior = {
         **SHIPPED_PRIOR,
         **{k: tuple(v) if isinstance(v, list) else v for k, v in args.prior.items()},
     }
     use_compressor = args.model == "taco"
-    model = TACOModel(SHIPPED_CONFIG, use_compressor=use_compressor, seed=args.seed)
+    config = dataclasses.replace(SHIPPED_CONFIG, **args.config)
+    model = TACOModel(config, use_compressor=use_compressor, seed=args.seed)
     out = args.out or shipped_checkpoint(use_compressor)
     train_taco(
         model,
@@ -373,6 +464,7 @@ def main(argv: list[str] | None = None) -> None:
         seed=args.seed,
         checkpoint=out,
         init_from=args.init_from,
+        rows_per_step=args.rows_per_step,
     )
 
 
