@@ -128,3 +128,73 @@ def test_bad_input():
         evaluate("greedy", AmbiguousReach2DEnv(), 2, [0], TinyVLAAdapter(model))
     with pytest.raises(TypeError, match="demos"):
         train_bc(model, None)
+
+
+def test_demonstration_labels_are_the_expert_action_on_the_observed_frame():
+    # the BC data pipeline (diagnosis of the incompetent policy, issue 28): no off-by-one between
+    # frame and action, the 256-bin tokens of {-1, 0, 1} move the agent as the expert's action,
+    # and the egocentric image shows the target at (target - agent) cells from the centre
+    from icml26.core.validation import numpy_generator
+    from icml26.scale import ActionTokenizer
+
+    demos = collect_demonstrations(AmbiguousReach2DEnv(n_walls=(1, 1)), 3, seed=4)
+    draws = numpy_generator(4)
+    env = AmbiguousReach2DEnv(n_walls=(1, 1))
+    tok = ActionTokenizer(264)
+    decoded = tok.decode(tok.encode(demos.actions))
+    np.testing.assert_array_equal(np.round(decoded), demos.actions)  # bins of round(dx)
+    i = 0
+    for _ in range(3):
+        obs, _ = env.reset(seed=int(draws.integers(2**31)))
+        done = False
+        while not done:
+            scene = env.unwrapped._scene
+            np.testing.assert_array_equal(demos.images[i], obs["image"])
+            assert demos.instructions[i] == obs["instruction"] == scene["instruction"]
+            np.testing.assert_array_equal(demos.actions[i], scripted_expert(env))
+            # egocentric frame: the target's cell is (target - agent) cells off the centre
+            (ax, ay), (tx, ty) = scene["agent"], scene["target"]
+            row, col = 2 * (12 + ty - ay), 2 * (12 + tx - ax)
+            hue = np.asarray(obs["image"][row : row + 2, col : col + 2], float).mean((0, 1))
+            assert hue.max() - hue.min() > 60  # a saturated object, not background or wall
+            before = scene["agent"]
+            obs, _, terminated, truncated, _ = env.step(decoded[i])  # the decoded token's move
+            moved = env._move(before, *demos.actions[i][:2])
+            assert env.unwrapped._scene["agent"] == moved
+            done = terminated or truncated
+            i += 1
+    assert i == len(demos)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"stem": "linear", "instruction_film": False, "image_summary": False}],
+    ids=["default", "spec_plain"],
+)
+def test_model_variants_prefill_matches_forward_and_film_starts_neutral(kwargs):
+    import torch
+
+    model = TinyARVLA(d_vision=16, d_model=16, vision_layers=1, layers=1, seed=0, **kwargs).eval()
+    images = torch.randint(0, 256, (3, 48, 48, 3), dtype=torch.uint8)
+    instr = torch.tensor([0, 3, 7])
+    tokens = torch.tensor([[8, 136, 263]] * 3)
+    with torch.no_grad():
+        first, _ = model.prefill(images, instr)
+        full = model(images, instr, tokens)
+        torch.testing.assert_close(first, full[:, 0], rtol=0, atol=1e-5)
+        pixels = model._pixels(images)
+        # FiLM gains and shifts start at 0: the instruction does not yet change the ViT tokens
+        torch.testing.assert_close(model.vision(pixels, instr), model.vision(pixels, instr * 0))
+        if model.vision.film is not None:
+            model.vision.film.weight.normal_()
+            assert not torch.allclose(model.vision(pixels, instr), model.vision(pixels, instr * 0))
+
+
+def test_model_variant_bad_input():
+    with pytest.raises(ValueError, match="stem"):
+        TinyARVLA(stem="resnet")
+    with pytest.raises(TypeError, match="image_summary"):
+        TinyARVLA(image_summary=1)
+    with pytest.raises(ValueError, match="patch"):
+        TinyARVLA(patch=4)  # the conv stem has stride 8
+    assert TinyARVLA(patch=4, stem="linear", d_vision=16, d_model=16).vision.n_patches == 144

@@ -1,11 +1,13 @@
 """TinyARVLA: a tiny autoregressive vision-language-action model with a KV cache (spec §5).
 
-ViT encoder (patch 8 on 48x48 RGB => 36 tokens, d=64, 3 blocks, 4 heads) -> linear projector ->
-causal decoder (3 blocks, d=96, 4 heads) over [36 visual tokens; 1 instruction token; action
-tokens]. The vocabulary is the instruction ids followed by 256 action bins, so, as in OpenVLA,
-the action tokens are the last 256 ids. ``prefill`` runs the prefix once and returns the logits
-of the first action token with a KV cache; ``step`` feeds one sampled token and returns the next
-logits, so decoding K_a tokens costs 1 prefix pass + (K_a - 1) cached passes.
+ViT encoder (stride 8 on 48x48 RGB => 36 tokens, d=64, 3 blocks, 4 heads; by default a
+convolutional stem FiLM-conditioned on the instruction) -> linear projector -> causal decoder
+(3 blocks, d=96, 4 heads) over [36 visual tokens; 1 instruction token; action tokens], a global
+image embedding added to the instruction token. The vocabulary is the instruction ids followed
+by 256 action bins, so, as in OpenVLA, the action tokens are the last 256 ids. ``prefill`` runs
+the prefix once and returns the logits of the first action token with a KV cache; ``step`` feeds
+one sampled token and returns the next logits, so decoding K_a tokens costs 1 prefix pass +
+(K_a - 1) cached passes.
 
 Every attention module exposes ``q_proj/k_proj/v_proj``, so :class:`AttentionTemperature`
 tempers the vision encoder without any change here.
@@ -131,21 +133,62 @@ def sincos_2d(side: int, d: int) -> torch.Tensor:
 
 
 class VisionEncoder(nn.Module):
-    """ViT: non-overlapping patches -> fixed 2-D sin-cos positions -> blocks -> LayerNorm."""
+    """ViT: patch stem -> fixed 2-D sin-cos positions -> blocks -> LayerNorm.
+
+    ``stem="linear"`` is the classic non-overlapping patch projection; ``stem="conv"`` a
+    convolutional stem of three 3x3 stride-2 convolutions (total stride 8, the same 6x6 tokens
+    for a 48-px image; Xiao et al. 2021, "Early convolutions help transformers see better").
+    With ``n_film`` > 0 the first stem layer is FiLM-conditioned on an id (the instruction), as
+    RT-1 conditions its image tokenizer: features * (1 + g[id]) + b[id], g = b = 0 at init.
+    """
 
     def __init__(
-        self, image_size: int, patch: int, d: int, layers: int, heads: int, mlp_ratio: int
+        self,
+        image_size: int,
+        patch: int,
+        d: int,
+        layers: int,
+        heads: int,
+        mlp_ratio: int,
+        stem: str = "linear",
+        n_film: int = 0,
     ):
         super().__init__()
-        self.patch_embed = nn.Conv2d(3, d, kernel_size=patch, stride=patch)
         side = image_size // patch
+        self.stem = stem
+        if stem == "conv":
+            if patch != 8:
+                raise ValueError(f"TinyARVLA: stem='conv' needs patch 8; got patch {patch}.")
+            width = max(8, d // 2)
+            self.conv1 = nn.Conv2d(3, width, 3, stride=2, padding=1)
+            self.conv2 = nn.Conv2d(width, d, 3, stride=2, padding=1)
+            self.conv3 = nn.Conv2d(d, d, 3, stride=2, padding=1)
+            self.film = nn.Embedding(n_film, 2 * width) if n_film else None
+            if self.film is not None:
+                nn.init.zeros_(self.film.weight)
+        else:
+            self.patch_embed = nn.Conv2d(3, d, kernel_size=patch, stride=patch)
+            self.film = nn.Embedding(n_film, 2 * 3) if n_film else None
+            if self.film is not None:
+                nn.init.zeros_(self.film.weight)
         self.n_patches = side**2
         self.register_buffer("pos", sincos_2d(side, d)[None], persistent=False)
         self.blocks = nn.ModuleList(Block(d, heads, mlp_ratio) for _ in range(layers))
         self.norm = nn.LayerNorm(d)
 
-    def forward(self, pixels: torch.Tensor) -> torch.Tensor:
-        x = self.patch_embed(pixels).flatten(2).transpose(1, 2) + self.pos  # (B, patches, d)
+    def _film(self, h: torch.Tensor, ids: torch.Tensor | None) -> torch.Tensor:
+        if self.film is None or ids is None:
+            return h
+        g, b = self.film(ids)[:, :, None, None].chunk(2, dim=1)
+        return h * (1 + g) + b
+
+    def forward(self, pixels: torch.Tensor, ids: torch.Tensor | None = None) -> torch.Tensor:
+        if self.stem == "conv":
+            h = self._film(F.gelu(self.conv1(pixels)), ids)
+            h = self.conv3(F.gelu(self.conv2(h)))
+        else:
+            h = self.patch_embed(self._film(pixels, ids))
+        x = h.flatten(2).transpose(1, 2) + self.pos  # (B, patches, d)
         for block in self.blocks:
             x, _ = block(x)
         return self.norm(x)
@@ -178,6 +221,15 @@ class TinyARVLA(nn.Module):
         Decoder width, depth and heads (96, 3, 4).
     mlp_ratio
         MLP hidden width / model width.
+    stem
+        ``"conv"`` (default: three 3x3 stride-2 convolutions, total stride 8) or ``"linear"``
+        (the spec's patch projection).
+    instruction_film
+        FiLM-condition the ViT stem on the instruction (early fusion; default True).
+    image_summary
+        Add a linear map of the flattened ViT tokens to the instruction token (default True).
+        With the spec's plain design (``stem="linear"``, both flags False) behaviour cloning
+        stays on the marginal-action plateau within the CPU budget (docs/scale.md).
     seed
         Seed of the initialisation.
 
@@ -204,10 +256,21 @@ class TinyARVLA(nn.Module):
         layers: int = 3,
         heads: int = 4,
         mlp_ratio: int = 4,
+        stem: str = "conv",
+        instruction_film: bool = True,
+        image_summary: bool = True,
         seed: Seed = 0,
     ) -> None:
         super().__init__()
         owner = "TinyARVLA"
+        if stem not in ("conv", "linear"):
+            raise ValueError(f"{owner}: stem must be 'conv' or 'linear'; got {stem!r}.")
+        for name, flag in {
+            "instruction_film": instruction_film,
+            "image_summary": image_summary,
+        }.items():
+            if not isinstance(flag, bool):
+                raise TypeError(f"{owner}: {name} must be a bool; got {type(flag).__name__}.")
         self.n_instructions = check_positive_int(
             "n_instructions", n_instructions, owner=owner, maximum=4096
         )
@@ -232,9 +295,14 @@ class TinyARVLA(nn.Module):
         self.vocab_size = self.n_instructions + self.n_bins
         with seeded_default_init(seed):
             self.vision = VisionEncoder(
-                image_size, patch, d_vision, vision_layers, vision_heads, mlp_ratio
-            )
+                image_size, patch, d_vision, vision_layers, vision_heads, mlp_ratio, stem=stem,
+                n_film=self.n_instructions if instruction_film else 0,
+            )  # fmt: skip
             self.projector = nn.Linear(d_vision, d_model)
+            # a global image embedding (flattened ViT tokens) added to the instruction token
+            self.summary = (
+                nn.Linear(self.vision.n_patches * d_vision, d_model) if image_summary else None
+            )
             self.embed = nn.Embedding(self.vocab_size, d_model)
             self.n_prefix = self.vision.n_patches + 1
             self.pos = nn.Parameter(torch.zeros(1, self.n_prefix + self.n_action_tokens, d_model))
@@ -288,8 +356,12 @@ class TinyARVLA(nn.Module):
         """Embeddings of [visual tokens; instruction token] with positions: (B, 37, d_model)."""
         pixels = self._pixels(images)
         instructions = self._check_instructions(instructions, pixels.shape[0])
-        visual = self.projector(self.vision(pixels))  # (B, 36, d_model)
-        x = torch.cat([visual, self.embed(instructions)[:, None]], dim=1)  # (B, 37, d_model)
+        features = self.vision(pixels, instructions)  # (B, 36, d_vision)
+        visual = self.projector(features)  # (B, 36, d_model)
+        instruction = self.embed(instructions)
+        if self.summary is not None:
+            instruction = instruction + self.summary(features.flatten(1))
+        x = torch.cat([visual, instruction[:, None]], dim=1)  # (B, 37, d_model)
         return x + self.pos[:, : self.n_prefix]
 
     def prefill(
