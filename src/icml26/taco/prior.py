@@ -164,8 +164,12 @@ class MLPSCMPrior:
             "binary_prob", binary_prob, low=0, high=1, owner="MLPSCMPrior"
         )
 
-    def draw_rows(self, rng: np.random.Generator) -> int:
-        """One row count T from ``n_rows`` (uniform, or log-uniform with ``log_rows``)."""
+    def draw_rows(self, seed: Seed = None) -> int:
+        """One row count T from ``n_rows`` (uniform, or log-uniform with ``log_rows``).
+
+        ``seed`` may be a ``numpy.random.Generator``, which is then advanced (``train_taco``).
+        """
+        rng = numpy_generator(seed)
         low, high = self.n_rows
         if self.log_rows:
             return int(min(high, max(low, round(np.exp(rng.uniform(np.log(low), np.log(high)))))))
