@@ -29,6 +29,7 @@ from icml26.scale.openvla import (
     load_openvla,
     run_libero,
 )
+from icml26.scale.policies import SHIPPED_POLICIES, load_policy, save_policy, train_policy
 from icml26.scale.tokenizer import ActionTokenizer
 from icml26.scale.training import collect_demonstrations, train_bc
 from icml26.scale.uncertainty import (
@@ -46,6 +47,7 @@ __all__ = [
     "LIBERO_MAX_STEPS",
     "OPENVLA_LIBERO",
     "PALETTE_HUES",
+    "SHIPPED_POLICIES",
     "SPLITS",
     "ActionTokenizer",
     "AmbiguousReach2DEnv",
@@ -69,13 +71,16 @@ __all__ = [
     "collect_demonstrations",
     "evaluate",
     "load_openvla",
+    "load_policy",
     "make_decoder",
     "run_libero",
     "sample_with_temperature",
+    "save_policy",
     "scaled_dot_attention",
     "scripted_expert",
     "self_uncertainty",
     "top_k_filter",
     "top_p_filter",
     "train_bc",
+    "train_policy",
 ]

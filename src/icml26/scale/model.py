@@ -293,6 +293,14 @@ class TinyARVLA(nn.Module):
         check_positive_int("vision_heads", vision_heads, owner=owner, maximum=d_vision)
         check_positive_int("heads", heads, owner=owner, maximum=d_model)
         self.vocab_size = self.n_instructions + self.n_bins
+        # the constructor keywords (all but the seed), so that a checkpoint can rebuild the model
+        self.config = {
+            "n_instructions": n_instructions, "n_action_tokens": n_action_tokens,
+            "n_bins": n_bins, "image_size": image_size, "patch": patch, "d_vision": d_vision,
+            "vision_layers": vision_layers, "vision_heads": vision_heads, "d_model": d_model,
+            "layers": layers, "heads": heads, "mlp_ratio": mlp_ratio, "stem": stem,
+            "instruction_film": instruction_film, "image_summary": image_summary,
+        }  # fmt: skip
         with seeded_default_init(seed):
             self.vision = VisionEncoder(
                 image_size, patch, d_vision, vision_layers, vision_heads, mlp_ratio, stem=stem,
