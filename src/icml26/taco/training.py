@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-SHIPPED_CHECKPOINTS = {"taco": "taco_ext", "pot": "pot_ext"}
+SHIPPED_CHECKPOINTS = {"taco": "taco_long", "pot": "pot_ext"}
 _OFFICIAL_PREFIXES = {
     "compressor.": "compressor.",
     "predictor.": "predictor.",
