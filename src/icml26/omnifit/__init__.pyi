@@ -30,10 +30,12 @@ from icml26.omnifit.model import (
     train_tinyomni,
 )
 from icml26.omnifit.qa_benchmark import QABenchmark, QABenchmarkError, QAItem
+from icml26.omnifit.standins import SHIPPED_STANDINS, load_standin, save_standin, train_standin
 from icml26.omnifit.tokens import AUDIO, TEXT, VIDEO, modality_counts
 
 __all__ = [
     "AUDIO",
+    "SHIPPED_STANDINS",
     "TEXT",
     "VIDEO",
     "AVSyncBatch",
@@ -66,6 +68,7 @@ __all__ = [
     "kv_bytes",
     "lahp_calibrate",
     "layer_cost",
+    "load_standin",
     "make_dataset",
     "merge_tokens",
     "modality_anchors",
@@ -74,7 +77,9 @@ __all__ = [
     "plan_keep_indices",
     "retention_profile",
     "run_compressed",
+    "save_standin",
     "split_budget",
     "time_prefill",
+    "train_standin",
     "train_tinyomni",
 ]
