@@ -1,10 +1,12 @@
 """Contracts every registered system obeys (STYLE rule 10); no per-system exceptions."""
 
 import doctest
+import fnmatch
 import importlib
 import inspect
 import json
 import math
+import pickle
 import pkgutil
 import subprocess
 import sys
@@ -32,14 +34,50 @@ def same(a, b):
     return a == b
 
 
+def global_state():
+    """Global RNG states and thread counts an experiment must leave as it found them."""
+    import random
+
+    import numpy as np
+    import torch
+
+    return (
+        torch.random.get_rng_state(),
+        pickle.dumps(np.random.get_state()),
+        random.getstate(),
+        torch.get_num_threads(),
+        torch.get_num_interop_threads(),
+    )
+
+
+def without_timings(experiment, metrics):
+    return {k: v for k, v in metrics.items() if not experiment.is_timing(k)}
+
+
 @pytest.mark.parametrize("name", EXPERIMENTS)
 def test_smoke_preset_runs_deterministically_and_every_claim_gets_a_verdict(name, tmp_path):
+    import torch
+
     experiment = REGISTRY.get(name)
     task = plan(experiment, "smoke", 1)[0]
+    before = global_state()
     first = run_tasks([task], tmp_path / "a", progress=False)[0]
+    after = global_state()
     assert first.ok, first.error
+    assert torch.equal(before[0], after[0]) and before[1:] == after[1:], (
+        "the run changed a global RNG or thread count (draw from ctx instead)"
+    )
     second = run_tasks([task], tmp_path / "b", progress=False)[0]
-    assert same(first.metrics, second.metrics), "smoke preset is not deterministic under a seed"
+    assert same(
+        without_timings(experiment, first.metrics), without_timings(experiment, second.metrics)
+    ), (
+        "smoke preset is not deterministic under a seed (declare clock-based metrics in "
+        "timing_metrics)"
+    )
+    for pattern in experiment.timing_metrics:
+        assert any(fnmatch.fnmatchcase(m, pattern) for m in first.metrics), (
+            f"timing_metrics pattern {pattern!r} matches no metric run returns"
+        )
     saved = TaskRecord.load(tmp_path / "a" / first.relpath())
     assert saved.experiment == name and saved.seed == task.seed
     for claim in experiment.claims:
@@ -143,7 +181,7 @@ def test_run_takes_the_context_and_declares_its_needs(name):
     assert experiment.unavailable_reason is None  # the dev extra installs every requirement
 
 
-@pytest.mark.parametrize("slug", SYSTEMS)
+@pytest.mark.parametrize("slug", ["core", *SYSTEMS])
 def test_docstring_examples_run(slug):
     package = importlib.import_module(f"icml26.{slug}")
     failures = []
@@ -162,9 +200,73 @@ def test_docstring_examples_run(slug):
 HEAVY = {"torch", "transformers", "scipy", "matplotlib", "sklearn"}
 
 
+def python(code):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+
+def extra_modules(slug):
+    """Top-level import names of the distributions the system's extra installs."""
+    from importlib.metadata import packages_distributions
+
+    from packaging.requirements import Requirement
+
+    from icml26.core.imports import extra_requirements
+
+    names = {Requirement(r).name.lower().replace("_", "-") for r in extra_requirements(slug)}
+    return {
+        module
+        for module, dists in packages_distributions().items()
+        if any(d.lower().replace("_", "-") in names for d in dists)
+    }
+
+
+@pytest.mark.parametrize("slug", SYSTEMS)
+def test_package_and_its_experiments_import_nothing_heavy(slug):
+    heavy = HEAVY | extra_modules(slug)
+    code = (
+        f"import sys, icml26.{slug}, icml26.{slug}.experiments\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules}))"
+    )
+    out = python(code)
+    assert out.returncode == 0, out.stderr
+    loaded = set(eval(out.stdout.strip().splitlines()[-1]))
+    assert not loaded & heavy, f"importing icml26.{slug} loaded {sorted(loaded & heavy)}"
+
+
+@pytest.mark.parametrize("slug", SYSTEMS)
+def test_a_missing_requirement_names_the_install_line(slug):
+    from packaging.requirements import Requirement
+
+    from icml26.core.imports import extra_requirements
+
+    hidden = Requirement(extra_requirements(slug)[0]).name
+    code = (
+        "import importlib.metadata as md\n"
+        "real = md.version\n"
+        "def version(name):\n"
+        f"    if name == {hidden!r}:\n"
+        "        raise md.PackageNotFoundError(name)\n"
+        "    return real(name)\n"
+        "md.version = version\n"
+        f"import icml26.{slug}\n"
+    )
+    out = python(code)
+    assert out.returncode != 0
+    assert "MissingExtraError" in out.stderr and hidden in out.stderr
+    assert f"pip install 'icml26[{slug}]'" in out.stderr
+
+
+@pytest.mark.parametrize("slug", SYSTEMS)
+def test_public_names_load_lazily_and_unknown_names_raise(slug):
+    module = importlib.import_module(f"icml26.{slug}")
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        module.no_such_name  # noqa: B018
+    assert set(module.__all__) <= set(dir(module))
+
+
 @pytest.mark.parametrize("command", [["--help"], ["list"], ["show", SYSTEMS[0]]])
 def test_listing_imports_no_heavy_module(command):
-    extras = {m.split(".")[0] for e in REGISTRY for m in e.requires}
+    extras = set().union(*(extra_modules(s) for s in SYSTEMS)) - {"threadpoolctl", "packaging"}
     code = (
         "import json, sys\n"
         "from typer.testing import CliRunner\n"

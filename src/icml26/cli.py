@@ -14,6 +14,7 @@ from rich.table import Table as RichTable
 
 from icml26.core.claims import Status
 from icml26.core.experiment import PRESETS, Experiment, Registry, discover
+from icml26.core.imports import extra_requirements
 from icml26.core.report import summarize, write_report
 from icml26.core.results import TaskRecord
 from icml26.core.runner import BACKENDS, RunFolderBusyError, Task, plan, run_tasks
@@ -236,7 +237,8 @@ def show(slug: Annotated[str, typer.Argument(help="System slug, e.g. rex.")]) ->
         console.print(claims)
         for preset in PRESETS:
             console.print(f"[bold]{preset}[/bold]: {experiment.presets[preset]}")
-        needs = ", ".join(experiment.requires) or "core dependencies only"
+        needs = ", ".join([*extra_requirements(experiment.install_extra), *experiment.requires])
+        needs = f"icml26[{experiment.install_extra}]: {needs}" if needs else "core only"
         console.print(f"requires: {needs}; resources: {experiment.resources}")
         if experiment.unavailable_reason:
             console.print(f"[red]{experiment.unavailable_reason}[/red]")
@@ -335,21 +337,61 @@ def tool(
     ctx: typer.Context,
     slug: Annotated[str, typer.Argument(help="System slug whose own commands to run.")],
 ) -> None:
-    """Run a system's own commands (``icml26.<slug>.cli``), e.g. real-model or human-mode runs.
+    """Run a system's own commands, e.g. ``train-standin NAME`` or real-model runs.
 
-    Everything after SLUG goes to that system's command line: ``icml26 tool SLUG --help``.
+    ``icml26 tool SLUG train-standin NAME [--out DIR]`` retrains a shipped stand-in reproducibly
+    (and resumes an interrupted run); everything else after SLUG goes to that system's command
+    line (``icml26.<slug>.cli``): ``icml26 tool SLUG --help``.
     """
     import importlib
 
+    from icml26.core.standins import standins_of
+
     registry = _registry()
     _check_systems(registry, [slug])
+    args = list(ctx.args)
+    standins = standins_of(slug)
+    if args[:1] == ["train-standin"]:
+        _train_standin(slug, standins, args[1:])
+        return
     try:
         module = importlib.import_module(f"icml26.{slug}.cli")
     except ModuleNotFoundError as err:
         if err.name != f"icml26.{slug}.cli":
             raise
-        _fail(f"{slug} has no commands of its own (no icml26.{slug}.cli)")
-    module.app(args=list(ctx.args), prog_name=f"icml26 tool {slug}")
+        module = None
+    if module is None or args[:1] in (["--help"], ["-h"], []):
+        console.print(f"icml26 tool {slug} commands:")
+        if standins:
+            names = ", ".join(sorted(standins))
+            console.print(
+                f"  train-standin NAME [--out DIR]   retrain a shipped stand-in ({names})"
+            )
+        if module is not None:
+            console.print(f"  (and the commands of icml26.{slug}.cli below)")
+            module.app(args=["--help"], prog_name=f"icml26 tool {slug}", standalone_mode=False)
+        elif not standins:
+            _fail(f"{slug} has no commands of its own")
+        return
+    module.app(args=args, prog_name=f"icml26 tool {slug}")
+
+
+def _train_standin(slug: str, standins: dict, args: list[str]) -> None:
+    """``train-standin NAME [--out DIR]``: retrain one shipped stand-in and save it."""
+    from icml26.core.standins import train_standin
+
+    out = None
+    if "--out" in args:
+        at = args.index("--out")
+        if at + 1 >= len(args):
+            _fail("train-standin: --out needs a folder")
+        out = Path(args[at + 1])
+        args = args[:at] + args[at + 2 :]
+    if len(args) != 1 or args[0] not in standins:
+        choices = ", ".join(sorted(standins)) or "(none)"
+        _fail(f"usage: icml26 tool {slug} train-standin NAME [--out DIR]; NAME is one of {choices}")
+    stem = train_standin(standins[args[0]], out, progress=True)
+    console.print(f"saved {stem}.safetensors and {stem}.json")
 
 
 def _version(value: bool) -> None:

@@ -24,14 +24,14 @@ def test_require_names_the_extra_and_missing_modules_does_not_import():
     assert module_versions(["yaml"])["yaml"][0].isdigit()
 
 
-def _package(tmp_path, requires):
+def _package(tmp_path, extra):
     pkg = tmp_path / "icml26_lazy_demo"
     pkg.mkdir()
     (pkg / "__init__.py").write_text(
         textwrap.dedent(f"""
         from icml26.core.imports import lazy_api
 
-        __getattr__, __dir__, __all__ = lazy_api(__name__, __file__, requires={requires!r})
+        __getattr__, __dir__, __all__ = lazy_api(__name__, __file__, extra={extra!r})
         """)
     )
     (pkg / "__init__.pyi").write_text("from icml26_lazy_demo.heavy import VALUE, helper\n")
@@ -50,7 +50,7 @@ def _python(path, code):
 
 
 def test_lazy_api_loads_a_module_on_first_use(tmp_path):
-    path = _package(tmp_path, ())
+    path = _package(tmp_path, "no_such_extra")
     code = """
 import sys, icml26_lazy_demo as m
 assert "icml26_lazy_demo.heavy" not in sys.modules
@@ -67,11 +67,39 @@ print("ok")
     assert result.stdout.strip() == "ok", result.stderr
 
 
+def test_requirements_are_read_from_the_package_metadata(monkeypatch):
+    import importlib.metadata
+
+    from icml26.core.imports import extra_requirements, missing_requirements
+
+    assert any(r.startswith("networkx") for r in extra_requirements("matroid"))
+    assert set(extra_requirements("taco")) <= set(extra_requirements("taco-tables"))  # nested
+    assert extra_requirements("no_such_extra") == []
+    assert missing_requirements("matroid") == ()
+    real = importlib.metadata.version
+    monkeypatch.setattr(
+        importlib.metadata,
+        "version",
+        lambda name: "1.0" if name == "networkx" else real(name),  # installed, but too old
+    )
+    assert missing_requirements("matroid") == ("networkx>=3 (found 1.0)",)
+
+
 def test_lazy_api_refuses_import_when_a_requirement_is_missing(tmp_path):
-    path = _package(tmp_path, ("icml26_no_such_module",))
-    result = _python(path, "import icml26_lazy_demo")
-    assert "MissingExtraError: icml26_lazy_demo needs icml26_no_such_module" in result.stderr
-    assert "pip install 'icml26[icml26_lazy_demo]'" in result.stderr
+    path = _package(tmp_path, "matroid")
+    code = (
+        "import importlib.metadata as md\n"
+        "real = md.version\n"
+        "def version(name):\n"
+        "    if name == 'networkx':\n"
+        "        raise md.PackageNotFoundError(name)\n"
+        "    return real(name)\n"
+        "md.version = version\n"
+        "import icml26_lazy_demo\n"
+    )
+    result = _python(path, code)
+    assert "MissingExtraError: icml26_lazy_demo needs networkx>=3" in result.stderr
+    assert "pip install 'icml26[matroid]'" in result.stderr
 
 
 def test_the_cli_module_and_help_import_no_torch():
@@ -85,7 +113,7 @@ def test_the_cli_module_and_help_import_no_torch():
 
 
 def test_lazy_api_refuses_a_public_name_that_is_also_a_submodule(tmp_path):
-    path = _package(tmp_path, ())
+    path = _package(tmp_path, "no_such_extra")
     (path / "icml26_lazy_demo" / "helper.py").write_text("")
     result = _python(path, "import icml26_lazy_demo")
     assert "public names ['helper'] are also submodule names" in result.stderr

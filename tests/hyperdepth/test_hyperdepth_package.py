@@ -15,13 +15,6 @@ def _python(code: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
 
 
-def test_import_without_sklearn_names_the_extra():
-    result = _python("import sys\nsys.modules['sklearn'] = None\nimport icml26.hyperdepth")
-    assert result.returncode != 0
-    assert "MissingExtraError" in result.stderr and "needs sklearn" in result.stderr
-    assert "pip install 'icml26[hyperdepth]'" in result.stderr
-
-
 @pytest.mark.parametrize("module", ["icml26.hyperdepth", "icml26.hyperdepth.experiments"])
 def test_package_and_experiments_import_nothing_heavy(module):
     code = (

@@ -26,12 +26,6 @@ def test_package_and_experiments_import_nothing_heavy(module):
     assert result.stdout.strip() == "[]"
 
 
-def test_import_without_transformers_names_the_extra():
-    result = _python("import sys\nsys.modules['transformers'] = None\nimport icml26.nana")
-    assert result.returncode != 0
-    assert "needs transformers" in result.stderr and "pip install 'icml26[nana]'" in result.stderr
-
-
 def test_every_claim_says_where_its_figure_comes_from():
     claims = [
         c

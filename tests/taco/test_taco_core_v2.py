@@ -17,20 +17,6 @@ def _python(code: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
 
 
-@pytest.mark.parametrize("module", ["sklearn", "safetensors"])
-def test_import_without_the_extra_names_the_install_line(module):
-    code = (
-        f"import sys; sys.modules[{module!r}] = None\n"
-        "try:\n"
-        "    import icml26.taco\n"
-        "except ImportError as err:\n"
-        "    print(err)\n"
-    )
-    out = _python(code)
-    assert out.returncode == 0, out.stderr
-    assert "pip install 'icml26[taco]'" in out.stdout and module in out.stdout
-
-
 def test_package_and_experiments_import_no_heavy_module():
     code = (
         "import sys\n"

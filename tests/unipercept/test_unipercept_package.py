@@ -21,9 +21,3 @@ def test_package_and_experiments_import_nothing_heavy(module):
     result = _python(code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
-
-
-def test_import_without_the_extra_names_it():
-    result = _python("import sys\nsys.modules['skimage'] = None\nimport icml26.unipercept")
-    assert result.returncode != 0
-    assert "pip install 'icml26[unipercept]'" in result.stderr

@@ -10,13 +10,15 @@ from __future__ import annotations
 import hashlib
 import itertools
 import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from icml26.core.timing import interleaved_median_seconds
 from icml26.core.validation import check_one_of, check_positive_int
 
 if TYPE_CHECKING:
@@ -71,6 +73,8 @@ class ProgressBar:
     """A nested progress bar for steps inside one task; ``advance()`` once per step.
 
     Use it as a context manager (or call :meth:`close`) so the bar goes away when the work ends.
+    The bar is also a progress callback (:data:`icml26.core.progress.ProgressCallback`): pass it
+    as ``progress=bar`` to a library call and the call moves it.
     """
 
     def __init__(self, sink: ProgressSink | None, total: int, description: str) -> None:
@@ -86,6 +90,11 @@ class ProgressBar:
         self.completed += n
         if self._sink is not None:
             self._sink(("advance", self._key, n))
+
+    def __call__(self, done: int, total: int, metrics: Mapping[str, float] | None = None) -> None:
+        """Progress-callback form: ``done`` of ``total`` steps are finished."""
+        if done > self.completed:
+            self.advance(done - self.completed)
 
     def close(self) -> None:
         """Remove the bar."""
@@ -117,6 +126,9 @@ class RunContext:
         The task's torch intra-op thread budget (the runner applies it).
     progress_sink
         Where :meth:`progress` bars report; ``None`` shows nothing.
+    clock
+        The clock timings read (seconds, monotonic); :meth:`median_seconds` uses it. Tests hand
+        in a fake clock; experiments never call ``time`` themselves.
 
     Example
     -------
@@ -131,6 +143,7 @@ class RunContext:
     device: str = "cpu"
     threads: int = 1
     progress_sink: ProgressSink | None = field(default=None, repr=False, compare=False)
+    clock: Callable[[], float] = field(default=time.perf_counter, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_positive_int("seed", self.seed, owner="RunContext", minimum=0)
@@ -156,6 +169,48 @@ class RunContext:
         generator = torch.Generator(device=device or "cpu")
         generator.manual_seed(_stream_seed(self.seed, stream))
         return generator
+
+    def seed_for(self, stream: str) -> int:
+        """An int seed in ``[0, 2**31 - 1)`` for a library's ``seed=`` argument, from ``stream``.
+
+        The first draw of :meth:`numpy_generator` ``(stream)``: the same stream gives the same
+        seed, different streams independent ones.
+
+        Example
+        -------
+        >>> ctx = RunContext(seed=7)
+        >>> ctx.seed_for("init") == ctx.seed_for("init") != ctx.seed_for("data")
+        True
+        """
+        return int(self.numpy_generator(stream).integers(0, 2**31 - 1))
+
+    def seeds_for(self, stream: str, n: int) -> list[int]:
+        """``n`` independent int seeds in ``[0, 2**31 - 1)`` drawn from ``stream``.
+
+        Example
+        -------
+        >>> len(set(RunContext(seed=7).seeds_for("clients", 4)))
+        4
+        """
+        n = check_positive_int("n", n, owner="RunContext.seeds_for", minimum=0, maximum=10**6)
+        return [int(s) for s in self.numpy_generator(stream).integers(0, 2**31 - 1, size=n)]
+
+    def median_seconds(
+        self, fns: Mapping[str, Callable[[], Any]], repeats: int, warmup: int = 1
+    ) -> dict[str, float]:
+        """Median seconds of each callable on the task's :attr:`clock`, timed round-robin.
+
+        See :func:`icml26.core.timing.interleaved_median_seconds`. Metrics computed from these
+        times are timings: declare them in the experiment's ``timing_metrics``.
+
+        Example
+        -------
+        >>> ticks = iter(range(100))
+        >>> ctx = RunContext(seed=0, clock=lambda: float(next(ticks)))
+        >>> ctx.median_seconds({"a": lambda: None}, repeats=3)
+        {'a': 1.0}
+        """
+        return interleaved_median_seconds(fns, repeats, warmup, clock=self.clock)
 
     def artifact(self, name: str) -> Path:
         """The path of file ``name`` in the task's artifact folder (the folder is created)."""

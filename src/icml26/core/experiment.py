@@ -30,12 +30,11 @@ process and Ray backends. ``requires`` (import names; their extra is the system'
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import importlib
 import importlib.util
 import math
 import pkgutil
-import types
-import typing
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,9 +42,15 @@ from typing import Any
 
 import yaml
 
+from icml26.core.annotations import AnnotationMismatchError, annotation_text, conform, field_hints
 from icml26.core.claims import Claim
 from icml26.core.context import Resources, RunContext
-from icml26.core.imports import MissingExtraError, install_hint, missing_modules
+from icml26.core.imports import (
+    MissingExtraError,
+    install_hint,
+    missing_modules,
+    missing_requirements,
+)
 
 __all__ = [
     "PRESETS",
@@ -100,6 +105,10 @@ class Experiment:
     data_check
         Optional ``data_check(config) -> reason | None`` for what pip cannot install (e.g. a
         Debian dataset package): ``reproduce`` skips a preset whose config it refuses.
+    timing_metrics
+        The metrics that come from a clock (wall times and their ratios), as names or
+        ``fnmatch`` patterns (``"*_seconds"``). Every other metric must be a deterministic
+        function of config and seed; the contract test checks that, skipping these.
     """
 
     name: str
@@ -116,8 +125,12 @@ class Experiment:
     resources: Resources = field(default_factory=Resources)
     extra: str | None = None
     data_check: Callable[[Any], str | None] | None = field(default=None, compare=False)
+    timing_metrics: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "timing_metrics", tuple(self.timing_metrics))
+        if not all(isinstance(m, str) and m for m in self.timing_metrics):
+            raise TypeError(f"Experiment {self.name!r}: timing_metrics must be metric names.")
         object.__setattr__(self, "requires", tuple(self.requires))
         if not all(isinstance(r, str) and r for r in self.requires):
             raise TypeError(f"Experiment {self.name!r}: requires must be import names (str).")
@@ -146,14 +159,19 @@ class Experiment:
         """The system slug (the part of the name before the dot)."""
         return self.name.partition(".")[0]
 
+    def is_timing(self, metric: str) -> bool:
+        """Whether ``metric`` comes from a clock (matches one of :attr:`timing_metrics`)."""
+        return any(fnmatch.fnmatchcase(metric, pattern) for pattern in self.timing_metrics)
+
     @property
     def install_extra(self) -> str:
         """The extra that installs what this experiment requires."""
         return self.extra or self.system
 
     def missing(self) -> tuple[str, ...]:
-        """The required modules that are not installed (looked up, not imported)."""
-        return missing_modules(self.requires)
+        """What is not installed: requirements of the extra (from the package metadata) and
+        the ``requires`` modules (looked up, not imported)."""
+        return missing_requirements(self.install_extra) + missing_modules(self.requires)
 
     @property
     def unavailable_reason(self) -> str | None:
@@ -192,70 +210,6 @@ class Experiment:
         return dataclasses.replace(template, **changes)
 
 
-def _type_name(hint: Any) -> str:
-    if isinstance(hint, type):
-        return hint.__name__
-    return str(hint).replace("typing.", "")
-
-
-class _MismatchError(ValueError):
-    pass
-
-
-def _convert(value: Any, hint: Any) -> Any:
-    """``value`` (parsed YAML) as an instance of the annotation ``hint``, element-wise."""
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if hint is Any:
-        return value
-    if origin in (typing.Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        for option in (a for a in args if a is not type(None)):
-            try:
-                return _convert(value, option)
-            except _MismatchError:
-                continue
-        raise _MismatchError
-    if origin is typing.Literal:
-        if value in args:
-            return value
-        raise _MismatchError
-    if origin is tuple:
-        items = value if isinstance(value, list) else [value]
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_convert(v, args[0]) for v in items)
-        if len(items) != len(args):
-            raise _MismatchError
-        return tuple(_convert(v, a) for v, a in zip(items, args, strict=True))
-    if hint is bool:
-        if isinstance(value, bool):
-            return value
-        raise _MismatchError
-    if hint is float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-        if isinstance(value, str):  # YAML 1.1 reads 1e-3 (no dot) as a string
-            try:
-                return float(value)
-            except ValueError:
-                raise _MismatchError from None
-        raise _MismatchError
-    if hint is int or hint is str:
-        if isinstance(value, hint) and not isinstance(value, bool):
-            return value
-        raise _MismatchError
-    if isinstance(hint, type) and isinstance(value, hint):
-        return value
-    raise _MismatchError
-
-
-def _field_hints(config: Any) -> dict[str, Any]:
-    try:
-        return typing.get_type_hints(type(config))
-    except (NameError, TypeError):  # an annotation that cannot be resolved: judge by the value
-        return {f.name: type(getattr(config, f.name)) for f in dataclasses.fields(config)}
-
-
 def _floats(value: Any) -> Iterator[float]:
     if isinstance(value, float):
         yield value
@@ -265,22 +219,35 @@ def _floats(value: Any) -> Iterator[float]:
 
 
 def _coerce(key: str, text: str, hint: Any, current: Any) -> Any:
-    """Parse ``text`` as YAML and convert it, element by element, to the field's annotation.
+    """Parse ``text`` as YAML and conform it, element by element, to the field's annotation.
 
     Numbers must be finite unless the field's current value already holds a NaN or infinity.
     """
     if hint is str:
         return text
     try:
-        value = _convert(yaml.safe_load(text), hint)
+        value = yaml.safe_load(text)
     except yaml.YAMLError:
         raise ValueError(f"--set {key}: {text!r} is not a YAML value") from None
-    except _MismatchError:
-        raise ValueError(f"--set {key}: expected {_type_name(hint)}; got {text!r}") from None
-    finite_field = all(math.isfinite(v) for v in _floats(current))
-    if finite_field and not all(math.isfinite(v) for v in _floats(value)):
+    finite = all(math.isfinite(v) for v in _floats(current))
+    try:
+        return conform(value, hint, lenient=True, finite=finite)
+    except AnnotationMismatchError:
+        pass
+    if finite and _has_non_finite(value):
         raise ValueError(f"--set {key}: expected finite numbers; got {text!r}")
-    return value
+    raise ValueError(f"--set {key}: expected {annotation_text(hint)}; got {text!r}")
+
+
+def _has_non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, str):
+        try:
+            return not math.isfinite(float(value))
+        except ValueError:
+            return False
+    return isinstance(value, list) and any(_has_non_finite(v) for v in value)
 
 
 def apply_overrides(config: Any, overrides: Mapping[str, str]) -> Any:
@@ -306,7 +273,9 @@ def apply_overrides(config: Any, overrides: Mapping[str, str]) -> Any:
         raise ValueError(
             f"unknown config key(s) {', '.join(unknown)}; valid keys: {', '.join(fields)}"
         )
-    hints = _field_hints(config)
+    hints = field_hints(type(config)) or {
+        f.name: type(getattr(config, f.name)) for f in dataclasses.fields(config)
+    }
     changes = {
         key: _coerce(key, text, hints[key], getattr(config, key)) for key, text in overrides.items()
     }

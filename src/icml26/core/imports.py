@@ -30,9 +30,11 @@ from typing import Any
 
 __all__ = [
     "MissingExtraError",
+    "extra_requirements",
     "install_hint",
     "lazy_api",
     "missing_modules",
+    "missing_requirements",
     "module_versions",
     "require",
 ]
@@ -92,6 +94,60 @@ def missing_modules(modules: Iterable[str]) -> tuple[str, ...]:
     return tuple(m for m in modules if not _is_installed(m))
 
 
+def extra_requirements(extra: str, *, _seen: frozenset[str] = frozenset()) -> list[str]:
+    """The requirement lines (``"networkx>=3"``) the extra ``icml26[<extra>]`` installs.
+
+    Read from the installed package's metadata, i.e. from ``pyproject.toml``, the one place a
+    system's dependencies are declared; ``icml26[a,b]`` inside an extra is expanded. An empty
+    list when the package metadata is not installed (a bare source tree) or the extra is unknown.
+
+    Example
+    -------
+    >>> any(r.startswith("networkx") for r in extra_requirements("matroid"))
+    True
+    """
+    from packaging.requirements import Requirement
+
+    try:
+        lines = importlib.metadata.requires("icml26") or []
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    out: list[str] = []
+    for line in lines:
+        req = Requirement(line)
+        if req.marker is None or not req.marker.evaluate({"extra": extra}):
+            continue
+        if req.name == "icml26":
+            for inner in sorted(req.extras - _seen - {extra}):
+                out += extra_requirements(inner, _seen=_seen | {extra})
+        else:
+            out.append(str(Requirement(line.split(";")[0])))
+    return out
+
+
+def missing_requirements(extra: str) -> tuple[str, ...]:
+    """The requirements of ``icml26[<extra>]`` that are not installed, or installed too old.
+
+    Example
+    -------
+    >>> missing_requirements("matroid")
+    ()
+    """
+    from packaging.requirements import Requirement
+
+    missing = []
+    for line in extra_requirements(extra):
+        req = Requirement(line)
+        try:
+            installed = importlib.metadata.version(req.name)
+        except importlib.metadata.PackageNotFoundError:
+            missing.append(line)
+            continue
+        if req.specifier and not req.specifier.contains(installed, prereleases=True):
+            missing.append(f"{line} (found {installed})")
+    return tuple(missing)
+
+
 def require(module: str, extra: str, *, owner: str | None = None) -> ModuleType:
     """Import ``module``, or raise :class:`MissingExtraError` naming ``extra``.
 
@@ -144,7 +200,7 @@ def _stub_exports(stub: Path, package: str) -> dict[str, str]:
 
 
 def lazy_api(
-    package: str, init_file: str, *, requires: Iterable[str] = (), extra: str | None = None
+    package: str, init_file: str, *, extra: str | None = None
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]], list[str]]:
     """``(__getattr__, __dir__, __all__)`` for a system package whose names load on first use.
 
@@ -154,19 +210,17 @@ def lazy_api(
         The package's ``__name__``.
     init_file
         The package's ``__file__``; the public names are read from the ``__init__.pyi`` beside it.
-    requires
-        Import names the package needs; if any is missing, :class:`MissingExtraError` is raised
-        now (they are looked up, not imported).
     extra
-        The extra that installs ``requires``; by default the system's slug.
+        The extra that installs what the package needs (default: the system's slug); its
+        requirements are read from the package metadata (:func:`missing_requirements`).
 
     Raises
     ------
     MissingExtraError
-        If a required module is not installed.
+        If a requirement of the extra is not installed (or too old).
     """
     extra = extra or package.rpartition(".")[2]
-    missing = missing_modules(requires)
+    missing = missing_requirements(extra)
     if missing:
         raise MissingExtraError(package, missing, extra)
     exports = _stub_exports(Path(init_file).with_suffix(".pyi"), package)

@@ -15,13 +15,18 @@ MAX_ROUNDS = 10**4
 
 
 def interleaved_median_seconds(
-    fns: Mapping[str, Callable[[], Any]], repeats: int, warmup: int = 1
+    fns: Mapping[str, Callable[[], Any]],
+    repeats: int,
+    warmup: int = 1,
+    *,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> dict[str, float]:
     """Median wall time (seconds) of each callable, timed round-robin.
 
     ``warmup`` untimed rounds, then ``repeats`` rounds in which every callable runs once, in the
     order given: a load spike slows every callable of its round alike instead of one callable's
-    whole block, so ratios of the medians stay meaningful on a shared machine.
+    whole block, so ratios of the medians stay meaningful on a shared machine. ``clock`` reads
+    seconds (a fake clock makes the result deterministic in tests).
 
     Example
     -------
@@ -43,7 +48,7 @@ def interleaved_median_seconds(
     seconds: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(repeats):
         for name, fn in fns.items():
-            start = time.perf_counter()
+            start = clock()
             fn()
-            seconds[name].append(time.perf_counter() - start)
+            seconds[name].append(clock() - start)
     return {name: statistics.median(ts) for name, ts in seconds.items()}

@@ -23,9 +23,11 @@ Seed: TypeAlias = "int | np.random.Generator | torch.Generator | None"
 __all__ = [
     "Seed",
     "check_array",
+    "check_device",
     "check_in_interval",
     "check_one_of",
     "check_positive_int",
+    "check_seed",
     "check_tensor",
     "numpy_generator",
     "torch_generator",
@@ -282,3 +284,42 @@ def _seed_int(seed: Any, name: str, low: int, high: int | None) -> int:
         upper = "" if high is None else f" and < {high}"
         raise ValueError(f"{name} must be an int >= {low}{upper}; got {int(seed)}.")
     return int(seed)
+
+
+def check_seed(name: str, value: Any, *, owner: str | None = None) -> int:
+    """Return ``value`` if it is an int seed in ``[0, 2**63)``; bools and floats are refused.
+
+    Example
+    -------
+    >>> check_seed("seed", 7)
+    7
+    """
+    return _seed_int(value, f"{_prefix(owner)}{name}", 0, 2**63)
+
+
+def check_device(name: str, value: Any, *, owner: str | None = None) -> str:
+    """Return ``value`` if it names a torch device that exists on this machine.
+
+    ``"cpu"`` and ``"meta"`` always do; ``"cuda"``, ``"cuda:1"``, ``"mps"`` only where that
+    backend is available.
+
+    Example
+    -------
+    >>> check_device("device", "cpu")
+    'cpu'
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{_prefix(owner)}{name} must be a device name (str); got {_shown(value)}.")
+    import torch
+
+    try:
+        kind = torch.device(value).type
+    except RuntimeError:
+        raise ValueError(
+            f"{_prefix(owner)}{name} must be a torch device name such as 'cpu' or 'cuda'; "
+            f"got {value!r}."
+        ) from None
+    backend = getattr(torch, kind, None)
+    if kind not in ("cpu", "meta") and not getattr(backend, "is_available", lambda: False)():
+        raise ValueError(f"{_prefix(owner)}{name}: device {value!r} is not available here.")
+    return value

@@ -12,4 +12,4 @@ abstract and the classical literature); see docs/cvar_rl.md, "Deviations".
 
 from icml26.core.imports import lazy_api
 
-__getattr__, __dir__, __all__ = lazy_api(__name__, __file__, requires=("gymnasium",))
+__getattr__, __dir__, __all__ = lazy_api(__name__, __file__)

@@ -17,6 +17,4 @@ project spec (`../shared/specs/ecovla.md`); inferred details are listed in docs/
 
 from icml26.core.imports import lazy_api
 
-__getattr__, __dir__, __all__ = lazy_api(
-    __name__, __file__, requires=("torch", "transformers", "gymnasium", "skimage")
-)
+__getattr__, __dir__, __all__ = lazy_api(__name__, __file__)

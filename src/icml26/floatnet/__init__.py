@@ -13,4 +13,4 @@ designed to meet the paper's bounds and verified exhaustively on toy formats (se
 
 from icml26.core.imports import lazy_api
 
-__getattr__, __dir__, __all__ = lazy_api(__name__, __file__, requires=("ml_dtypes",))
+__getattr__, __dir__, __all__ = lazy_api(__name__, __file__)

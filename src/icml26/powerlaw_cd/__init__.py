@@ -19,6 +19,4 @@ True
 
 from icml26.core.imports import lazy_api
 
-__getattr__, __dir__, __all__ = lazy_api(
-    __name__, __file__, requires=("statsmodels", "threadpoolctl", "pandas", "joblib", "tigramite")
-)
+__getattr__, __dir__, __all__ = lazy_api(__name__, __file__)

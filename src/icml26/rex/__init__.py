@@ -6,6 +6,4 @@ ICML 2026 (arXiv:2502.08834). Method reconstructed from the spec in ``docs/rex.m
 
 from icml26.core.imports import lazy_api
 
-__getattr__, __dir__, __all__ = lazy_api(
-    __name__, __file__, requires=("torchsde", "torchdiffeq", "sklearn")
-)
+__getattr__, __dir__, __all__ = lazy_api(__name__, __file__)

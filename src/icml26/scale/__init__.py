@@ -21,4 +21,4 @@ Example
 
 from icml26.core.imports import lazy_api
 
-__getattr__, __dir__, __all__ = lazy_api(__name__, __file__, requires=("torch", "gymnasium"))
+__getattr__, __dir__, __all__ = lazy_api(__name__, __file__)

@@ -15,4 +15,4 @@ project spec's inferred design on HeteroFL/FedRolex conventions; see docs/spinef
 
 from icml26.core.imports import lazy_api
 
-__getattr__, __dir__, __all__ = lazy_api(__name__, __file__, requires=("sklearn",))
+__getattr__, __dir__, __all__ = lazy_api(__name__, __file__)

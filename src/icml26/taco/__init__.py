@@ -12,4 +12,4 @@ per-feature tokenization only, ensembles without TabPFN's preprocessing variants
 
 from icml26.core.imports import lazy_api
 
-__getattr__, __dir__, __all__ = lazy_api(__name__, __file__, requires=("sklearn", "safetensors"))
+__getattr__, __dir__, __all__ = lazy_api(__name__, __file__)

@@ -13,4 +13,4 @@ memory-efficient OsciReset is gated by S0; R2 keeps all layers in NVFP4.
 
 from icml26.core.imports import lazy_api
 
-__getattr__, __dir__, __all__ = lazy_api(__name__, __file__, requires=("ml_dtypes",))
+__getattr__, __dir__, __all__ = lazy_api(__name__, __file__)
