@@ -13,22 +13,11 @@ from __future__ import annotations
 import argparse
 import copy
 import tempfile
-import time
-from collections.abc import Callable
 
 import numpy as np
 import torch
 
-
-def timed(fn: Callable[[], object], repeats: int, warmup: int = 2) -> float:
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+from icml26.core import interleaved_median_seconds
 
 
 def tiny_lm(folder: str) -> None:
@@ -65,6 +54,7 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
 
+    from icml26.core import adamw, optimizer_step
     from icml26.unipercept import (
         OPTION_VOCAB,
         HandcraftedIQA,
@@ -86,7 +76,6 @@ def main() -> None:
         tiny_lm(folder)
         scorer = load_unipercept(folder)
         prompts = ["rate " * 20] * 16
-        tas = timed(lambda: scorer.rate_prompts(prompts), args.repeats)
         ids = scorer.tokenizer(prompts, return_tensors="pt").input_ids
 
         def generate_then_parse() -> None:
@@ -95,35 +84,53 @@ def main() -> None:
             texts = scorer.tokenizer.batch_decode(out[:, ids.shape[1] :])
             [parse_score(t) for t in texts]
 
-        gen = timed(generate_then_parse, args.repeats)
-        rows.append(("rating, 16 prompts: generate 4 tokens + parse / Token-As-Score", gen / tas))
+        t = interleaved_median_seconds(
+            {"tas": lambda: scorer.rate_prompts(prompts), "generate": generate_then_parse},
+            args.repeats,
+            warmup=2,
+        )
+        rows.append(
+            (
+                "rating, 16 prompts: generate 4 tokens + parse / Token-As-Score",
+                t["generate"] / t["tas"],
+            )
+        )
 
     items = make_iqa_vr(32, seed=0, size=32) + make_iqa_vqa(32, seed=1, size=32)
     model = TinyPercept(option_vocab=OPTION_VOCAB, seed=0)
     batch = encode_items(items, model)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    optimizer = adamw(model, lr=1e-4, weight_decay=0.01)
 
-    def dapt_step() -> None:
-        loss = dapt_loss(model(batch), batch)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-
-    model.train()
-    dapt = timed(dapt_step, args.repeats)
-    model.eval()
     policy, ref = PerceptPolicy(model, seed=0), PerceptPolicy(copy.deepcopy(model), seed=0)
     reward = percept_reward_fn()
-    grpo = timed(
-        lambda: grpo_step(policy, ref, batch, reward, 8, optimizer=optimizer), args.repeats
+
+    def dapt_step() -> None:  # DAPT trains in train mode, GRPO runs in eval mode
+        model.train()
+        optimizer_step(dapt_loss(model(batch), batch), optimizer, step=0, owner="bench")
+        model.eval()
+
+    t = interleaved_median_seconds(
+        {
+            "dapt": dapt_step,
+            "grpo": lambda: grpo_step(policy, ref, batch, reward, 8, optimizer=optimizer),
+        },
+        args.repeats,
+        warmup=2,
     )
-    rows.append(("TinyPercept step, 64 queries: GRPO (n = 8) / DAPT", grpo / dapt))
+    rows.append(("TinyPercept step, 64 queries: GRPO (n = 8) / DAPT", t["grpo"] / t["dapt"]))
 
     images = np.stack([it.image for it in items[:32]])
     perceptual = PerceptualReward(model)
-    per_image = timed(lambda: perceptual(images), args.repeats) / len(images)
     handcrafted = HandcraftedIQA().fit(items[:32])
-    hand = timed(lambda: handcrafted.predict(items[:32]), args.repeats) / 32
+    t = interleaved_median_seconds(
+        {
+            "perceptual": lambda: perceptual(images),
+            "handcrafted": lambda: handcrafted.predict(items[:32]),
+        },
+        args.repeats,
+        warmup=2,
+    )
+    per_image, hand = t["perceptual"] / len(images), t["handcrafted"] / 32
     rows.append(
         ("reward per image: PerceptualReward (3 domains) / handcrafted IQA", per_image / hand)
     )

@@ -1,5 +1,5 @@
 """One intra-op thread for this system's tests: tiny convolutions on a shared 2-core machine run
-several times faster on one thread than on two (see experiments.RESOURCES)."""
+several times faster on one thread than on two (see experiments/common.py, RESOURCES)."""
 
 import pytest
 import torch

@@ -7,9 +7,12 @@ import pytest
 
 from icml26.unipercept import (
     KINDS,
+    clean_crops,
     degrade,
     degrade_quadrant,
     ista_score,
+    make_domain_sets,
+    make_iaa_proxy,
     make_iqa_vqa,
     make_iqa_vr,
     make_ista,
@@ -90,9 +93,45 @@ def test_splits_share_no_source_and_load_without_network(monkeypatch):
     assert train.shape[0] + test.shape[0] < full.shape[0]  # disjoint bands (val in between)
 
 
+def test_domain_sets_are_the_single_domain_makers_on_one_generator():
+    vr, vqa = make_domain_sets(("IAA", "IQA", "ISTA"), 3, seed=5, size=16, split="test")
+    rng = np.random.default_rng(5)
+    expected_vr, expected_vqa = [], []
+    for make_vr, make_vqa in (
+        (
+            lambda: make_iaa_proxy(3, rng, 16, "test"),
+            lambda: make_iaa_proxy(3, rng, 16, "test", "vqa"),
+        ),
+        (lambda: make_iqa_vr(3, rng, 16, "test"), lambda: make_iqa_vqa(3, rng, 16, "test")),
+        (lambda: make_ista(3, rng, 16, "test"), lambda: make_ista(3, rng, 16, "test", "vqa")),
+    ):
+        expected_vr += make_vr()
+        expected_vqa += make_vqa()
+    assert [it.mos for it in vr] == [it.mos for it in expected_vr]
+    assert all(np.array_equal(a.image, b.image) for a, b in zip(vr, expected_vr, strict=True))
+    assert [it.answer for it in vqa] == [it.answer for it in expected_vqa]
+
+
+def test_clean_crops_come_from_the_split_and_are_undegraded():
+    crops = clean_crops(4, size=16, split="test", seed=0)
+    assert len(crops) == 4 and all(c.shape == (16, 16, 3) for c in crops)
+    again = clean_crops(4, size=16, split="test", seed=0)
+    assert all(np.array_equal(a, b) for a, b in zip(crops, again, strict=True))
+    # make_iqa_vr draws the same crops first, so its undegraded items (quality 100) are them
+    crops = clean_crops(20, size=16, split="test", seed=1)
+    items = make_iqa_vr(20, seed=1, size=16, split="test")
+    clean = [i for i, it in enumerate(items) if not it.meta["severities"]]
+    assert clean and all(np.array_equal(items[i].image, crops[i]) for i in clean)
+    assert all(items[i].mos == 100.0 for i in clean)
+
+
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
+        (lambda: make_domain_sets(("IQA", "AES"), 2), ValueError, "domains must be one of"),
+        (lambda: make_domain_sets("IQA", 2), TypeError, "domains must be a non-empty"),
+        (lambda: make_domain_sets((), 2), TypeError, "domains must be a non-empty"),
+        (lambda: clean_crops(2, size=8), ValueError, "size must be an integer"),
         (lambda: degrade(IMAGE, "sepia", 0.5), ValueError, "kind must be one of"),
         (lambda: degrade(IMAGE, "blur", 1.5), ValueError, "severity must be in"),
         (lambda: degrade(IMAGE[:, :, 0], "blur", 0.5), ValueError, r"img must have shape"),

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from icml26.core import NonFiniteLossError
 from icml26.unipercept import (
     OPTION_VOCAB,
     PerceptPolicy,
@@ -102,6 +103,51 @@ def test_seeded_training_is_reproducible(items):
     (r1, p1), (r2, p2) = run(), run()
     assert r1 == r2
     assert all(torch.equal(a, b) for a, b in zip(p1, p2, strict=True))
+
+
+def test_training_reports_progress_once_per_update(items):
+    dapt_seen, grpo_seen = [], []
+    model = tiny_model(seed=3)
+    history = train_dapt(
+        model, items, epochs=2, batch_size=10, seed=0,
+        progress=lambda done, total, metrics: dapt_seen.append((done, total, set(metrics))),
+    )  # fmt: skip
+    # 24 items in batches of 10: 3 updates per epoch
+    assert [d for d, _, _ in dapt_seen] == list(range(1, 7))
+    assert {t for _, t, _ in dapt_seen} == {6} and dapt_seen[0][2] == {"loss"}
+    assert len(history.epoch_loss) == 2
+    train_grpo(
+        model, None, items, steps=3, batch_size=8, seed=0,
+        progress=lambda done, total, metrics: grpo_seen.append((done, total)),
+    )  # fmt: skip
+    assert grpo_seen == [(1, 3), (2, 3), (3, 3)]
+    with pytest.raises(TypeError, match="progress must be"):
+        train_dapt(model, items, epochs=1, progress="yes")
+
+
+class NaNPolicy:
+    """A one-parameter policy whose log-probabilities are NaN: the GRPO loss is NaN."""
+
+    def __init__(self):
+        self.w = torch.nn.Parameter(torch.tensor(1.0))
+
+    def sample(self, batch, n):
+        return torch.zeros(batch, n, dtype=torch.long), torch.zeros(batch, n)
+
+    def logprob(self, batch, actions):
+        return self.w * torch.full(actions.shape, float("nan"))
+
+
+def test_a_nan_loss_stops_grpo_before_the_update():
+    policy = NaNPolicy()
+    optimizer = torch.optim.SGD([policy.w], lr=0.1)
+
+    def reward_fn(batch, actions):
+        return torch.arange(actions.numel(), dtype=torch.float32).reshape(actions.shape)
+
+    with pytest.raises(NonFiniteLossError, match="grpo_step"):
+        grpo_step(policy, NaNPolicy(), 2, reward_fn, n=4, optimizer=optimizer)
+    assert float(policy.w) == 1.0 and policy.w.grad is None
 
 
 def test_percept_reward_fn_matches_the_public_rewards():

@@ -7,7 +7,13 @@ from icml26.unipercept.degradations import (
     severity_level,
 )
 from icml26.unipercept.evaluation import evaluate_vqa, evaluate_vr
-from icml26.unipercept.generator import GaussianKnobPolicy, render_iqa_knobs, render_ista_knobs
+from icml26.unipercept.generator import (
+    GaussianKnobPolicy,
+    KnobHistory,
+    render_iqa_knobs,
+    render_ista_knobs,
+    train_knob_policy,
+)
 from icml26.unipercept.grpo import (
     GRPOStats,
     PerceptPolicy,
@@ -23,6 +29,8 @@ from icml26.unipercept.metrics import parse_choice, parse_score, vqa_accuracy, v
 from icml26.unipercept.model import PerceptBatch, TinyPercept, encode_items
 from icml26.unipercept.perceptoy import (
     OPTION_VOCAB,
+    clean_crops,
+    make_domain_sets,
     make_iaa_proxy,
     make_iqa_vqa,
     make_iqa_vr,
@@ -51,6 +59,7 @@ __all__ = [
     "GRPOStats",
     "GaussianKnobPolicy",
     "HandcraftedIQA",
+    "KnobHistory",
     "PerceptBatch",
     "PerceptPolicy",
     "PerceptualReward",
@@ -61,6 +70,7 @@ __all__ = [
     "VQAItem",
     "VRItem",
     "agsr_reward",
+    "clean_crops",
     "degrade",
     "degrade_quadrant",
     "encode_items",
@@ -75,6 +85,7 @@ __all__ = [
     "load_bench",
     "load_unipercept",
     "load_vr_folder",
+    "make_domain_sets",
     "make_grpo_trainer",
     "make_iaa_proxy",
     "make_iqa_vqa",
@@ -93,6 +104,7 @@ __all__ = [
     "token_to_score",
     "train_dapt",
     "train_grpo",
+    "train_knob_policy",
     "unipercept_reward_funcs",
     "vqa_accuracy",
     "vqa_reward",

@@ -5,6 +5,9 @@ as the reward. The stand-in generator is a diagonal Gaussian policy over a few r
 a in R^k; a rendered image has a ground truth known by construction, so one can check that
 raising the reward raises the truth (no reward hacking):
 
+The policy is trained by GRPO (no KL term) on the reward of the images its knobs render
+(:func:`train_knob_policy`).
+
 * IQA: s_k = sigmoid(a_k) are the severities of blur, noise and JPEG applied to a clean crop;
   truth = g = 100 prod_k (1 - c_k s_k).
 * ISTA: n = 1 + floor(4 sigmoid(a_1)) components (at most 4) whose textures come from the weak,
@@ -16,28 +19,40 @@ crops; their true quality has no closed form, so the knobs here set the degradat
 
 from __future__ import annotations
 
+import copy
 import math
-from collections.abc import Sequence
-from typing import Any, Final
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal
 
 import numpy as np
 import torch
 from torch import nn
 
+from icml26.core.progress import Progress, progress_reporter
 from icml26.core.validation import (
     Seed,
     check_array,
+    check_in_interval,
     check_one_of,
     check_positive_int,
     numpy_generator,
     torch_generator,
 )
 from icml26.unipercept.degradations import degrade_many, quality_from_severity
+from icml26.unipercept.grpo import grpo_step
 from icml26.unipercept.ista import TEXTURE_WEIGHTS, ista_score
 from icml26.unipercept.items import check_image, check_sequence
 from icml26.unipercept.scenes import PROCEDURAL_MORPHOLOGIES, render_scene, sample_scene
 
-__all__ = ["IQA_KNOBS", "GaussianKnobPolicy", "render_iqa_knobs", "render_ista_knobs"]
+__all__ = [
+    "IQA_KNOBS",
+    "GaussianKnobPolicy",
+    "KnobHistory",
+    "render_iqa_knobs",
+    "render_ista_knobs",
+    "train_knob_policy",
+]
 
 IQA_KNOBS: Final = ("blur", "noise", "jpeg")
 MAX_DRAWS: Final = 1_000_000  # largest batch * n one sample() call draws
@@ -167,3 +182,120 @@ def render_ista_knobs(
     if not images:
         return np.zeros((0, size, size, 3), np.float32), np.zeros(0)
     return np.stack(images), np.asarray(truth)
+
+
+@dataclass(frozen=True)
+class KnobHistory:
+    """What a :func:`train_knob_policy` run rendered: per step, every image's reward and truth."""
+
+    reward: np.ndarray  # (steps, queries * n) reward of each rendered image
+    truth: np.ndarray  # (steps, queries * n) its ground truth (quality g or ISTA score)
+
+
+def train_knob_policy(
+    policy: GaussianKnobPolicy,
+    reward: Callable[[np.ndarray], np.ndarray],
+    domain: Literal["iqa", "ista"],
+    *,
+    steps: int,
+    queries: int = 4,
+    n: int = 8,
+    lr: float = 0.05,
+    crops: Sequence[np.ndarray] | None = None,
+    size: int = 48,
+    split: Literal["train", "val", "test"] = "train",
+    seed: Seed = None,
+    progress: Progress = None,
+) -> KnobHistory:
+    """Train the generator ``policy`` with GRPO on ``reward(images)`` (spec §5 E5, beta = 0).
+
+    Each step draws ``queries`` groups of ``n`` knob vectors, renders them
+    (:func:`render_iqa_knobs` on ``crops`` or :func:`render_ista_knobs` at ``size``), rewards the
+    images and takes one :func:`~icml26.unipercept.grpo_step` with Adam. The reference policy
+    is a frozen copy of the initial one; with beta = 0 it does not enter the loss.
+
+    Parameters
+    ----------
+    policy
+        The generator, trained in place (3 knobs for ``"iqa"``, 2 for ``"ista"``).
+    reward
+        ``reward(images) -> (m,)`` scores of (m, H, W, 3) images, e.g. a
+        :class:`~icml26.unipercept.PerceptualReward`.
+    domain
+        ``"iqa"`` (degradation knobs on clean crops) or ``"ista"`` (scene knobs).
+    steps, queries, n, lr
+        GRPO updates, groups per update, group size, Adam learning rate.
+    crops
+        The clean crops the IQA knobs degrade (required for ``"iqa"``).
+    size, split
+        Side and texture split of the ISTA scenes.
+    seed
+        Seed or generator of the rendering noise.
+    progress
+        ``None``/``False``, ``True`` or ``progress(done, total, metrics)`` after every update.
+
+    Returns
+    -------
+    KnobHistory
+        Rewards and ground truths of every rendered image, (steps, queries * n) each.
+
+    Example
+    -------
+    >>> policy = GaussianKnobPolicy(2, init_mean=(-1.5, -1.5), seed=0)
+    >>> def more_texture(images):
+    ...     return images.std(axis=(1, 2, 3))
+    >>> history = train_knob_policy(policy, more_texture, "ista", steps=2, queries=2, n=4,
+    ...                             size=16, seed=0)
+    >>> history.reward.shape, history.truth.shape
+    ((2, 8), (2, 8))
+    """
+    owner = "train_knob_policy"
+    if not isinstance(policy, GaussianKnobPolicy):
+        raise TypeError(f"{owner}: policy must be a GaussianKnobPolicy; got {type(policy)}.")
+    if not callable(reward):
+        raise TypeError(f"{owner}: reward must be callable as reward(images) -> (m,) scores.")
+    check_one_of("domain", domain, ("iqa", "ista"), owner=owner)
+    knobs_needed = len(IQA_KNOBS) if domain == "iqa" else 2
+    if policy.mean.numel() != knobs_needed:
+        raise ValueError(
+            f"{owner}: a {domain!r} policy needs {knobs_needed} knobs; got {policy.mean.numel()}."
+        )
+    steps = check_positive_int("steps", steps, owner=owner, maximum=1_000_000)
+    queries = check_positive_int("queries", queries, owner=owner, maximum=65_536)
+    n = check_positive_int("n", n, owner=owner, minimum=2, maximum=4096)
+    lr = check_in_interval("lr", lr, low=0.0, high=10.0, closed="right", owner=owner)
+    if domain == "iqa":
+        if crops is None:
+            raise ValueError(f"{owner}: domain 'iqa' needs the clean crops to degrade.")
+        crops = check_sequence("crops", crops, owner, np.ndarray)
+    else:
+        size = check_positive_int("size", size, owner=owner, minimum=16, maximum=128)
+        check_one_of("split", split, ("train", "val", "test"), owner=owner)
+    rng = numpy_generator(seed)
+    frozen = copy.deepcopy(policy)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
+    rewards: list[np.ndarray] = []
+    truths: list[np.ndarray] = []
+
+    def reward_fn(batch: int, actions: torch.Tensor) -> torch.Tensor:
+        knobs = actions.reshape(-1, actions.shape[-1]).numpy()  # (queries * n, k)
+        if domain == "iqa":
+            images, truth = render_iqa_knobs(knobs, crops, rng)
+        else:
+            images, truth = render_ista_knobs(knobs, size, rng, split=split)
+        scores = np.asarray(reward(images), dtype=np.float64)
+        if scores.shape != (len(images),):
+            raise ValueError(
+                f"{owner}: reward must return {len(images)} scores; got shape {scores.shape}."
+            )
+        rewards.append(scores)
+        truths.append(np.asarray(truth, dtype=np.float64))
+        return torch.as_tensor(scores, dtype=torch.float64).reshape(actions.shape[:2])
+
+    with progress_reporter(progress, steps, "generator GRPO") as report:
+        for step in range(steps):
+            stats = grpo_step(
+                policy, frozen, queries, reward_fn, n=n, beta=0.0, optimizer=optimizer
+            )
+            report(step + 1, reward=stats.reward_mean)
+    return KnobHistory(reward=np.stack(rewards), truth=np.stack(truths))

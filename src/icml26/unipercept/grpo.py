@@ -27,6 +27,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import torch
 
+from icml26.core.training import optimizer_step
 from icml26.core.validation import (
     Seed,
     check_in_interval,
@@ -242,6 +243,11 @@ def grpo_step(
     -------
     GRPOStats
         Loss, reward mean/std, KL estimate, clip fraction and the share of zero-advantage groups.
+
+    Raises
+    ------
+    icml26.core.NonFiniteLossError
+        When the loss is NaN or infinite (before the update).
     """
     for name, value in (("policy", policy), ("ref_policy", ref_policy)):
         if not isinstance(value, Policy):
@@ -267,15 +273,14 @@ def grpo_step(
     with torch.no_grad():
         logp_ref = ref_policy.logprob(batch, actions)
     loss_value, stats = math.nan, {"kl": math.nan, "clip_fraction": math.nan}
-    for _ in range(inner_steps if optimizer is not None else 1):
-        if optimizer is not None:
-            optimizer.zero_grad(set_to_none=True)
+    for inner in range(inner_steps if optimizer is not None else 1):
         logp = policy.logprob(batch, actions)
         loss, stats = grpo_loss(logp, logp_old, logp_ref, advantages, clip_eps, beta)
-        loss.backward()
-        if optimizer is not None:
-            optimizer.step()  # step 8
-        loss_value = float(loss.detach())
+        if optimizer is None:
+            loss.backward()
+            loss_value = float(loss.detach())
+        else:  # step 8 (a NaN/inf loss stops before the update)
+            loss_value = optimizer_step(loss, optimizer, step=inner, owner="grpo_step")
     equal = (rewards.max(dim=1).values == rewards.min(dim=1).values).float().mean()
     return GRPOStats(
         loss=loss_value,

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from icml26.core.validation import check_positive_int, numpy_generator
+from icml26.core.validation import check_positive_int
 from icml26.core.weights import seeded_default_init
 from icml26.unipercept.items import LETTERS, VQAItem, VRItem, check_image, check_sequence
 from icml26.unipercept.taxonomy import DOMAINS, TEMPLATES, Taxonomy
@@ -375,9 +375,3 @@ def encode_items(items: Sequence[VRItem | VQAItem], model: TinyPercept) -> Perce
         target=torch.tensor(rows["target"]),
         mos=torch.tensor(rows["mos"], dtype=torch.float32),
     )
-
-
-def shuffled_batches(n: int, batch_size: int, seed: Any) -> list[np.ndarray]:
-    """Index batches of a random permutation of ``range(n)``."""
-    order = numpy_generator(seed).permutation(n)
-    return [order[i : i + batch_size] for i in range(0, n, batch_size)]

@@ -21,6 +21,7 @@ component in reading order because TinyPercept does not read question text.
 from __future__ import annotations
 
 import colorsys
+from collections.abc import Sequence
 from typing import Final, Literal
 
 import numpy as np
@@ -53,8 +54,11 @@ from icml26.unipercept.scenes import (
 )
 
 __all__ = [
+    "DOMAINS",
     "MAX_ITEMS",
     "OPTION_VOCAB",
+    "clean_crops",
+    "make_domain_sets",
     "make_iaa_proxy",
     "make_iqa_vqa",
     "make_iqa_vr",
@@ -344,3 +348,79 @@ def make_iaa_proxy(
             letter = LETTERS[_EXPOSURE.index(level)]
             items.append(VQAItem(image, "IAA", *path, text, _EXPOSURE, letter, source, meta))
     return items
+
+
+DOMAINS: Final = ("IAA", "IQA", "ISTA")
+
+
+def make_domain_sets(
+    domains: Sequence[str],
+    n: int,
+    seed: Seed = None,
+    size: int = 48,
+    split: Literal["train", "val", "test"] = "train",
+    observer_sd: float = 0.0,
+) -> tuple[list[VRItem], list[VQAItem]]:
+    """The rating and question items of several domains, ``n`` of each per domain.
+
+    For each domain in order: IQA -> :func:`make_iqa_vr` (with ``observer_sd``) and
+    :func:`make_iqa_vqa`; ISTA -> :func:`make_ista` (``"vr"``, then ``"vqa"``); IAA ->
+    :func:`make_iaa_proxy`. All draws come from one generator, in that order.
+
+    Parameters
+    ----------
+    domains
+        A non-empty sequence of ``"IAA"``, ``"IQA"``, ``"ISTA"``.
+    n
+        Items per domain and task.
+    seed, size, split, observer_sd
+        As for the single-domain makers.
+
+    Returns
+    -------
+    tuple of lists
+        ``(vr_items, vqa_items)``.
+
+    Example
+    -------
+    >>> vr, vqa = make_domain_sets(("IQA", "ISTA"), 2, seed=0, size=16)
+    >>> [it.domain for it in vr], len(vqa)
+    (['IQA', 'IQA', 'ISTA', 'ISTA'], 4)
+    """
+    owner = "make_domain_sets"
+    if isinstance(domains, str) or not isinstance(domains, Sequence) or not domains:
+        raise TypeError(f"{owner}: domains must be a non-empty sequence of {DOMAINS}.")
+    for domain in domains:
+        check_one_of("domains", domain, DOMAINS, owner=owner)
+    n, size = _check(n, size, split, owner)
+    check_in_interval("observer_sd", observer_sd, low=0.0, high=20.0, owner=owner)
+    rng = numpy_generator(seed)
+    vr: list[VRItem] = []
+    vqa: list[VQAItem] = []
+    for domain in domains:
+        if domain == "IQA":
+            vr += make_iqa_vr(n, rng, size, split, observer_sd)
+            vqa += make_iqa_vqa(n, rng, size, split)
+        elif domain == "ISTA":
+            vr += make_ista(n, rng, size, split, "vr")
+            vqa += make_ista(n, rng, size, split, "vqa")
+        else:
+            vr += make_iaa_proxy(n, rng, size, split, "vr")
+            vqa += make_iaa_proxy(n, rng, size, split, "vqa")
+    return vr, vqa
+
+
+def clean_crops(
+    n: int, size: int = 48, split: Literal["train", "val", "test"] = "train", seed: Seed = None
+) -> list[np.ndarray]:
+    """``n`` undegraded crops of the split's photographs, as the IQA items draw them.
+
+    The clean inputs of :func:`~icml26.unipercept.render_iqa_knobs`.
+
+    Example
+    -------
+    >>> [c.shape for c in clean_crops(2, size=16, split="test", seed=0)]
+    [(16, 16, 3), (16, 16, 3)]
+    """
+    n, size = _check(n, size, split, "clean_crops")
+    return [crop for _, crop in crops(sources_for(split), n, size, _short_side(size), seed)]

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from icml26.core.imports import require
+from icml26.core.validation import check_device
 from icml26.unipercept.tokens import SCORE_TOKENS
 
 __all__ = [
@@ -222,7 +223,8 @@ def load_unipercept(
         A local folder, or a hub id already in the local hub cache (nothing is downloaded here:
         run ``huggingface_hub.snapshot_download(model_id)`` first).
     device
-        ``"cpu"`` or ``"cuda"`` (bfloat16 on CUDA, float32 on CPU).
+        A torch device available here, e.g. ``"cpu"`` or ``"cuda"`` (bfloat16 on CUDA,
+        float32 elsewhere).
 
     Raises
     ------
@@ -233,8 +235,7 @@ def load_unipercept(
     """
     if not isinstance(model_id_or_path, str) or not model_id_or_path:
         raise TypeError("load_unipercept: model_id_or_path must be a non-empty string.")
-    if not isinstance(device, str) or not (device in ("cpu", "cuda") or device.startswith("cuda:")):
-        raise ValueError(f"load_unipercept: device must be 'cpu' or 'cuda'; got {device!r}.")
+    check_device("device", device, owner="load_unipercept")
     folder = _resolve_folder(model_id_or_path)
     require("transformers", "unipercept")
     import torch

@@ -15,13 +15,14 @@ model and do not transfer); one GRPO optimisation pass per sampled group.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-import numpy as np
 import torch
 
+from icml26.core.progress import Progress, progress_reporter
+from icml26.core.training import adamw, optimizer_step
 from icml26.core.validation import (
     Seed,
     check_in_interval,
@@ -86,7 +87,7 @@ def train_dapt(
     weight_decay: float = 1e-4,
     label_sigma: float = 0.0,
     seed: Seed = 0,
-    on_step: Callable[[], None] | None = None,
+    progress: Progress = None,
 ) -> DAPTHistory:
     """Stage 1 (DAPT): supervised cross-entropy on question answers and score tokens.
 
@@ -102,8 +103,30 @@ def train_dapt(
         Width of the Gaussian-smoothed score label (0: one-hot on round(g), the spec default).
     seed
         Seed of the batch order.
-    on_step
-        Called after every optimiser step (progress bars).
+    progress
+        ``None``/``False`` (silent), ``True`` (a rich bar) or a callable
+        ``progress(done, total, metrics)`` called after every optimiser step
+        (:mod:`icml26.core.progress`).
+
+    Returns
+    -------
+    DAPTHistory
+        The mean loss of each epoch.
+
+    Raises
+    ------
+    icml26.core.NonFiniteLossError
+        When a batch loss is NaN or infinite (before that update).
+
+    Example
+    -------
+    >>> from icml26.unipercept import OPTION_VOCAB, TinyPercept, make_iqa_vr
+    >>> model = TinyPercept(option_vocab=OPTION_VOCAB, channels=(4, 4, 4, 4), d_model=8, seed=0)
+    >>> seen = []
+    >>> history = train_dapt(model, make_iqa_vr(8, seed=0, size=16), epochs=2, batch_size=4,
+    ...                      progress=lambda done, total, m: seen.append((done, total)))
+    >>> len(history.epoch_loss), seen[-1]
+    (2, (4, 4))
     """
     if not isinstance(model, TinyPercept):
         raise TypeError(f"train_dapt: model must be a TinyPercept; got {type(model).__name__}.")
@@ -117,23 +140,23 @@ def train_dapt(
     check_in_interval("label_sigma", label_sigma, low=0.0, high=100.0, owner="train_dapt")
     rng = numpy_generator(seed)
     full = encode_items(items, model)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    optimizer = adamw(model, lr=lr, weight_decay=weight_decay)
     model.train()
     losses = []
-    for _ in range(epochs):
-        order = torch.from_numpy(rng.permutation(len(full)))
-        total, count = 0.0, 0
-        for start in range(0, len(full), batch_size):
-            batch = full.subset(order[start : start + batch_size])
-            loss = dapt_loss(model(batch), batch, label_sigma)  # forward
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            optimizer.step()
-            total += float(loss.detach()) * len(batch)
-            count += len(batch)
-            if on_step is not None:
-                on_step()
-        losses.append(total / count)
+    per_epoch = -(-len(full) // batch_size)
+    with progress_reporter(progress, epochs * per_epoch, "DAPT") as report:
+        for epoch in range(epochs):
+            order = torch.from_numpy(rng.permutation(len(full)))
+            total, count = 0.0, 0
+            for i, start in enumerate(range(0, len(full), batch_size)):
+                step = epoch * per_epoch + i
+                batch = full.subset(order[start : start + batch_size])
+                loss = dapt_loss(model(batch), batch, label_sigma)  # forward
+                value = optimizer_step(loss, optimizer, step=step, owner="train_dapt")
+                total += value * len(batch)
+                count += len(batch)
+                report(step + 1, loss=value)
+            losses.append(total / count)
     model.eval()
     return DAPTHistory(tuple(losses))
 
@@ -153,7 +176,7 @@ def train_grpo(
     alpha: float = 0.25,
     eps: float = 10.0,
     seed: Seed = 0,
-    on_step: Callable[[], None] | None = None,
+    progress: Progress = None,
 ) -> list[GRPOStats]:
     """Stage 2: GRPO with the AGSR (or threshold) rating reward and the binary VQA reward.
 
@@ -175,6 +198,22 @@ def train_grpo(
         AGSR width and growth; threshold tolerance.
     seed
         Seed of the query draws and of the response sampling.
+    progress
+        ``None``/``False``, ``True`` or ``progress(done, total, metrics)`` after every update
+        (:mod:`icml26.core.progress`).
+
+    Returns
+    -------
+    list of GRPOStats
+        One entry per update.
+
+    Example
+    -------
+    >>> from icml26.unipercept import OPTION_VOCAB, TinyPercept, make_iqa_vr
+    >>> model = TinyPercept(option_vocab=OPTION_VOCAB, channels=(4, 4, 4, 4), d_model=8, seed=0)
+    >>> history = train_grpo(model, None, make_iqa_vr(8, seed=0, size=16), steps=2, batch_size=4)
+    >>> len(history), 0.0 <= history[0].reward_mean <= 1.0
+    (2, True)
     """
     if not isinstance(model, TinyPercept):
         raise TypeError(f"train_grpo: model must be a TinyPercept; got {type(model).__name__}.")
@@ -192,31 +231,20 @@ def train_grpo(
     reward_fn = percept_reward_fn(reward, sigma0, alpha, eps)
     policy = PerceptPolicy(model, seed=int(rng.integers(2**62)))
     ref_policy = PerceptPolicy(reference, seed=0)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
+    optimizer = adamw(model, lr=lr, weight_decay=0.0)
     full = encode_items(items, model)
     # BatchNorm keeps its DAPT running statistics: pi_theta, pi_old and pi_ref then see one
     # deterministic network each (train-mode batch statistics would make KL != 0 at equal weights)
     model.eval()
     history = []
-    for _ in range(steps):
-        index = torch.from_numpy(
-            rng.choice(len(full), size=min(batch_size, len(full)), replace=False)
-        )
-        batch = full.subset(index)  # step 4: a batch of mixed queries
-        history.append(
-            grpo_step(policy, ref_policy, batch, reward_fn, n, clip_eps, beta, optimizer)
-        )
-        if on_step is not None:
-            on_step()
+    with progress_reporter(progress, steps, "GRPO") as report:
+        for step in range(steps):
+            index = torch.from_numpy(
+                rng.choice(len(full), size=min(batch_size, len(full)), replace=False)
+            )
+            batch = full.subset(index)  # step 4: a batch of mixed queries
+            stats = grpo_step(policy, ref_policy, batch, reward_fn, n, clip_eps, beta, optimizer)
+            history.append(stats)
+            report(step + 1, reward=stats.reward_mean, kl=stats.kl)
     model.eval()
     return history
-
-
-def rating_items(items: Sequence[VRItem | VQAItem]) -> list[VRItem]:
-    """The rating items of a mixed list."""
-    return [it for it in items if isinstance(it, VRItem)]
-
-
-def mean_or_nan(values: Sequence[float]) -> float:
-    """Mean of ``values`` (NaN when empty)."""
-    return float(np.mean(values)) if len(values) else float("nan")
