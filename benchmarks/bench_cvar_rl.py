@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 
+from icml26.core import interleaved_median_seconds
 from icml26.cvar_rl import (
     BudgetGrid,
     TabularMDP,
@@ -29,21 +30,16 @@ from icml26.cvar_rl import (
 )
 
 
-def best_of(fn, repeats: int = 3) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+def median_of(fn, repeats: int = 3) -> float:
+    """Median seconds of ``fn`` over ``repeats`` runs after one warm-up run."""
+    return interleaved_median_seconds({"fn": fn}, repeats)["fn"]
 
 
 def per_sweep(mdp: TabularMDP, grid: BudgetGrid) -> float:
     """Seconds per sweep: max_iter sweeps of the value pass, then as many of the tie-break pass."""
     sweeps = 50
     return (
-        best_of(lambda: augmented_value_iteration(mdp, grid, tol=1e-300, max_iter=sweeps))
+        median_of(lambda: augmented_value_iteration(mdp, grid, tol=1e-300, max_iter=sweeps))
         / sweeps
         / 2
     )
@@ -62,7 +58,7 @@ def random_mdp(n_states: int, n_actions: int = 4, branching: int = 4, seed: int 
 
 def main() -> None:
     cliff = TabularMDP.from_gymnasium("CliffWalking-v1", gamma=0.95, slip=0.1)
-    rn = best_of(lambda: risk_neutral_vi(cliff, tol=1e-300, max_iter=50)) / 50
+    rn = median_of(lambda: risk_neutral_vi(cliff, tol=1e-300, max_iter=50)) / 50
     print(f"risk-neutral VI sweep (anchor): {rn * 1e3:.3f} ms")
     print(f"{'model':>22} {'S*K*A':>10} {'ms/sweep':>10} {'x anchor':>9}")
     sizes, times = [], []
@@ -90,7 +86,7 @@ def main() -> None:
     for K in (101, 601):
         grid = BudgetGrid(-300.0, 0.0, K)
         for schedule in ("rescaled_linear", "poly", "harmonic"):
-            t = best_of(
+            t = median_of(
                 lambda grid=grid, schedule=schedule: cvar_q_learning(
                     cliff, grid, 0.95, steps, lr_schedule=schedule, seed=0
                 ),
@@ -108,10 +104,10 @@ def rollouts(episodes: int = 2000) -> None:
     lake = TabularMDP.from_gymnasium(env, gamma=0.95)
     sol = augmented_value_iteration(lake, BudgetGrid(0.0, 20.0, 801))
     policy = sol.policy(sol.cvar(0.2).b_star)
-    t_env = best_of(
+    t_env = median_of(
         lambda: rollout(env, policy, episodes, seed=0, gamma=1.0, max_steps=100), repeats=1
     )
-    t_model = best_of(lambda: rollout_returns(lake, policy, episodes, 100, seed=0), repeats=3)
+    t_model = median_of(lambda: rollout_returns(lake, policy, episodes, 100, seed=0), repeats=3)
     print(
         f"rollouts, FrozenLake CVaR policy, {episodes} episodes: gymnasium env {t_env:.2f} s, "
         f"model (vectorised) {t_model:.3f} s, ratio {t_env / t_model:.0f}x"

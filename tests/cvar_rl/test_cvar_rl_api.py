@@ -15,8 +15,10 @@ from icml26.cvar_rl import (
     cvar_from_values,
     cvar_q_learning,
     exact_cvar,
+    optimal_cvar_rollouts,
     risk_neutral_vi,
     risky_chain,
+    rollout_returns,
     step_size,
 )
 
@@ -178,3 +180,35 @@ def test_cvar_refuses_nan_probabilities():
     # A NaN sum is neither > nor < anything, so the sum-to-one test alone would let it through.
     with pytest.raises(ValueError, match="exact_cvar: probs must be finite"):
         exact_cvar([0.0, 1.0], [np.nan, 1.0], 0.5)
+
+
+@pytest.mark.parametrize("n_steps", [1, 999, 1000, 2500])
+def test_q_learning_progress_reports_every_step_and_changes_nothing(n_steps):
+    mdp = risky_chain()
+    grid = BudgetGrid(-60.0, 40.0, 21)
+    calls = []
+    with_cb = cvar_q_learning(
+        mdp, grid, mdp.gamma, n_steps, seed=3, progress=lambda d, t, m: calls.append((d, t))
+    )
+    without = cvar_q_learning(mdp, grid, mdp.gamma, n_steps, seed=3)
+    # done counts climb in steps of 1000 to n_steps, each with total = n_steps
+    assert calls[-1] == (n_steps, n_steps) and len(calls) == -(-n_steps // 1000)
+    assert [d for d, _ in calls] == sorted({*range(1000, n_steps, 1000), n_steps})
+    np.testing.assert_array_equal(with_cb.Q, without.Q)
+    with pytest.raises(TypeError, match="progress"):
+        cvar_q_learning(mdp, grid, mdp.gamma, 10, seed=3, progress="yes")
+
+
+def test_optimal_cvar_rollouts_simulate_the_policy_read_off_the_solution(chain_solution):
+    mdp, _, sol = chain_solution
+    estimate, z = optimal_cvar_rollouts(mdp, sol, 0.5, 500, horizon=3, seed=0)
+    assert estimate == sol.cvar(0.5)
+    policy = sol.policy(estimate.b_star)
+    np.testing.assert_array_equal(z, rollout_returns(mdp, policy, 500, 3, seed=0))
+    with pytest.raises(TypeError, match="solution"):
+        optimal_cvar_rollouts(mdp, sol.V, 0.5, 10, 3)
+    other = TabularMDP.from_gymnasium("FrozenLake-v1", gamma=0.9)
+    with pytest.raises(ValueError, match="solution"):
+        optimal_cvar_rollouts(other, sol, 0.5, 10, 3)
+    with pytest.raises(ValueError, match="alpha"):
+        optimal_cvar_rollouts(mdp, sol, 0.0, 10, 3)

@@ -8,9 +8,11 @@ from icml26.cvar_rl.baselines import (
 from icml26.cvar_rl.budget import BudgetGrid, redistributed_reward
 from icml26.cvar_rl.envs import TabularMDPEnv, register_envs, rollout
 from icml26.cvar_rl.evaluation import (
+    cvar_standard_error,
     empirical_cvar,
     exact_cvar,
     exact_return_distribution,
+    optimal_cvar_rollouts,
     rollout_returns,
 )
 from icml26.cvar_rl.exact import (
@@ -60,11 +62,13 @@ __all__ = [
     "cvar_error_bound",
     "cvar_from_values",
     "cvar_q_learning",
+    "cvar_standard_error",
     "empirical_cvar",
     "exact_augmented_cvar",
     "exact_augmented_value",
     "exact_cvar",
     "exact_return_distribution",
+    "optimal_cvar_rollouts",
     "random_layered_mdp",
     "redistributed_reward",
     "register_envs",

@@ -6,7 +6,8 @@ CVaR_alpha(Z) = (1 / alpha) * integral_0^alpha VaR_u(Z) du; alpha = 1 gives the 
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -14,7 +15,17 @@ from icml26.core import Seed, check_array, check_in_interval, check_positive_int
 from icml26.cvar_rl.mdp import MAX_HORIZON, MAX_PATHS, TabularMDP, check_mdp, count_paths, generator
 from icml26.cvar_rl.policies import MAX_EPISODES, AbstractPolicy, check_policy
 
-__all__ = ["empirical_cvar", "exact_cvar", "exact_return_distribution", "rollout_returns"]
+if TYPE_CHECKING:
+    from icml26.cvar_rl.value_iteration import AugmentedSolution, CVaREstimate
+
+__all__ = [
+    "cvar_standard_error",
+    "empirical_cvar",
+    "exact_cvar",
+    "exact_return_distribution",
+    "optimal_cvar_rollouts",
+    "rollout_returns",
+]
 
 
 def exact_cvar(atoms: Any, probs: Any, alpha: float) -> float:
@@ -89,6 +100,44 @@ def empirical_cvar(returns: Any, alpha: float) -> float:
     return exact_cvar(returns, np.full(returns.size, 1.0 / max(returns.size, 1)), alpha)
 
 
+def cvar_standard_error(returns: Any, alpha: float) -> float:
+    """Standard error of :func:`empirical_cvar` from the influence function of CVaR.
+
+    The influence function of CVaR_alpha at Z is (VaR_alpha - Z)^+ / alpha up to a constant, so
+    SE = std((VaR_alpha - Z)^+) / (alpha sqrt(n)), with VaR_alpha the empirical alpha-quantile.
+
+    Parameters
+    ----------
+    returns
+        Sampled returns (n,), finite.
+    alpha
+        Tail level in (0, 1].
+
+    Returns
+    -------
+    float
+        The standard error (0 when every return is equal).
+
+    Raises
+    ------
+    ValueError
+        If ``returns`` is empty or not finite, or alpha is outside (0, 1].
+
+    Example
+    -------
+    >>> z = np.random.default_rng(0).normal(size=10_000)
+    >>> round(empirical_cvar(z, alpha=0.1), 2), round(cvar_standard_error(z, alpha=0.1), 2)
+    (-1.75, 0.02)
+    """
+    owner = "cvar_standard_error"
+    alpha = check_in_interval("alpha", alpha, low=0.0, high=1.0, closed="right", owner=owner)
+    returns = check_array("returns", returns, owner=owner).ravel()
+    if returns.size == 0:
+        raise ValueError(f"{owner}: returns must hold at least one return; got none.")
+    var = np.quantile(returns, alpha)
+    return float(np.std(np.maximum(var - returns, 0.0)) / (alpha * math.sqrt(returns.size)))
+
+
 def _step(mdp: TabularMDP, states: np.ndarray, actions: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Next states by inverse-CDF sampling with the uniforms ``u`` (n,)."""
     cdf = np.cumsum(mdp.P[states, actions], axis=1)  # (n, S)
@@ -152,6 +201,71 @@ def rollout_returns(
         memory[live] = policy.update_memory(memory[live], s, a, r, s_next)
         states[live] = s_next
     return returns
+
+
+def optimal_cvar_rollouts(
+    mdp: TabularMDP,
+    solution: AugmentedSolution,
+    alpha: float,
+    n_episodes: int,
+    horizon: int,
+    seed: Seed = None,
+) -> tuple[CVaREstimate, np.ndarray]:
+    """CVaR*_alpha predicted by a grid solution and Monte-Carlo returns of the policy it implies.
+
+    Reads b* off ``solution`` (:meth:`AugmentedSolution.cvar`) and simulates the augmented greedy
+    policy started from budget b* (:meth:`AugmentedSolution.policy`) with :func:`rollout_returns`,
+    so that the predicted value can be checked against ``empirical_cvar(returns, alpha)``.
+
+    Parameters
+    ----------
+    mdp
+        The model ``solution`` was computed for.
+    solution
+        The result of :func:`augmented_value_iteration` on ``mdp``.
+    alpha
+        Tail level in (0, 1].
+    n_episodes, horizon, seed
+        As for :func:`rollout_returns`.
+
+    Returns
+    -------
+    estimate, returns
+        The :class:`CVaREstimate` (value, b*, error bound) and the returns (n_episodes,).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``solution`` is not an :class:`AugmentedSolution` of a model with ``mdp``'s states
+        and actions, or an argument is out of range.
+
+    Example
+    -------
+    >>> from icml26.cvar_rl import BudgetGrid, augmented_value_iteration, risky_chain
+    >>> mdp = risky_chain()
+    >>> sol = augmented_value_iteration(mdp, BudgetGrid(-60.0, 40.0, 2001))
+    >>> estimate, z = optimal_cvar_rollouts(mdp, sol, 0.5, 20_000, horizon=3, seed=0)
+    >>> round(estimate.value, 2), abs(empirical_cvar(z, 0.5) - estimate.value) < 0.1
+    (0.97, True)
+    """
+    from icml26.cvar_rl.value_iteration import AugmentedSolution
+
+    owner = "optimal_cvar_rollouts"
+    mdp = check_mdp(mdp, owner=owner)
+    if not isinstance(solution, AugmentedSolution):
+        raise TypeError(
+            f"{owner}: solution must be an AugmentedSolution (from augmented_value_iteration); "
+            f"got {type(solution).__name__}."
+        )
+    expected = (mdp.n_states, solution.grid.K, mdp.n_actions)
+    if solution.Q.shape != expected:
+        raise ValueError(
+            f"{owner}: solution must be computed for mdp (Q of shape {expected}); got "
+            f"{solution.Q.shape}."
+        )
+    estimate = solution.cvar(alpha)
+    policy = solution.policy(estimate.b_star)
+    return estimate, rollout_returns(mdp, policy, n_episodes, horizon, seed)
 
 
 def exact_return_distribution(

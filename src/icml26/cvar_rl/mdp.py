@@ -321,16 +321,14 @@ def check_mdp(mdp: object, *, owner: str) -> TabularMDP:
 
 
 def generator(seed: Seed, *, owner: str) -> np.random.Generator:
-    """``numpy_generator(seed)``, refusing a negative int seed with a message naming ``seed``.
+    """``numpy_generator(seed)`` whose errors (e.g. a negative int) name ``owner`` and ``seed``.
 
     Example
     -------
     >>> float(generator(0, owner="demo").random()) == float(np.random.default_rng(0).random())
     True
     """
-    if isinstance(seed, int | np.integer) and not isinstance(seed, bool) and seed < 0:
-        raise ValueError(f"{owner}: seed must be an int >= 0 or a generator; got {seed!r}.")
-    return numpy_generator(seed)
+    return numpy_generator(seed, name=f"{owner}: seed")
 
 
 def count_paths(mdp: TabularMDP, horizon: int, *, owner: str, limit: int = MAX_PATHS) -> int:

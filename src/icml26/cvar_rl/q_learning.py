@@ -30,7 +30,15 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Seed, check_array, check_in_interval, check_one_of, check_positive_int
+from icml26.core import (
+    Progress,
+    Seed,
+    check_array,
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    progress_reporter,
+)
 from icml26.cvar_rl.budget import BudgetGrid, check_grid, redistributed_reward
 from icml26.cvar_rl.mdp import TabularMDP, generator
 from icml26.cvar_rl.policies import AugmentedGreedyPolicy
@@ -38,7 +46,7 @@ from icml26.cvar_rl.policies import AugmentedGreedyPolicy
 __all__ = ["QLearningResult", "cvar_q_learning", "step_size"]
 
 _LR_SCHEDULES = ("rescaled_linear", "poly", "harmonic")
-_PROGRESS_EVERY = 1000  # steps between two on_progress calls: cheap next to ~50 us per step
+_PROGRESS_EVERY = 1000  # steps between two progress reports: cheap next to ~50 us per step
 _BLOCK = 4096  # uniforms drawn per block: one generator call instead of three per step
 MAX_STEPS = 10**8  # cvar_q_learning: environment steps (~50 us each: hours)
 
@@ -269,7 +277,7 @@ def cvar_q_learning(
     max_episode_steps: int = 200,
     tie_tol: float = 1e-9,
     seed: Seed = None,
-    on_progress: Callable[[int], None] | None = None,
+    progress: Progress = None,
 ) -> QLearningResult:
     """Tabular CVaR Q-learning with the redistributed reward on a budget grid.
 
@@ -302,9 +310,10 @@ def cvar_q_learning(
         Actions within ``tie_tol`` of max_a Q count as tied; ties go to the largest Q_mean.
     seed
         Randomness (int, Generator or None).
-    on_progress
-        Called with the number of steps done since its previous call, every 1000 steps and once
-        at the end (e.g. a progress bar's ``advance``); it does not affect the result.
+    progress
+        ``None``/``False`` (silent), ``True`` (a rich bar) or a callable
+        ``progress(done, total, metrics)`` (:mod:`icml26.core.progress`), called every 1000 steps
+        and once at the end with ``total = n_steps``; it does not affect the result.
 
     Returns
     -------
@@ -330,8 +339,6 @@ def cvar_q_learning(
     grid = check_grid(grid, owner=owner)
     gamma = check_in_interval("gamma", gamma, low=0.0, high=1.0, closed="neither", owner=owner)
     n_steps = check_positive_int("n_steps", n_steps, owner=owner, maximum=MAX_STEPS)
-    if on_progress is not None and not callable(on_progress):
-        raise TypeError(f"{owner}: on_progress must be callable or None; got {on_progress!r}.")
     check_one_of("lr_schedule", lr_schedule, _LR_SCHEDULES, owner=owner)
     omega = check_in_interval("omega", omega, low=0.5, high=1.0, owner=owner)
     lr_min = check_in_interval("lr_min", lr_min, low=0.0, high=1.0, owner=owner)
@@ -352,43 +359,43 @@ def cvar_q_learning(
     visits = np.zeros((n_states, n_actions), dtype=np.int64)
     node_visits = None if update_all_budgets else np.zeros((n_states, grid.K, n_actions), np.int64)
     episodes, t_episode, reset = 0, 0, True
-    for step in range(n_steps):
-        if on_progress is not None and step and step % _PROGRESS_EVERY == 0:
-            on_progress(_PROGRESS_EVERY)
-        if step % _BLOCK == 0:
-            # Per step: explore?, the random action, the episode's budget, the next state.
-            draws = rng.random((min(_BLOCK, n_steps - step), 4))
-        u_explore, u_action, u_budget, u_next = draws[step % _BLOCK]
-        if reset:
-            s, c = env.reset(), float(nodes[min(int(u_budget * grid.K), grid.K - 1)])
-            episodes, t_episode, reset = episodes + 1, 0, False
-        k = int((min(max(c, grid.c_lo), grid.c_hi) - grid.c_lo) / grid.delta + 0.5)  # nearest
-        if u_explore < eps:
-            a = min(int(u_action * n_actions), n_actions - 1)
-        else:
-            a = _behaviour_greedy(table[s, k, 0], table[s, k, 1], tie_tol, u_action)
-        s_next, r, terminated, truncated = env.step(a, u_next)
-        visits[s, a] += 1
-        rho, i0, i1, w0, w1 = targets(r)
-        rows = slice(None) if update_all_budgets else slice(k, k + 1)
-        target = np.empty((rho[rows].size, 2))  # (n, 2): the targets of Q and Q_mean
-        target[:, 0], target[:, 1] = rho[rows], r
-        if not terminated:
-            nxt = table[s_next, i0[rows]] * w0[rows] + table[s_next, i1[rows]] * w1[rows]
-            q_next, mean_next = nxt[:, 0], nxt[:, 1]  # (n, A) each
-            best = q_next.max(axis=1)
-            tied = q_next >= best[:, None] - tie_tol
-            target[:, 0] += gamma * best
-            target[:, 1] += gamma * np.where(tied, mean_next, -np.inf).max(axis=1)
-        if update_all_budgets:
-            lr = rate(int(visits[s, a]))
-        else:
-            node_visits[s, k, a] += 1
-            lr = rate(int(node_visits[s, k, a]))
-        table[s, rows, :, a] += lr * (target - table[s, rows, :, a])
-        c, s, t_episode = (c - r) / gamma, s_next, t_episode + 1
-        reset = terminated or truncated or t_episode >= max_episode_steps
-    if on_progress is not None:
-        on_progress(n_steps - (n_steps - 1) // _PROGRESS_EVERY * _PROGRESS_EVERY)
+    with progress_reporter(progress, n_steps, "CVaR Q-learning steps") as report:
+        for step in range(n_steps):
+            if step and step % _PROGRESS_EVERY == 0:
+                report(step)
+            if step % _BLOCK == 0:
+                # Per step: explore?, the random action, the episode's budget, the next state.
+                draws = rng.random((min(_BLOCK, n_steps - step), 4))
+            u_explore, u_action, u_budget, u_next = draws[step % _BLOCK]
+            if reset:
+                s, c = env.reset(), float(nodes[min(int(u_budget * grid.K), grid.K - 1)])
+                episodes, t_episode, reset = episodes + 1, 0, False
+            k = int((min(max(c, grid.c_lo), grid.c_hi) - grid.c_lo) / grid.delta + 0.5)  # nearest
+            if u_explore < eps:
+                a = min(int(u_action * n_actions), n_actions - 1)
+            else:
+                a = _behaviour_greedy(table[s, k, 0], table[s, k, 1], tie_tol, u_action)
+            s_next, r, terminated, truncated = env.step(a, u_next)
+            visits[s, a] += 1
+            rho, i0, i1, w0, w1 = targets(r)
+            rows = slice(None) if update_all_budgets else slice(k, k + 1)
+            target = np.empty((rho[rows].size, 2))  # (n, 2): the targets of Q and Q_mean
+            target[:, 0], target[:, 1] = rho[rows], r
+            if not terminated:
+                nxt = table[s_next, i0[rows]] * w0[rows] + table[s_next, i1[rows]] * w1[rows]
+                q_next, mean_next = nxt[:, 0], nxt[:, 1]  # (n, A) each
+                best = q_next.max(axis=1)
+                tied = q_next >= best[:, None] - tie_tol
+                target[:, 0] += gamma * best
+                target[:, 1] += gamma * np.where(tied, mean_next, -np.inf).max(axis=1)
+            if update_all_budgets:
+                lr = rate(int(visits[s, a]))
+            else:
+                node_visits[s, k, a] += 1
+                lr = rate(int(node_visits[s, k, a]))
+            table[s, rows, :, a] += lr * (target - table[s, rows, :, a])
+            c, s, t_episode = (c - r) / gamma, s_next, t_episode + 1
+            reset = terminated or truncated or t_episode >= max_episode_steps
+        report(n_steps)
     Q, Q_mean = table[:, :, 0].copy(), table[:, :, 1].copy()
     return QLearningResult(Q, Q_mean, visits, episodes, grid, gamma, tie_tol)

@@ -1,0 +1,294 @@
+"""``cvar_rl.frontier``: performance–safety frontier, discretisation, Q-learning seeds, Chow VI.
+
+F1: as alpha decreases the optimal policies trade mean return for tail safety; F2: Q-learning's
+tail gain over the risk-neutral policy (worst seed); F3: doubling the grid moves CVaR* by less
+than the §2.4 bound; F4: the redistributed VI's policy against Chow et al.'s interpolated VI.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from icml26.core import Claim, RunContext, Table, register
+from icml26.cvar_rl.experiments.common import PAPER, RESOURCES, over_seeds, seed_mean
+
+if TYPE_CHECKING:
+    from icml26.cvar_rl import BudgetGrid, TabularMDP
+
+
+@dataclass(frozen=True)
+class FrontierConfig:
+    slips: tuple[float, ...] = (0.05, 0.1, 0.2)
+    gamma: float = 0.95
+    alphas: tuple[float, ...] = (0.05, 0.1, 0.25, 0.5, 1.0)
+    Ks: tuple[int, ...] = (151, 301, 601)  # on [-300, 0]; each doubles the resolution
+    n_episodes: int = 20_000
+    horizon: int = 300
+    q_steps: int = 1_000_000
+    q_grid_size: int = 301
+    q_seeds: int = 3
+    other_envs: tuple[str, ...] = ("CliffWalking-native", "FrozenLake-v1", "FrozenLake8x8-v1")
+
+
+FRONTIER_DEFAULT = FrontierConfig()
+FRONTIER_PRESETS = {
+    "smoke": replace(
+        FRONTIER_DEFAULT,
+        slips=(0.1,),
+        alphas=(0.05, 1.0),
+        Ks=(31, 61),
+        n_episodes=300,
+        horizon=60,
+        q_steps=300,
+        q_grid_size=31,
+        q_seeds=1,
+        other_envs=(),
+    ),  # seconds; claims are not expected to hold
+    "quick": replace(
+        FRONTIER_DEFAULT, slips=(0.1,), Ks=(151, 301), q_steps=100_000, q_seeds=1, other_envs=()
+    ),  # ~2 min: one slip, a short Q-learning run (F2 is not expected to hold at 100k steps)
+    "full": FRONTIER_DEFAULT,
+}
+FRONTIER_CLAIMS = (
+    Claim("F1", "As alpha decreases, mean return does not rise and MC CVaR_0.05 does not fall "
+          "(2 SE)", "frontier_violations", "<=", 0.0, "performance–safety trade-off", "abstract",
+          source="paper"),
+    Claim("F2", "Q-learning's MC CVaR_0.05 >= risk-neutral + 3 on CliffWalking p=0.1 (worst "
+          "seed)", "q_cvar_gain_min", ">=", 3.0, "-16.24 vs -23 (spec prototype, 1M steps)",
+          "spec §5 F2", source="spec"),
+    Claim("F3", "Doubling K changes CVaR* by less than the §2.4 bound (max excess over the "
+          "bound)", "k_doubling_excess", "<=", 0.0, "discretisation bounds exist", "abstract",
+          source="spec"),
+    Claim("F4", "Redistributed VI's MC CVaR >= Chow-VI policy's MC CVaR - 2 SE (max shortfall)",
+          "chow_shortfall", "<=", 0.0, "Chow VI is approximate", "spec §5 F4", source="spec"),
+)  # fmt: skip
+
+
+def _frontier_model(name: str, slip: float, gamma: float) -> tuple[TabularMDP, BudgetGrid | None]:
+    """A model, and for FrozenLake (rewards in [0, 1]) its exact grid range [0, 1 / (1 - gamma)]."""
+    from icml26.cvar_rl import BudgetGrid, TabularMDP
+
+    if name == "CliffWalking-native":
+        return TabularMDP.from_gymnasium("CliffWalking-v1", gamma=gamma, is_slippery=True), None
+    if name.startswith("CliffWalking"):
+        return TabularMDP.from_gymnasium("CliffWalking-v1", gamma=gamma, slip=slip), None
+    return TabularMDP.from_gymnasium(name, gamma=gamma), BudgetGrid(0.0, 1.0 / (1 - gamma), 2)
+
+
+def _frontier_curve(
+    mdp: TabularMDP, grid: BudgetGrid, config: FrontierConfig, rng: np.random.Generator
+) -> dict[str, list[float]]:
+    """Per alpha: predicted CVaR*, MC mean and CVaR_alpha_min (with SEs), MC CVaR_alpha."""
+    from icml26.cvar_rl import (
+        augmented_value_iteration,
+        cvar_standard_error,
+        empirical_cvar,
+        optimal_cvar_rollouts,
+    )
+
+    sol = augmented_value_iteration(mdp, grid)
+    a_min = min(config.alphas)
+    curve: dict[str, list[float]] = {
+        k: [] for k in ("pred", "mean", "mean_se", "tail", "tail_se", "own")
+    }
+    for alpha in config.alphas:
+        estimate, z = optimal_cvar_rollouts(mdp, sol, alpha, config.n_episodes, config.horizon, rng)
+        values = (
+            estimate.value,
+            z.mean(),
+            z.std() / math.sqrt(z.size),
+            empirical_cvar(z, a_min),
+            cvar_standard_error(z, a_min),
+            empirical_cvar(z, alpha),
+        )
+        for key, value in zip(curve, values, strict=True):
+            curve[key].append(float(value))
+    return curve
+
+
+def _violations(curve: dict[str, list[float]]) -> int:
+    """Adjacent alphas (decreasing) where the mean rises or CVaR_alpha_min falls beyond 2 SE."""
+    count = 0
+    mean, mean_se, tail, tail_se = (curve[k] for k in ("mean", "mean_se", "tail", "tail_se"))
+    for i in range(len(mean) - 1):  # alphas are increasing: i has the smaller alpha
+        count += mean[i] > mean[i + 1] + 2 * math.hypot(mean_se[i], mean_se[i + 1])
+        count += tail[i] < tail[i + 1] - 2 * math.hypot(tail_se[i], tail_se[i + 1])
+    return count
+
+
+def frontier_plot(metrics: list[dict[str, Any]], config: FrontierConfig) -> dict[str, Any]:
+    """MC mean against MC CVaR_alpha_min per model: the seed-mean curve, every seed's thin."""
+    import matplotlib.pyplot as plt
+
+    from icml26.core.plotting import legend_outside
+
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    for label in metrics[0]["curves"]:
+        tails = np.array([m["curves"][label]["tail"] for m in metrics], dtype=float)
+        means = np.array([m["curves"][label]["mean"] for m in metrics], dtype=float)
+        (line,) = ax.plot(tails.mean(axis=0), means.mean(axis=0), "o-", label=label)
+        if len(metrics) > 1:
+            for tail, mean in zip(tails, means, strict=True):
+                ax.plot(tail, mean, ".-", color=line.get_color(), alpha=0.3, lw=0.8)
+    ax.set_xlabel(f"MC CVaR_{min(config.alphas)} of the return (safety)")
+    ax.set_ylabel("MC mean return (performance)")
+    n = len(metrics)
+    ax.set_title(
+        "Policies for alpha = "
+        + ", ".join(f"{a:g}" for a in config.alphas)
+        + (f" (mean of {n} seeds bold, each seed thin)" if n > 1 else " (1 seed)"),
+        fontsize=9,
+    )
+    legend_outside(ax)
+    fig.tight_layout()
+    return {"frontier": fig}
+
+
+def frontier_tables(metrics: list[dict[str, Any]], config: FrontierConfig) -> list[Table]:
+    curves = {
+        label: {
+            k: seed_mean([m["curves"][label] for m in metrics], k) for k in ("pred", "mean", "tail")
+        }
+        for label in metrics[0]["curves"]
+    }
+    rows = [
+        [
+            label,
+            *(
+                f"{p:.2f} / {x:.2f} / {t:.2f}"
+                for p, x, t in zip(c["pred"], c["mean"], c["tail"], strict=True)
+            ),
+        ]
+        for label, c in curves.items()
+    ]
+    cvar_by_K, ours_mc, chow_mc = (
+        seed_mean(metrics, k) for k in ("cvar_by_K", "ours_mc", "chow_mc")
+    )
+    return [
+        Table(
+            f"Frontier: predicted CVaR*_alpha / MC mean / MC CVaR_alpha_min per alpha "
+            f"({over_seeds(metrics)})",
+            ["model", *(f"alpha={a:g}" for a in config.alphas)],
+            rows,
+        ),
+        Table(
+            "CVaR* by grid size K (CliffWalking, slip 0.1) and Chow-VI policy's MC CVaR_alpha "
+            f"({over_seeds(metrics)})",
+            ["alpha", *(f"K={k}" for k in config.Ks), "ours MC", "Chow MC"],
+            [
+                [a, *(f"{v:.3f}" for v in by_k), f"{o:.2f}", f"{ch:.2f}"]
+                for a, by_k, o, ch in zip(config.alphas, cvar_by_K.T, ours_mc, chow_mc, strict=True)
+            ],
+        ),
+    ]
+
+
+@register(
+    name="cvar_rl.frontier",
+    title="Performance–safety frontier, discretisation, Q-learning seeds, Chow VI, FrozenLake",
+    paper=PAPER,
+    claims=FRONTIER_CLAIMS,
+    presets=FRONTIER_PRESETS,
+    plot=frontier_plot,
+    tables=frontier_tables,
+    seeds=1,  # Q-learning seeds are run inside the task (F2 is about the worst seed)
+    resources=RESOURCES,
+)
+def frontier_experiment(config: FrontierConfig, ctx: RunContext) -> dict[str, Any]:
+    from icml26.cvar_rl import (
+        BudgetGrid,
+        ChowPolicy,
+        MarkovPolicy,
+        TabularMDP,
+        augmented_value_iteration,
+        chow_cvar_vi,
+        cvar_error_bound,
+        cvar_from_values,
+        cvar_q_learning,
+        cvar_standard_error,
+        empirical_cvar,
+        optimal_cvar_rollouts,
+        risk_neutral_vi,
+        rollout_returns,
+    )
+
+    rng = ctx.numpy_generator()
+    cliff_grid = BudgetGrid(-300.0, 0.0, max(config.Ks))
+    curves: dict[str, dict[str, list[float]]] = {}
+    violations = 0
+    models = [(f"CliffWalking slip={p:g}", p) for p in config.slips] + [
+        (n, 0.0) for n in config.other_envs
+    ]
+    with ctx.progress(len(models), "F1: frontier models") as bar:
+        for label, slip in models:
+            mdp, lake_grid = _frontier_model(
+                label if slip == 0.0 else "CliffWalking", slip, config.gamma
+            )
+            grid = cliff_grid if lake_grid is None else replace(lake_grid, K=max(config.Ks))
+            curves[label] = _frontier_curve(mdp, grid, config, rng)
+            violations += _violations(curves[label])
+            bar.advance()
+    # F3: discretisation on CliffWalking slip 0.1.
+    mdp = TabularMDP.from_gymnasium("CliffWalking-v1", gamma=config.gamma, slip=0.1)
+    cvar_by_K, excess = [], -math.inf
+    with ctx.progress(len(config.Ks), "F3: grid sizes") as bar:
+        for K in config.Ks:
+            grid = BudgetGrid(-300.0, 0.0, K)
+            sol = augmented_value_iteration(mdp, grid)
+            cvar_by_K.append([sol.cvar(a).value for a in config.alphas])
+            bar.advance()
+    for i in range(len(config.Ks) - 1):
+        grid, finer = (BudgetGrid(-300.0, 0.0, K) for K in config.Ks[i : i + 2])
+        for a, x, y in zip(config.alphas, cvar_by_K[i], cvar_by_K[i + 1], strict=True):
+            bound = cvar_error_bound(grid, config.gamma, a) + cvar_error_bound(
+                finer, config.gamma, a
+            )
+            excess = max(excess, abs(x - y) - bound)
+    # F4: Chow et al.'s VI policy vs ours, by Monte Carlo.
+    chow = chow_cvar_vi(mdp)
+    grid = BudgetGrid(-300.0, 0.0, max(config.Ks))
+    sol = augmented_value_iteration(mdp, grid)
+    ours_mc, chow_mc, shortfall = [], [], -math.inf
+    with ctx.progress(len(config.alphas), "F4: ours vs Chow-VI rollouts") as bar:
+        for alpha in config.alphas:
+            _, z = optimal_cvar_rollouts(mdp, sol, alpha, config.n_episodes, config.horizon, rng)
+            z_chow = rollout_returns(
+                mdp, ChowPolicy(chow, alpha), config.n_episodes, config.horizon, rng
+            )
+            ours_mc.append(empirical_cvar(z, alpha))
+            chow_mc.append(empirical_cvar(z_chow, alpha))
+            se = math.hypot(cvar_standard_error(z, alpha), cvar_standard_error(z_chow, alpha))
+            shortfall = max(shortfall, chow_mc[-1] - ours_mc[-1] - 2 * se)
+            bar.advance()
+    # F2: Q-learning on CliffWalking slip 0.1, worst of q_seeds seeds.
+    a_min = min(config.alphas)
+    q_grid = BudgetGrid(-300.0, 0.0, config.q_grid_size)
+    _, Q_rn = risk_neutral_vi(mdp)
+    rn_tail = empirical_cvar(
+        rollout_returns(
+            mdp, MarkovPolicy(Q_rn.argmax(axis=1)), config.n_episodes, config.horizon, rng
+        ),
+        a_min,
+    )
+    q_gains = []
+    for i in range(config.q_seeds):
+        with ctx.progress(config.q_steps, f"F2: Q-learning, seed {i + 1}/{config.q_seeds}") as bar:
+            q = cvar_q_learning(mdp, q_grid, mdp.gamma, config.q_steps, seed=rng, progress=bar)
+            _, b = cvar_from_values(q.Q[mdp.s0].max(axis=1), q_grid, a_min)
+            z = rollout_returns(mdp, q.policy(b), config.n_episodes, config.horizon, rng)
+            q_gains.append(empirical_cvar(z, a_min) - rn_tail)
+    return {
+        "frontier_violations": float(violations),
+        "q_cvar_gain_min": float(min(q_gains)),
+        "k_doubling_excess": float(excess),
+        "chow_shortfall": float(shortfall),
+        "q_cvar_gains": [float(g) for g in q_gains],
+        "cvar_by_K": cvar_by_K,
+        "ours_mc": ours_mc,
+        "chow_mc": chow_mc,
+        "curves": curves,
+    }
