@@ -1,5 +1,13 @@
-from icml26.omnifit.accounting import cost_coefficients, flops_per_layer, kv_bytes, time_prefill
-from icml26.omnifit.adapter import CompressedForward, ModelAdapter, run_compressed
+from icml26.omnifit.accounting import (
+    arts_selection_flops,
+    attention_map_flops,
+    cost_coefficients,
+    flops_per_layer,
+    kv_bytes,
+    prefill_flops,
+    time_prefill,
+)
+from icml26.omnifit.adapter import CompressedForward, run_compressed
 from icml26.omnifit.arts import (
     arts_scores,
     dpc_knn_anchors,
@@ -10,13 +18,13 @@ from icml26.omnifit.arts import (
 )
 from icml26.omnifit.avsync import AVSyncBatch, AVSyncData, make_dataset
 from icml26.omnifit.baselines import FastVLike, OmniZipLite, RandomDrop, UniformNorm
+from icml26.omnifit.calibration import lahp_calibrate
 from icml26.omnifit.compressor import OmniFitCompressor
 from icml26.omnifit.decoding import DecodingAdapter, GenerateOutput, generate
 from icml26.omnifit.lahp import (
     LAHPProfile,
     cumulative_profile,
     effective_rank,
-    lahp_calibrate,
     layer_cost,
     modality_preference,
     retention_profile,
@@ -29,8 +37,9 @@ from icml26.omnifit.model import (
     evaluate_accuracy,
     train_tinyomni,
 )
+from icml26.omnifit.protocols import AbstractCompressor, ModelAdapter
 from icml26.omnifit.qa_benchmark import QABenchmark, QABenchmarkError, QAItem
-from icml26.omnifit.standins import SHIPPED_STANDINS, load_standin, save_standin, train_standin
+from icml26.omnifit.standins import SHIPPED_STANDINS, load_standin, standin_trainer, train_standin
 from icml26.omnifit.tokens import AUDIO, TEXT, VIDEO, modality_counts
 
 __all__ = [
@@ -40,6 +49,7 @@ __all__ = [
     "VIDEO",
     "AVSyncBatch",
     "AVSyncData",
+    "AbstractCompressor",
     "CompressedForward",
     "DecodingAdapter",
     "FastVLike",
@@ -57,6 +67,8 @@ __all__ = [
     "TrainResult",
     "UniformNorm",
     "arts_scores",
+    "arts_selection_flops",
+    "attention_map_flops",
     "cost_coefficients",
     "cumulative_profile",
     "dpc_knn_anchors",
@@ -75,10 +87,11 @@ __all__ = [
     "modality_counts",
     "modality_preference",
     "plan_keep_indices",
+    "prefill_flops",
     "retention_profile",
     "run_compressed",
-    "save_standin",
     "split_budget",
+    "standin_trainer",
     "time_prefill",
     "train_standin",
     "train_tinyomni",

@@ -1,75 +1,21 @@
-"""The model side of OmniFit: a layer-loop protocol and the compressed prefill driver.
+"""The compressed prefill: drive a :class:`~icml26.omnifit.ModelAdapter` layer by layer.
 
-Any decoder (the TinyOmni stand-in, the Qwen2.5-Omni thinker) is driven through a
-:class:`ModelAdapter`: ``embed`` gives ``H^(0)``, the modality codes and the position ids;
-``run_layer`` runs decoder layer ``l`` on the tokens alive there (their original position ids are
-gathered, never recomputed, and ``mask`` is ``None`` for plain causal attention or a boolean
-``(B, n, n)`` "may attend" mask combined with causality); ``head`` reads the last position.
-:func:`run_compressed` asks a compressor which tokens live before each layer.
+:func:`run_compressed` embeds a batch, asks a compressor (any
+:class:`~icml26.omnifit.protocols.AbstractCompressor`) which tokens live before each layer and
+runs the layers on those tokens only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
+
+from icml26.omnifit.protocols import AbstractCompressor, ModelAdapter, check_adapter
 
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["CompressedForward", "ModelAdapter", "check_adapter", "run_compressed"]
-
-
-@runtime_checkable
-class ModelAdapter(Protocol):
-    """What OmniFit needs from a decoder-only model.
-
-    Attributes
-    ----------
-    layers
-        The decoder layers (only ``len(layers)`` is used by OmniFit).
-    hidden_size, ffn_size, n_heads
-        Model sizes for the cost model and the accounting.
-    """
-
-    layers: Sequence[Any]
-    hidden_size: int
-    ffn_size: int
-    n_heads: int
-
-    def embed(self, batch: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """``(H0 (B, n, d), modality_ids (n,), pos_ids (B, n) or (3, B, n))``."""
-        ...
-
-    def run_layer(
-        self, layer: int, h: torch.Tensor, pos_ids: torch.Tensor, mask: torch.Tensor | None
-    ) -> torch.Tensor:
-        """Decoder layer ``l`` on ``h`` (``(B, n_l, d)``)."""
-        ...
-
-    def attention_map(
-        self, layer: int, h: torch.Tensor, pos_ids: torch.Tensor, mask: torch.Tensor | None
-    ) -> torch.Tensor:
-        """Eager attention probabilities of layer ``l``, ``(B, heads, n_l, n_l)`` (calibration)."""
-        ...
-
-    def head(self, h: torch.Tensor) -> torch.Tensor:
-        """Logits read from the last position of the final hidden states."""
-        ...
-
-
-def check_adapter(adapter: Any, *, owner: str, need_attention: bool = False) -> Any:
-    """Raise a ``TypeError`` naming ``adapter`` unless it has the protocol's members."""
-    members = ["embed", "run_layer", "head", "layers", "hidden_size", "ffn_size"]
-    if need_attention:
-        members.append("attention_map")
-    missing = [m for m in members if not hasattr(adapter, m)]
-    if missing:
-        raise TypeError(
-            f"{owner}: adapter must implement ModelAdapter; {type(adapter).__name__} lacks "
-            f"{', '.join(missing)}."
-        )
-    return adapter
+__all__ = ["CompressedForward", "check_compressor_fits", "run_compressed"]
 
 
 @dataclass(frozen=True)
@@ -94,8 +40,6 @@ class CompressedForward:
 def check_compressor_fits(compressor: Any, adapter: ModelAdapter, *, owner: str) -> None:
     """Refuse a compressor that is not an ``AbstractCompressor`` (or ``None``) or whose profile
     was calibrated for a model with another number of layers."""
-    from icml26.omnifit.compressor import AbstractCompressor
-
     if compressor is not None and not isinstance(compressor, AbstractCompressor):
         raise TypeError(
             f"{owner}: compressor must be an AbstractCompressor or None; "
@@ -115,12 +59,12 @@ def run_compressed(adapter: Any, batch: Any, compressor: Any = None) -> Compress
     Parameters
     ----------
     adapter
-        A :class:`ModelAdapter`.
+        A :class:`~icml26.omnifit.ModelAdapter`.
     batch
         What ``adapter.embed`` accepts.
     compressor
         A compressor (``OmniFitCompressor`` or a baseline, i.e. any
-        :class:`~icml26.omnifit.compressor.AbstractCompressor`), or ``None`` for the full forward.
+        :class:`~icml26.omnifit.protocols.AbstractCompressor`), or ``None`` for the full forward.
 
     Returns
     -------

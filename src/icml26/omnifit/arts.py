@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
 from icml26.core.validation import check_in_interval, check_one_of, check_positive_int, check_tensor
+from icml26.omnifit.lahp import LAHPProfile
 from icml26.omnifit.tokens import (
     AUDIO,
     AUDIO_NAME,
@@ -32,8 +33,6 @@ from icml26.omnifit.tokens import (
 
 if TYPE_CHECKING:
     import torch
-
-    from icml26.omnifit.lahp import LAHPProfile
 
 __all__ = [
     "arts_scores",
@@ -291,8 +290,6 @@ def plan_keep_indices(
     [[[0, 1]], [[0, 1]]]
     """
     import torch
-
-    from icml26.omnifit.lahp import LAHPProfile
 
     owner = "plan_keep_indices"
     check_tensor("scores", scores, ndim=2, finite=True, owner=owner)

@@ -13,7 +13,6 @@ alive tokens before each layer.
 
 from __future__ import annotations
 
-import abc
 from typing import TYPE_CHECKING, Any, Literal, final
 
 from icml26.core.validation import check_in_interval, check_one_of, check_positive_int, check_tensor
@@ -24,7 +23,17 @@ from icml26.omnifit.arts import (
     plan_keep_indices,
 )
 from icml26.omnifit.lahp import LAHPProfile
-from icml26.omnifit.tokens import AUDIO_NAME, MAX_SEQUENCE, VIDEO_NAME, check_modality_ids
+from icml26.omnifit.protocols import AbstractCompressor
+from icml26.omnifit.tokens import (
+    AUDIO,
+    AUDIO_NAME,
+    MAX_SEQUENCE,
+    TEXT,
+    VIDEO,
+    VIDEO_NAME,
+    check_modality_ids,
+    modality_counts,
+)
 
 if TYPE_CHECKING:
     import torch
@@ -106,31 +115,6 @@ class AliveSet:
         self.index = self.index.gather(1, keep_pos)
         self.weights = new_weights
         return new_hidden, new_pos, new_mask, self.index
-
-
-class AbstractCompressor(abc.ABC):
-    """A token compressor driven by :func:`~icml26.omnifit.run_compressed`.
-
-    ``prepare`` sees the input embeddings once per batch; ``before_layer`` returns the hidden
-    states, position ids and mask of the tokens alive at layer ``l`` and their original indices.
-    """
-
-    @abc.abstractmethod
-    def prepare(
-        self,
-        H0: torch.Tensor,
-        modality_ids: torch.Tensor,
-        *,
-        adapter: Any = None,
-        pos_ids: torch.Tensor | None = None,
-    ) -> None:
-        """Score the tokens of a new batch (``H0``: ``(B, n, d)``)."""
-
-    @abc.abstractmethod
-    def before_layer(
-        self, layer: int, hidden: torch.Tensor, pos_ids: torch.Tensor, mask: torch.Tensor | None
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, torch.Tensor]:
-        """``(hidden, pos_ids, mask, idx)`` of the tokens alive at layer ``l``."""
 
 
 def check_inputs(H0: Any, modality_ids: Any, owner: str) -> torch.Tensor:
@@ -272,8 +256,6 @@ class OmniFitCompressor(AbstractCompressor):
         else:
             scores = self.scores(H0, ids)
             self._plan = plan_keep_indices(scores, ids, self.profile, self.mu)
-            from icml26.omnifit.tokens import modality_counts
-
             self._budgets = self.profile.layer_budgets(self.mu, modality_counts(ids))
         self._alive = AliveSet(ids, scores)
 
@@ -303,8 +285,6 @@ class OmniFitCompressor(AbstractCompressor):
     def _rescored_target(self, layer: int, hidden: torch.Tensor) -> torch.Tensor:
         """Every-layer scoring: top tokens of each modality among the alive ones."""
         import torch
-
-        from icml26.omnifit.tokens import AUDIO, TEXT, VIDEO
 
         alive = self._alive
         current_ids = alive.ids[alive.index]  # (B, n_alive)

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from icml26.core.validation import check_positive_int
-from icml26.omnifit.adapter import ModelAdapter, check_adapter, check_compressor_fits
+from icml26.omnifit.adapter import check_compressor_fits
+from icml26.omnifit.protocols import ModelAdapter, check_adapter
 
 if TYPE_CHECKING:
     import torch

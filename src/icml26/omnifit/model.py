@@ -16,7 +16,6 @@ negatives (content of different streams is independent, so only the window can b
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +24,9 @@ import torch
 import torch.nn.functional as F  # noqa: N812 (the usual alias)
 from torch import nn
 
+from icml26.core.progress import Progress, progress_reporter
+from icml26.core.schedules import warmup_cosine_lr
+from icml26.core.training import TrainingCheckpoint, adamw, optimizer_step, set_lr
 from icml26.core.validation import check_in_interval, check_positive_int, torch_generator
 from icml26.core.weights import seeded_default_init
 from icml26.omnifit.avsync import (
@@ -415,14 +417,15 @@ def train_tinyomni(
     lr: float = 2e-3,
     infonce_weight: float = 0.1,
     seed: int = 0,
-    on_step: Callable[[int], Any] | None = None,
+    progress: Progress = None,
+    resume: TrainingCheckpoint | None = None,
 ) -> TrainResult:
     """Train ``model`` on ``data`` with AdamW (cosine decay) and CE + weighted InfoNCE.
 
     Parameters
     ----------
     model
-        The :class:`TinyOmni` to train (in place).
+        The :class:`TinyOmni` to train (in place; left in eval mode).
     data
         Training streams.
     epochs, batch_size, lr
@@ -431,11 +434,22 @@ def train_tinyomni(
         Weight of :func:`window_infonce` (spec: 0.1).
     seed
         Shuffling seed.
-    on_step
-        Called with the step index after every step (progress bars).
-    """
-    from icml26.core.schedules import warmup_cosine_lr
+    progress
+        ``None``/``False`` (silent), ``True`` (a progress bar) or ``progress(done, total,
+        metrics)`` after every step (:mod:`icml26.core.progress`).
+    resume
+        A :class:`~icml26.core.TrainingCheckpoint`: training restores from it (model, optimizer,
+        shuffling state, losses so far) and saves to it every ``resume.every`` steps, so an
+        interrupted run continues where it stopped with the same result as an uninterrupted one.
 
+    Example
+    -------
+    >>> model = TinyOmni(TinyOmniConfig(n_layers=1, d=16, n_heads=2, d_ff=32), seed=0)
+    >>> from icml26.omnifit.avsync import make_dataset
+    >>> history = train_tinyomni(model, make_dataset(8, windows=2, seed=0), epochs=1, batch_size=4)
+    >>> len(history.ce), model.training
+    (2, False)
+    """
     owner = "train_tinyomni"
     if not isinstance(model, TinyOmni):
         raise TypeError(f"{owner}: model must be a TinyOmni; got {type(model).__name__}.")
@@ -448,42 +462,48 @@ def train_tinyomni(
         "infonce_weight", infonce_weight, low=0.0, high=1e3, owner=owner
     )
     generator = torch_generator(seed)
+    epoch_start = torch.Generator()  # the shuffling state at the start of the current epoch
     steps_per_epoch = max(1, len(data) // batch_size)
     total = epochs * steps_per_epoch
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    ce_log, nce_log, correct, seen = [], [], 0, 0
+    optimizer = adamw(model, lr=lr, weight_decay=0.01)
+    log: dict[str, Any] = {"ce": [], "infonce": [], "correct": 0, "seen": 0}
+    start = 0 if resume is None else resume.restore(model, optimizer, {"epoch": epoch_start})
+    if start:
+        log = resume.extra
+        generator.set_state(epoch_start.get_state())
+        order = torch.randperm(len(data), generator=generator).numpy()  # the interrupted epoch's
     model.train()
-    step = 0
-    for _ in range(epochs):
-        order = torch.randperm(len(data), generator=generator).numpy()
-        for start in range(0, steps_per_epoch * batch_size, batch_size):
-            batch = data.batch(np.sort(order[start : start + batch_size]))
-            for group in optimizer.param_groups:
-                group["lr"] = warmup_cosine_lr(
+    with progress_reporter(progress, total, "training TinyOmni") as report:
+        for step in range(start, total):
+            if step % steps_per_epoch == 0:
+                epoch_start.set_state(generator.get_state())
+                order = torch.randperm(len(data), generator=generator).numpy()
+            first = step % steps_per_epoch * batch_size
+            batch = data.batch(np.sort(order[first : first + batch_size]))
+            set_lr(
+                optimizer,
+                warmup_cosine_lr(
                     step,
                     total_steps=total,
                     peak_lr=lr,
                     warmup_steps=max(1, total // 20),
                     final_lr=0.0,
-                )
+                ),
+            )
             logits = model(batch)
             ce = F.cross_entropy(logits, batch.labels)
             nce = window_infonce(model, batch) if infonce_weight > 0 else ce.new_zeros(())
-            loss = ce + infonce_weight * nce
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            ce_log.append(float(ce.detach()))
-            nce_log.append(float(nce.detach()))
+            optimizer_step(ce + infonce_weight * nce, optimizer, step=step, clip=1.0, owner=owner)
+            log["ce"].append(float(ce.detach()))
+            log["infonce"].append(float(nce.detach()))
             if step >= total - steps_per_epoch:  # accuracy over the last epoch
-                correct += int((logits.argmax(-1) == batch.labels).sum())
-                seen += len(batch)
-            step += 1
-            if on_step is not None:
-                on_step(step)
+                log["correct"] += int((logits.argmax(-1) == batch.labels).sum())
+                log["seen"] += len(batch)
+            report(step + 1, ce=log["ce"][-1])
+            if resume is not None:
+                resume.save_if_due(step + 1, model, optimizer, {"epoch": epoch_start}, log)
     model.eval()
-    return TrainResult(ce_log, nce_log, correct / max(seen, 1))
+    return TrainResult(log["ce"], log["infonce"], log["correct"] / max(log["seen"], 1))
 
 
 def evaluate_accuracy(
