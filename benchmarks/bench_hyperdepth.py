@@ -12,7 +12,7 @@ with ``torch.autograd.graph.saved_tensors_hooks``; parameters are counted apart.
 from __future__ import annotations
 
 import argparse
-import time
+from functools import partial
 
 import numpy as np
 import torch
@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from threadpoolctl import threadpool_limits
 
-from icml26.core import torch_threads
+from icml26.core import adamw, interleaved_median_seconds, optimizer_step, torch_threads
 from icml26.hyperdepth import (
     HyperDepth,
     HyperGRACE,
@@ -44,15 +44,19 @@ def methods(dim: int, batch_size: int | None, exact: bool) -> dict[str, object]:
     return out
 
 
-def step_cost(model, data, repeats: int) -> tuple[float, float, float]:
-    """(seconds per epoch, MiB saved for backward in one step, MiB of parameters)."""
+def epoch_fn(model, data) -> tuple[object, float, float]:
+    """One training epoch of ``model`` as a callable, with the memory it holds.
+
+    Returns (epoch callable, MiB saved for backward in one step, MiB of parameters); the memory
+    count runs one epoch, which is also the warm-up.
+    """
     model.initialize(data, seed=0)
     hg = data.hypergraph.with_self_loops()
     x = torch.from_numpy(data.x)
     rng = np.random.default_rng(0)
     generator = torch.Generator().manual_seed(0)
     params = [p for m in model._modules() for p in m.parameters()]
-    optimizer = torch.optim.AdamW(params, lr=1e-3)
+    optimizer = adamw(params, lr=1e-3, weight_decay=0.01)
 
     def epoch(track: list[int] | None = None) -> None:
         views = [make_view(x, hg, model.p_f, model.p_e, rng) for _ in "12"]
@@ -64,19 +68,12 @@ def step_cost(model, data, repeats: int) -> tuple[float, float, float]:
 
         with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
             loss = model._loss(views, generator)["loss"]
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
+        optimizer_step(loss, optimizer, step=0, owner="bench")
 
     saved: list[int] = []
-    epoch(saved)  # warm-up, and the memory count
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        epoch()
-        times.append(time.perf_counter() - start)
+    epoch(saved)
     param_bytes = sum(p.numel() * p.element_size() for p in params)
-    return float(np.median(times)), sum(saved) / 2**20, param_bytes / 2**20
+    return epoch, sum(saved) / 2**20, param_bytes / 2**20
 
 
 def compare(title: str, data, dim: int, batch_size: int | None, exact: bool, repeats: int):
@@ -90,15 +87,22 @@ def compare(title: str, data, dim: int, batch_size: int | None, exact: bool, rep
         "params MiB",
     ):
         table.add_column(column, justify="right")
-    rows = {
-        name: step_cost(m, data, repeats) for name, m in methods(dim, batch_size, exact).items()
-    }
-    t0, m0, _ = rows["HyperGRACE"]
-    for name, (t, mem, par) in rows.items():
+    prepared = {name: epoch_fn(m, data) for name, m in methods(dim, batch_size, exact).items()}
+    # the methods' epochs timed round-robin (the memory count was the warm-up)
+    seconds = interleaved_median_seconds(
+        {name: fn for name, (fn, _, _) in prepared.items()}, repeats, warmup=0
+    )
+    t0, m0 = seconds["HyperGRACE"], prepared["HyperGRACE"][1]
+    for name, (_, mem, par) in prepared.items():
+        t = seconds[name]
         table.add_row(
             name, f"{t:.4f}", f"{t / t0:.2f}×", f"{mem:.1f}", f"{mem / m0:.2f}×", f"{par:.2f}"
         )
     return table
+
+
+def build_low_filter(hg, mode: str, out: dict[str, object]) -> None:
+    out[mode] = spectral_filters(hg, mode)[0]
 
 
 def exact_vs_poly(ns: list[int], dim: int, repeats: int) -> Table:
@@ -118,23 +122,24 @@ def exact_vs_poly(ns: list[int], dim: int, repeats: int) -> Table:
         data = make_hierarchical_hypergraph(n_per_fine=n // 12, n_edges=2 * n // 3, dim=8, seed=0)
         hg = data.hypergraph.with_self_loops()
         z = torch.randn(hg.num_nodes, dim, generator=torch.Generator().manual_seed(0))
-        timings = {}
-        for mode in ("exact", "poly"):
-            start = time.perf_counter()
-            low, _ = spectral_filters(hg, mode)
-            timings[f"{mode}_setup"] = time.perf_counter() - start
-            low(z)  # warm-up
-            start = time.perf_counter()
-            for _ in range(repeats):
-                low(z)
-            timings[f"{mode}_apply"] = (time.perf_counter() - start) / repeats
+        built: dict[str, object] = {}
+        modes = ("exact", "poly")
+        # one build each (the eigendecomposition is measured once), then the filters applied
+        setup = interleaved_median_seconds(
+            {mode: partial(build_low_filter, hg, mode, built) for mode in modes},
+            repeats=1,
+            warmup=0,
+        )
+        apply = interleaved_median_seconds(
+            {mode: partial(built[mode], z) for mode in modes}, repeats, warmup=1
+        )
         table.add_row(
             str(hg.num_nodes),
-            f"{timings['exact_setup']:.3f}",
-            f"{timings['poly_setup']:.4f}",
-            f"{timings['exact_apply']:.5f}",
-            f"{timings['poly_apply']:.5f}",
-            f"{timings['exact_setup'] / timings['poly_setup']:.0f}×",
+            f"{setup['exact']:.3f}",
+            f"{setup['poly']:.4f}",
+            f"{apply['exact']:.5f}",
+            f"{apply['poly']:.5f}",
+            f"{setup['exact'] / setup['poly']:.0f}×",
         )
     return table
 

@@ -5,9 +5,11 @@ import pytest
 import torch
 from sklearn.base import clone
 
+from icml26.core import NonFiniteLossError
 from icml26.hyperdepth import (
     HyperDepth,
     HyperGRACE,
+    HypergraphData,
     TriCLLite,
     make_hierarchical_hypergraph,
     raw_features,
@@ -95,3 +97,27 @@ def test_batch_size_covering_all_nodes_changes_nothing(data):
     assert idx.shape == (10,) and len(set(idx.tolist())) == 10
     # InfoNCE over 10 nodes is at most log 10 + 2/τ (cosines in [-1, 1]).
     assert all(h["con"] < np.log(10) + 4 for h in model.history_)
+
+
+def test_fit_reports_progress_once_per_epoch(data):
+    seen = []
+    model = HyperDepth(**HD_SMALL).fit(
+        data, seed=0, progress=lambda done, total, metrics: seen.append((done, total, metrics))
+    )
+    assert [(d, t) for d, t, _ in seen] == [(1, 3), (2, 3), (3, 3)]
+    assert [m["loss"] for _, _, m in seen] == [h["loss"] for h in model.history_]
+    with pytest.raises(TypeError, match="progress must be"):
+        HyperGRACE(**SMALL).fit(data, seed=0, progress="yes")
+
+
+def test_a_non_finite_loss_stops_fit_before_the_update(data):
+    # float32 features at 3e38 overflow the first layer: the epoch-1 loss is NaN
+    huge = HypergraphData(np.full_like(data.x, 3e38), data.hypergraph, data.y)
+    model = HyperGRACE(**SMALL)
+    with pytest.raises(NonFiniteLossError, match=r"HyperGRACE.fit: the loss is nan at step 0"):
+        model.fit(huge, seed=0)
+    fresh = HyperGRACE(**SMALL).initialize(huge, seed=0)
+    for a, b in zip(
+        model.encoder_.parameters(), fresh.encoder_.parameters(), strict=True
+    ):  # no step was taken
+        assert torch.equal(a, b)

@@ -29,7 +29,9 @@ from icml26.core import (
     check_tensor,
     numpy_generator,
 )
-from icml26.core.validation import Seed, torch_generator
+from icml26.core.progress import Progress, progress_reporter
+from icml26.core.training import adamw, optimizer_step
+from icml26.core.validation import Seed, check_device, torch_generator
 from icml26.hyperdepth.data import HypergraphData, mask_features
 from icml26.hyperdepth.hypergraph import (
     Hypergraph,
@@ -88,9 +90,7 @@ def make_view(
     if not isinstance(hg, Hypergraph):
         raise TypeError(f"{owner}: hg must be a Hypergraph; got {type(hg).__name__}.")
     x = check_tensor("x", x, ndim=2, shape=(hg.num_nodes, None), owner=owner)
-    check_one_of("device", device, ("cpu", "cuda"), owner=owner)
-    if device == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"{owner}: device 'cuda' is not available on this machine.")
+    check_device("device", device, owner=owner)
     x_view = mask_features(x, p_f, rng)
     keep = drop_incidence_mask(hg, p_e, rng)
     node_idx, edge_idx = (a[keep] for a in hg.incidence_pairs)
@@ -188,10 +188,19 @@ class AbstractContrastiveTrainer(BaseEstimator, abc.ABC):
         self.history_: list[dict[str, float]] = []
         return self
 
-    def fit(self, data: HypergraphData, seed: Seed = 0) -> AbstractContrastiveTrainer:
+    def fit(
+        self, data: HypergraphData, seed: Seed = 0, progress: Progress = None
+    ) -> AbstractContrastiveTrainer:
         """Train on ``data`` for ``epochs`` epochs; returns ``self``.
 
-        Every random draw (initialisation, views, negatives) comes from ``seed``.
+        Every random draw (initialisation, views, negatives) comes from ``seed``. ``progress``
+        is ``None``/``False`` (silent), ``True`` (a rich bar) or a callable
+        ``progress(done, total, metrics)`` called after every epoch (:mod:`icml26.core.progress`).
+
+        Raises
+        ------
+        icml26.core.NonFiniteLossError
+            When the loss of an epoch is NaN or infinite (before that update; lower ``lr``).
         """
         self.initialize(data, seed)
         rng = self.rng_
@@ -199,22 +208,25 @@ class AbstractContrastiveTrainer(BaseEstimator, abc.ABC):
         hg = data.hypergraph.with_self_loops()
         x = torch.from_numpy(data.x).to(self.device)
         params = [p for module in self._modules() for p in module.parameters()]
-        optimizer = torch.optim.AdamW(params, lr=self.lr, weight_decay=self.weight_decay)
-        for epoch in range(self.epochs):
-            for module in self._modules():
-                module.train()
-            views = [make_view(x, hg, self.p_f, self.p_e, rng, device=self.device) for _ in "12"]
-            terms = self._loss(views, generator)
-            optimizer.zero_grad()
-            terms["loss"].backward()
-            optimizer.step()
-            self._after_step(epoch, x, hg)
-            record = {"epoch": float(epoch + 1)}
-            record.update({k: float(torch.as_tensor(v).detach()) for k, v in terms.items()})
-            last = epoch + 1 == self.epochs
-            if self.monitor_every and ((epoch + 1) % self.monitor_every == 0 or last):
-                record.update(self._monitor(data, x, hg))
-            self.history_.append(record)
+        optimizer = adamw(params, lr=self.lr, weight_decay=self.weight_decay)
+        owner = f"{type(self).__name__}.fit"
+        with progress_reporter(progress, self.epochs, owner) as report:
+            for epoch in range(self.epochs):
+                for module in self._modules():
+                    module.train()
+                views = [
+                    make_view(x, hg, self.p_f, self.p_e, rng, device=self.device) for _ in "12"
+                ]
+                terms = self._loss(views, generator)
+                loss = optimizer_step(terms["loss"], optimizer, step=epoch, owner=owner)
+                self._after_step(epoch, x, hg)
+                record = {"epoch": float(epoch + 1)}
+                record.update({k: float(torch.as_tensor(v).detach()) for k, v in terms.items()})
+                last = epoch + 1 == self.epochs
+                if self.monitor_every and ((epoch + 1) % self.monitor_every == 0 or last):
+                    record.update(self._monitor(data, x, hg))
+                self.history_.append(record)
+                report(epoch + 1, loss=loss)
         return self
 
     def _monitor(self, data: HypergraphData, x: torch.Tensor, hg: Hypergraph) -> dict[str, float]:

@@ -1,0 +1,231 @@
+"""``hyperdepth.synthetic``: gates 1–3 on the spec's synthetic hierarchical hypergraph (§5.1).
+
+HyperDepth vs HyperGRACE (+ TriCL-lite and the ablations in the full preset): discrimination
+(fine-level probe accuracy), flattening (SFI) and hierarchy recovery (coarse NMI, dendrogram
+purity).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from icml26.core import Claim, RunContext, Table, register
+from icml26.hyperdepth.experiments.common import (
+    METHOD_LABELS,
+    PAPER,
+    RESOURCES,
+    best_baseline,
+    method_rows,
+    run_methods,
+)
+
+
+@dataclass(frozen=True)
+class SyntheticConfig:
+    """Spec §5.1 synthetic hierarchy: 4 coarse × 3 fine classes, hyperedges of size 3–8."""
+
+    n_per_fine: int = 50  # quick: n = 600
+    n_edges: int = 400
+    feature_dim: int = 64
+    epochs: int = 100
+    dim: int = 64
+    proj_dim: int = 64
+    d_h: int = 64
+    tree: tuple[int, ...] = (16, 4)
+    methods: tuple[str, ...] = ("raw", "hypergrace", "hyperdepth")
+    probe_splits: int = 20
+
+
+SYN_DEFAULT = SyntheticConfig()
+SYN_PRESETS = {
+    "smoke": replace(
+        SYN_DEFAULT,
+        n_per_fine=8,
+        n_edges=40,
+        feature_dim=8,
+        epochs=4,
+        dim=8,
+        proj_dim=8,
+        d_h=8,
+        probe_splits=2,
+    ),  # seconds: the contract test runs it twice
+    "quick": SYN_DEFAULT,
+    "full": replace(
+        SYN_DEFAULT,
+        n_per_fine=100,
+        n_edges=800,
+        epochs=300,
+        dim=256,
+        proj_dim=256,
+        methods=(
+            "raw",
+            "p2x",
+            "hypergrace",
+            "tricl",
+            "hyperdepth",
+            "hd_nogate",
+            "hd_noenergy",
+            "hd_coupled",
+        ),
+    ),  # spec §5.3 full budget; run with --seeds 5
+}
+SYN_CLAIMS = (
+    Claim(
+        "S1",
+        "HyperDepth's training loss decreases (mean of the first vs last 10% of epochs)",
+        "hyperdepth_loss_drop",
+        ">",
+        0.0,
+        "loss decreases",
+        "spec §5.4 quick",
+        source="spec",
+    ),
+    Claim(
+        "S2",
+        "HyperDepth fine-level probe accuracy > 1/12 + 0.3",
+        "hyperdepth_fine_acc",
+        ">",
+        1 / 12 + 0.3,
+        "> 0.383",
+        "spec §5.4 quick",
+        source="spec",
+    ),
+    Claim(
+        "S3",
+        "less flattening than HyperGRACE: SFI(HyperDepth) − SFI(HyperGRACE) < 0",
+        "sfi_minus_hypergrace",
+        "<",
+        0.0,
+        "SFI(HyperDepth) < SFI(HyperGRACE)",
+        "spec §5.4 quick",
+        source="spec",
+    ),
+    Claim(
+        "G1",
+        "discrimination kept: fine accuracy ≥ best of HyperGRACE/TriCL-lite − 1 pt (baselines run)",
+        "fine_acc_minus_best",
+        ">=",
+        -0.01,
+        "≥ −0.01",
+        "spec §5.4 gate 1 (full preset)",
+        source="spec",
+    ),
+    Claim(
+        "G2",
+        "less flattening: SFI ≤ best baseline's SFI − 0.05",
+        "sfi_minus_best",
+        "<=",
+        -0.05,
+        "≤ −0.05",
+        "spec §5.4 gate 2 (full preset)",
+        source="spec",
+    ),
+    Claim(
+        "G3a",
+        "hierarchy recovered: coarse k-means NMI ≥ best baseline + 0.05",
+        "nmi_coarse_minus_best",
+        ">=",
+        0.05,
+        "≥ +0.05",
+        "spec §5.4 gate 3 (full preset)",
+        source="spec",
+    ),
+    Claim(
+        "G3b",
+        "hierarchy recovered: dendrogram purity ≥ best baseline + 0.03",
+        "dp_minus_best",
+        ">=",
+        0.03,
+        "≥ +0.03",
+        "spec §5.4 gate 3 (full preset)",
+        source="spec",
+    ),
+)
+SYN_KEYS = ("fine_acc", "coarse_acc", "sfi", "uniformity", "nmi_coarse", "nmi_fine", "dp")
+
+
+def synthetic_tables(metrics: list[dict], config: SyntheticConfig) -> list[Table]:
+    """All methods' metrics, mean over seeds."""
+    columns = ["method", "fine acc", "coarse acc", "SFI", "uniformity", "NMI coarse", "NMI fine"]
+    columns.append("dendrogram purity")
+    rows = method_rows(metrics, config.methods, SYN_KEYS)
+    note = f"n = {12 * config.n_per_fine}, {config.epochs} epochs, d = {config.dim}"
+    title = f"Synthetic hierarchical hypergraph (mean over {len(metrics)} seeds)"
+    return [Table(title, columns, rows, note)]
+
+
+def synthetic_plot(metrics: list[dict], config: SyntheticConfig) -> dict[str, Any]:
+    """SFI against uniformity per method (the issue's figure) and HyperDepth's loss curve.
+
+    Every seed is a small point, the seed mean a large one; loss curves are the seed mean with
+    the min–max band.
+    """
+    import matplotlib.pyplot as plt
+
+    from icml26.core.plotting import legend_outside, mean_band, seeds_note
+
+    n = len(metrics)
+    fig, (ax, ax_loss) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for i, m in enumerate(config.methods):  # one colour per method in both panels
+        u = np.asarray([s[f"{m}_uniformity"] for s in metrics], dtype=float)
+        sfi = np.asarray([s[f"{m}_sfi"] for s in metrics], dtype=float)
+        (mean,) = ax.plot(
+            [np.mean(u)], [np.mean(sfi)], "o", ms=8, color=f"C{i}", label=METHOD_LABELS.get(m, m)
+        )
+        if n > 1:
+            ax.scatter(u, sfi, s=12, color=mean.get_color(), alpha=0.6)
+    ax.axhline(1.0, color="k", lw=0.8, ls="--")
+    ax.set_xlabel("uniformity (lower = more uniform)")
+    ax.set_ylabel("SFI = d_sib / d_cous (1 = flattened)")
+    note = "mean (large), every seed (small)" if n > 1 else "1 seed"
+    ax.set_title(f"SFI vs uniformity ({note} of {n})", fontsize=9)
+    for i, m in enumerate(config.methods):
+        curves = [s[f"{m}_loss_curve"] for s in metrics if f"{m}_loss_curve" in s]
+        if curves and len({len(c) for c in curves}) == 1:
+            values = np.asarray(curves, dtype=float)
+            epochs = np.arange(values.shape[1])
+            mean_band(ax_loss, epochs, values, label=METHOD_LABELS.get(m, m), color=f"C{i}")
+    ax_loss.set_xlabel("epoch")
+    ax_loss.set_ylabel("training loss")
+    ax_loss.set_title(f"Training loss ({seeds_note(n)})", fontsize=9)
+    legend_outside(ax_loss)
+    legend_outside(ax, loc="upper left", bbox_to_anchor=(0.0, -0.18), ncols=2)
+    fig.tight_layout()
+    return {"sfi_vs_uniformity": fig}
+
+
+@register(
+    name="hyperdepth.synthetic",
+    title="Synthetic hierarchy: discrimination, flattening and hierarchy recovery (gates 1–3)",
+    paper=PAPER,
+    claims=SYN_CLAIMS,
+    presets=SYN_PRESETS,
+    plot=synthetic_plot,
+    tables=synthetic_tables,
+    seeds=2,  # the quick budget; the spec's full gates use --seeds 5
+    description="HyperDepth vs HyperGRACE (+ TriCL-lite and ablations in full) on spec §5.1 data.",
+    resources=RESOURCES,
+)
+def synthetic(config: SyntheticConfig, ctx: RunContext) -> dict[str, Any]:
+    """Gates 1–3 and the quick asserts on the synthetic hierarchical hypergraph."""
+    from icml26.hyperdepth import make_hierarchical_hypergraph
+
+    data = make_hierarchical_hypergraph(
+        n_per_fine=config.n_per_fine,
+        n_edges=config.n_edges,
+        dim=config.feature_dim,
+        seed=ctx.numpy_generator("data"),
+    )
+    out = run_methods(data, config.methods, config, ctx, config.tree)
+    hd = "hyperdepth"
+    out["sfi_minus_hypergrace"] = out[f"{hd}_sfi"] - out["hypergrace_sfi"]
+    out["fine_acc_minus_best"] = out[f"{hd}_fine_acc"] - best_baseline(
+        out, "fine_acc", config.methods, max
+    )
+    out["sfi_minus_best"] = out[f"{hd}_sfi"] - best_baseline(out, "sfi", config.methods, min)
+    for key in ("nmi_coarse", "dp"):
+        out[f"{key}_minus_best"] = out[f"{hd}_{key}"] - best_baseline(out, key, config.methods, max)
+    return out
