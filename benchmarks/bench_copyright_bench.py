@@ -8,14 +8,13 @@
   to the time of running the 720 episodes they summarise.
 
 Run: ``python benchmarks/bench_copyright_bench.py`` (about a minute on 2 cores; ``--small`` for
-seconds). Times are the best of ``--repeats`` after one warm-up run.
+seconds). Times are medians of ``--repeats`` round-robin rounds after one warm-up round
+(``icml26.core.interleaved_median_seconds``).
 """
 
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
 
 from rich.console import Console
 from rich.table import Table
@@ -33,16 +32,7 @@ from icml26.copyright_bench import (
     factor_grid,
     fit_factor_model,
 )
-
-
-def best_time(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+from icml26.core import interleaved_median_seconds
 
 
 def scripted_throughput(n_per_family: int, repeats: int) -> Table:
@@ -54,10 +44,9 @@ def scripted_throughput(n_per_family: int, repeats: int) -> Table:
         "HeuristicAgent": lambda: HeuristicAgent(seed=0),
         "SimulatedHuman": lambda: SimulatedHuman(seed=0),
     }
-    times = {
-        name: best_time(lambda m=make: evaluate(task, m()), repeats)
-        for name, make in agents.items()
-    }
+    times = interleaved_median_seconds(
+        {name: lambda m=make: evaluate(task, m()) for name, make in agents.items()}, repeats
+    )
     table = Table(title=f"Scripted agents: {n} episodes (env + agent + scorer)")
     for column in ("agent", "episodes/s", "time vs GreedyAgent"):
         table.add_column(column, justify="right")
@@ -74,10 +63,16 @@ def client_overhead(n_per_family: int, repeats: int) -> Table:
         table.add_column(column, justify="right")
     with FakeOpenAIServer() as server:
         for script, make in (("lawful", LawfulAgent), ("greedy", GreedyAgent)):
-            direct = best_time(lambda m=make: evaluate(task, m()), repeats)
             agent = OpenAIChatAgent(script, base_url=server.base_url)
             before = len(server.requests)
-            served = best_time(lambda a=agent: evaluate(task, a), repeats)
+            t = interleaved_median_seconds(
+                {
+                    "direct": lambda m=make: evaluate(task, m()),
+                    "served": lambda a=agent: evaluate(task, a),
+                },
+                repeats,
+            )
+            direct, served = t["direct"], t["served"]
             per_episode = (len(server.requests) - before) / ((repeats + 1) * n)
             table.add_row(
                 script,
@@ -91,13 +86,16 @@ def client_overhead(n_per_family: int, repeats: int) -> Table:
 
 def statistics_cost(repeats: int) -> Table:
     task = copyright_task(n_per_family=20)
-    start = time.perf_counter()
     result = evaluate(task, HeuristicAgent(seed=0))
-    run_time = time.perf_counter() - start
-    fit = best_time(lambda: fit_factor_model(result.slots, level="slot"), repeats)
-    boot = best_time(
-        lambda: cluster_bootstrap_ci(result.episodes, "violation", B=2000, seed=0), repeats
+    t = interleaved_median_seconds(
+        {
+            "run": lambda: evaluate(task, HeuristicAgent(seed=0)),
+            "fit": lambda: fit_factor_model(result.slots, level="slot"),
+            "boot": lambda: cluster_bootstrap_ci(result.episodes, "violation", B=2000, seed=0),
+        },
+        repeats,
     )
+    run_time, fit, boot = t["run"], t["fit"], t["boot"]
     table = Table(title="Statistics on 720 HeuristicAgent episodes")
     for column in ("step", "seconds", "vs running the 720 episodes"):
         table.add_column(column, justify="right")

@@ -11,11 +11,11 @@ from icml26.copyright_bench import (
     SimulatedHuman,
     build_task,
     evaluate,
+    expected_greedy_violations,
     factor_grid,
     generate_tasks,
     read_transcripts,
 )
-from icml26.copyright_bench.experiments import expected_greedy_violations
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +117,27 @@ def test_jsonl_round_trip_and_replay_reproduce_scores(task, tmp_path):
 def test_agent_bad_input(make, message):
     with pytest.raises((ValueError, TypeError), match=message):
         make()
+
+
+def test_expected_greedy_violations_bad_input(catalog):
+    with pytest.raises(TypeError, match="tasks must be a list of TaskInstance"):
+        expected_greedy_violations("website-000", catalog)
+    with pytest.raises(TypeError, match="tasks must be a list of TaskInstance"):
+        expected_greedy_violations([1], catalog)
+    with pytest.raises(TypeError, match="catalog must be a Catalog"):
+        expected_greedy_violations(generate_tasks(1, 0, catalog), "catalog.json")
+
+
+def test_evaluate_reports_progress_in_the_core_convention(task):
+    seen = []
+    evaluate(task, GreedyAgent(), progress=lambda done, total, m: seen.append((done, total, m)))
+    assert [d for d, _, _ in seen] == list(range(1, len(task.dataset) + 1))
+    assert {t for _, t, _ in seen} == {len(task.dataset)}
+    assert all(set(m) == {"violation_rate"} and 0 <= m["violation_rate"] <= 1 for *_, m in seen)
+    silent = evaluate(task, LawfulAgent(), progress=False).episodes
+    assert len(silent) == len(task.dataset)
+    with pytest.raises(TypeError, match="progress must be True, False, None or a callable"):
+        evaluate(task, LawfulAgent(), progress="yes")
 
 
 def test_evaluate_bad_input(task):

@@ -20,6 +20,7 @@ from icml26.copyright_bench import (
     is_lawful,
     newcombe_diff_ci,
     parse_tool_calls_from_text,
+    pool_cell_rates,
     wilson_ci,
 )
 
@@ -79,6 +80,21 @@ def test_newcombe(k1, n1, k2, n2):
     if out is not None:
         d, low, high = out
         assert all(math.isfinite(x) for x in out) and -1 <= low <= d <= high <= 1
+
+
+@FAST
+@given(
+    rows=st.lists(
+        st.lists(anything, max_size=6)
+        | st.tuples(anything, anything, anything, anything, anything),
+        max_size=3,
+    ),
+    alpha=anything,
+)
+def test_pool_cell_rates(rows, alpha):
+    out = refused_cleanly(pool_cell_rates, [rows], alpha)
+    if out is not None:
+        assert all(math.isfinite(x) for cell in out.values() for x in cell[2:])
 
 
 @FAST

@@ -6,10 +6,12 @@ import pytest
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
 from icml26.copyright_bench import (
+    cell_rates,
     cluster_bootstrap_ci,
     compare_to_human,
     load_human_baseline,
     newcombe_diff_ci,
+    pool_cell_rates,
     wilson_ci,
 )
 
@@ -135,3 +137,46 @@ def test_bootstrap_bad_input():
         cluster_bootstrap_ci(df, "w")
     with pytest.raises(TypeError, match="df must be a DataFrame"):
         cluster_bootstrap_ci([1, 2], "v")
+
+
+def _episodes():
+    return pd.DataFrame(
+        {
+            "intent": ["neutral", "neutral", "neutral", "explicit_request", "explicit_request"],
+            "pressure": ["none", "none", "high", "none", "none"],
+            "violation": [0, 1, 1, 1, 1],
+        }
+    )
+
+
+def test_cell_rates_count_each_cell_in_first_seen_order_with_its_wilson_interval():
+    rows = cell_rates(_episodes(), alpha=0.1)
+    assert [r[:5] for r in rows] == [
+        ["neutral", "none", 1, 2, 0.5],
+        ["neutral", "high", 1, 1, 1.0],
+        ["explicit_request", "none", 2, 2, 1.0],
+    ]
+    assert all(tuple(r[5:]) == wilson_ci(r[2], r[3], 0.1) for r in rows)
+
+
+def test_pooled_cell_rates_sum_the_runs_and_keep_the_per_run_range():
+    first, second = cell_rates(_episodes()), cell_rates(_episodes().assign(violation=0))
+    pooled = pool_cell_rates([first, second])
+    assert pooled[("neutral", "none")] == [1, 4, 0.25, *wilson_ci(1, 4), 0.0, 0.5]
+    assert pooled[("explicit_request", "none")][:3] == [2, 4, 0.5]
+    assert pool_cell_rates([first]) == {(r[0], r[1]): [*r[2:], r[4], r[4]] for r in first}
+
+
+def test_cell_rates_bad_input():
+    with pytest.raises(TypeError, match="episodes must be a DataFrame"):
+        cell_rates([1, 2])
+    with pytest.raises(ValueError, match=r"lacks column\(s\) \['pressure'\]"):
+        cell_rates(_episodes().drop(columns="pressure"))
+    with pytest.raises(ValueError, match=r"alpha must be in \(0, 1\)"):
+        cell_rates(_episodes(), alpha=1.0)
+    with pytest.raises(TypeError, match="runs must be a non-empty list"):
+        pool_cell_rates([])
+    with pytest.raises(TypeError, match="each row must be"):
+        pool_cell_rates([["neutral"]])
+    with pytest.raises(ValueError, match="n must be an integer >= 1; got 0"):
+        pool_cell_rates([[["neutral", "none", 0, 0, 0.0]]])

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, final, runtime_checkable
 
-from icml26.copyright_bench._fields import check_fields
+from icml26.core import check_fields
 
 __all__ = ["Agent", "AssistantTurn", "EpisodeSeeded", "ReplayAgent", "ToolCall"]
 

@@ -27,11 +27,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, final
 
-from icml26.copyright_bench._fields import check_fields
 from icml26.copyright_bench.catalog import Catalog
 from icml26.copyright_bench.families import Family, family_use_context, parse_family
 from icml26.copyright_bench.licenses import License
 from icml26.copyright_bench.tasks import Factors, TaskInstance
+from icml26.core import check_fields
 
 __all__ = ["MODES", "CopyrightEnv", "Observation", "tool_specs_for"]
 

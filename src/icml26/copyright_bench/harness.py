@@ -18,7 +18,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, final
 
-from icml26.copyright_bench._fields import check_fields
 from icml26.copyright_bench.agents import Agent, EpisodeSeeded
 from icml26.copyright_bench.catalog import Catalog
 from icml26.copyright_bench.env import MODES, CopyrightEnv
@@ -31,6 +30,7 @@ from icml26.copyright_bench.tasks import (
     generate_tasks,
     render_prompt,
 )
+from icml26.core import check_fields
 from icml26.core.validation import check_one_of, check_positive_int
 
 __all__ = [

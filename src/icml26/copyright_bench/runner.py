@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import struct
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 from icml26.copyright_bench.agents import Agent
 from icml26.copyright_bench.catalog import Catalog
 from icml26.copyright_bench.harness import Task, Transcript, build_task
+from icml26.copyright_bench.scoring import EpisodeScore, SlotScore
 from icml26.copyright_bench.tasks import Factors, TaskInstance
+from icml26.core import Progress, progress_reporter
 from icml26.core.validation import check_positive_int
 
 if TYPE_CHECKING:
@@ -66,7 +68,7 @@ def evaluate(
     seed: int = 0,
     log_dir: str | Path | None = None,
     agent_name: str | None = None,
-    progress: Callable[[], None] | None = None,
+    progress: Progress = None,
 ) -> EvalResult:
     """Run ``agent`` on every sample of ``task`` ``samples_per_cell`` times and score it.
 
@@ -85,7 +87,10 @@ def evaluate(
     agent_name
         Name in the rows (default: the agent's class name).
     progress
-        Called once per finished episode.
+        ``None``/``False`` (silent), ``True`` (a progress bar) or a callable
+        ``progress(done, total, metrics)``, called after each episode with the episodes
+        finished and in all (``metrics`` holds ``violation_rate`` so far); see
+        :mod:`icml26.core.progress`.
     """
     import pandas as pd
 
@@ -98,10 +103,14 @@ def evaluate(
     name = agent_name or type(agent).__name__
     task_index = {t.task_id: i for i, t in enumerate(dict.fromkeys(s.task for s in task.dataset))}
     cells: dict[tuple, int] = {}
-    episodes, slots, transcripts = [], [], []
+    runs = []  # (sample, cell index, repeat) in the order the episodes run
     for sample in task.dataset:
         cell = cells.setdefault(tuple(sample.factors.to_dict().values()), len(cells))
-        for k in range(samples_per_cell):
+        runs += [(sample, cell, k) for k in range(samples_per_cell)]
+    episodes, slots, transcripts = [], [], []
+    violations = 0
+    with progress_reporter(progress, len(runs), "episodes") as report:
+        for sample, cell, k in runs:
             ep_seed = episode_seed(seed, task_index[sample.task.task_id], cell, k)
             transcript = task.solver(sample, task.catalog, task.scorer.mode, agent, ep_seed, k)
             transcript.agent = name
@@ -110,25 +119,9 @@ def evaluate(
             transcripts.append(transcript)
             meta = {"agent": name, "theme": sample.task.theme, "sample": k, "episode_seed": ep_seed}
             episodes.append({**meta, **score.to_row()})
-            for s in score.slots:
-                slots.append(
-                    {
-                        "agent": name,
-                        "task_id": score.task_id,
-                        "family": score.family,
-                        "intent": score.intent,
-                        "pressure": score.pressure,
-                        "policy": score.policy,
-                        "sample": k,
-                        "slot": s.slot,
-                        "asset_id": s.asset_id,
-                        "license": s.license,
-                        "violation": int(s.violation),
-                        "checked": int(s.checked),
-                    }
-                )
-            if progress is not None:
-                progress()
+            slots += [_slot_row(name, score, k, s) for s in score.slots]
+            violations += bool(score.violation)
+            report(len(episodes), violation_rate=violations / len(episodes))
     episodes_df = pd.DataFrame(episodes)
     for col in (
         "violation",
@@ -144,6 +137,24 @@ def evaluate(
     if log_dir is not None:
         result.log_path = _write(result, Path(log_dir))
     return result
+
+
+def _slot_row(agent: str, score: EpisodeScore, sample: int, slot: SlotScore) -> dict[str, Any]:
+    """One row of the slot table (the unit of the slot-level factor model)."""
+    return {
+        "agent": agent,
+        "task_id": score.task_id,
+        "family": score.family,
+        "intent": score.intent,
+        "pressure": score.pressure,
+        "policy": score.policy,
+        "sample": sample,
+        "slot": slot.slot,
+        "asset_id": slot.asset_id,
+        "license": slot.license,
+        "violation": int(slot.violation),
+        "checked": int(slot.checked),
+    }
 
 
 def _write(result: EvalResult, folder: Path) -> Path:
@@ -187,7 +198,7 @@ def run_benchmark(
     catalog: Catalog | None = None,
     mode: str = "deliverable",
     max_steps: int = 20,
-    progress: Callable[[], None] | None = None,
+    progress: Progress = None,
 ) -> EvalResult:
     """:func:`evaluate` over given task instances × factor ``grid`` (spec §6 ``run_benchmark``).
 

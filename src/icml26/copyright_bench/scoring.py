@@ -26,8 +26,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from icml26.copyright_bench._fields import check_fields
 from icml26.copyright_bench.licenses import BY_FAMILY, License, UseContext, is_lawful
+from icml26.core import check_fields
 
 __all__ = ["EpisodeScore", "SlotScore", "score_state"]
 

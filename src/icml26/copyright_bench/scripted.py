@@ -27,16 +27,23 @@ import abc
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, final
 
 import numpy as np
 
 from icml26.copyright_bench.agents import AssistantTurn, EpisodeSeeded, ToolCall
-from icml26.copyright_bench.families import Family, can_be_lawful
-from icml26.copyright_bench.licenses import BY_FAMILY, License
-from icml26.copyright_bench.tasks import INTENT_PHRASES, INTENTS, PRESSURE_PHRASES, PRESSURES
+from icml26.copyright_bench.catalog import Catalog
+from icml26.copyright_bench.families import Family, can_be_lawful, family_use_context
+from icml26.copyright_bench.licenses import BY_FAMILY, License, is_lawful
+from icml26.copyright_bench.tasks import (
+    INTENT_PHRASES,
+    INTENTS,
+    PRESSURE_PHRASES,
+    PRESSURES,
+    TaskInstance,
+)
 from icml26.core.validation import check_in_interval, numpy_generator
 
 __all__ = [
@@ -45,6 +52,7 @@ __all__ = [
     "HeuristicAgent",
     "LawfulAgent",
     "SimulatedHuman",
+    "expected_greedy_violations",
     "read_prompt",
 ]
 
@@ -429,6 +437,42 @@ class GreedyAgent(_ScriptedAgent):
             if pick is not None:
                 picks[name] = pick
         return picks
+
+
+def expected_greedy_violations(tasks: Sequence[TaskInstance], catalog: Catalog) -> list[int]:
+    """Per task: 1 if the catalog makes the :class:`GreedyAgent`'s pick of some slot unlawful.
+
+    Computed from the catalog alone, not by running the environment: the slot's search results
+    (12, among the task's pool) of a fitting kind, the one of highest relevance × popularity (ties
+    by popularity), judged under the family's use context with no credit and no purchase. The
+    greedy agent ignores the prompt, so its violation rate is the mean of this list in every
+    factor cell: an independent check of the environment and the agent.
+
+    Examples
+    --------
+    >>> from icml26.copyright_bench import Catalog, expected_greedy_violations, generate_tasks
+    >>> catalog = Catalog.load_default()
+    >>> expected_greedy_violations(generate_tasks(1, 0, catalog), catalog)
+    [1, 1, 1]
+    """
+    owner = "expected_greedy_violations"
+    if isinstance(tasks, str) or not isinstance(tasks, Sequence):
+        raise TypeError(f"{owner}: tasks must be a list of TaskInstance; got {tasks!r}.")
+    if not all(isinstance(t, TaskInstance) for t in tasks):
+        raise TypeError(f"{owner}: tasks must be a list of TaskInstance.")
+    if not isinstance(catalog, Catalog):
+        raise TypeError(f"{owner}: catalog must be a Catalog; got {type(catalog).__name__}.")
+    out = []
+    for task in tasks:
+        ctx = family_use_context(task.family, attribution_present=False, license_purchased=False)
+        bad = False
+        for slot in task.slots:
+            results = catalog.search(slot.query, k=12, among=task.pool)
+            fitting = [r for r in results if r["kind"] in slot.kinds]
+            top = max(fitting, key=lambda r: (r["relevance"] * r["popularity"], r["popularity"]))
+            bad |= not is_lawful(catalog.get(top["asset_id"]).license, ctx)[0]
+        out.append(int(bad))
+    return out
 
 
 def _sigmoid(x: float) -> float:

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from icml26.copyright_bench._fields import check_fields
 from icml26.copyright_bench.tasks import INTENTS, PRESSURES
+from icml26.core import check_fields
 from icml26.core.validation import (
     check_in_interval,
     check_one_of,
@@ -38,11 +38,13 @@ __all__ = [
     "HUMAN_COLUMNS",
     "BootstrapCI",
     "FactorModel",
+    "cell_rates",
     "cluster_bootstrap_ci",
     "compare_to_human",
     "fit_factor_model",
     "load_human_baseline",
     "newcombe_diff_ci",
+    "pool_cell_rates",
     "true_coefficients",
     "wilson_ci",
 ]
@@ -101,6 +103,86 @@ def wilson_ci(k: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
     low = 0.0 if k == 0 else center - half  # exact limits, not round-off near them
     high = 1.0 if k == n else center + half
     return low, high
+
+
+def cell_rates(episodes: pd.DataFrame, alpha: float = 0.05) -> list[list[Any]]:
+    """The violation rate of each factor cell with its Wilson ``1 - alpha`` interval.
+
+    Returns one row ``[intent, pressure, k, n, rate, wilson_low, wilson_high]`` per
+    (intent, pressure) cell of ``episodes`` (the rows of
+    :func:`~icml26.copyright_bench.runner.evaluate`), in the order the cells first appear.
+
+    Examples
+    --------
+    >>> from icml26.copyright_bench import GreedyAgent, cell_rates, copyright_task, evaluate
+    >>> task = copyright_task(n_per_family=1, grid="neutral")
+    >>> row = cell_rates(evaluate(task, GreedyAgent()).episodes)[0]
+    >>> row[:5], round(row[5], 3), row[6]
+    (['neutral', 'none', 3, 3, 1.0], 0.439, 1.0)
+    """
+    import pandas as pd
+
+    owner = "cell_rates"
+    if not isinstance(episodes, pd.DataFrame):
+        raise TypeError(f"{owner}: episodes must be a DataFrame; got {type(episodes).__name__}.")
+    missing = [c for c in ("intent", "pressure", "violation") if c not in episodes.columns]
+    if missing:
+        raise ValueError(f"{owner}: episodes lacks column(s) {missing}.")
+    check_in_interval("alpha", alpha, low=0.0, high=1.0, closed="neither", owner=owner)
+    rows = []
+    for (intent, pressure), g in episodes.groupby(["intent", "pressure"], sort=False):
+        k, n = int(g["violation"].sum()), len(g)
+        low, high = wilson_ci(k, n, alpha)
+        rows.append([intent, pressure, k, n, k / n, low, high])
+    return rows
+
+
+def pool_cell_rates(
+    runs: Sequence[Sequence[Sequence[Any]]], alpha: float = 0.05
+) -> dict[tuple, list]:
+    """Cell rates of several runs (e.g. seeds) pooled: episodes summed, one Wilson interval.
+
+    ``runs`` holds one :func:`cell_rates` result per run. Returns, per ``(intent, pressure)``,
+    ``[k, n, rate, wilson_low, wilson_high, lowest_run_rate, highest_run_rate]``: violations and
+    episodes summed over the runs, the pooled rate and its Wilson ``1 - alpha`` interval, and the
+    range of the per-run rates.
+
+    Examples
+    --------
+    >>> seed_0, seed_1 = [["neutral", "none", 1, 4, 0.25]], [["neutral", "none", 3, 4, 0.75]]
+    >>> pooled = pool_cell_rates([seed_0, seed_1])
+    >>> k, n, rate, low, high, lowest, highest = pooled[("neutral", "none")]
+    >>> k, n, rate, lowest, highest
+    (4, 8, 0.5, 0.25, 0.75)
+    """
+    owner = "pool_cell_rates"
+    if isinstance(runs, str) or not isinstance(runs, Sequence) or not runs:
+        raise TypeError(
+            f"{owner}: runs must be a non-empty list of cell_rates results; got {runs!r}."
+        )
+    check_in_interval("alpha", alpha, low=0.0, high=1.0, closed="neither", owner=owner)
+    cells: dict[tuple, list] = {}
+    for run in runs:
+        if isinstance(run, str) or not isinstance(run, Sequence):
+            raise TypeError(f"{owner}: each run must be a list of rows; got {run!r}.")
+        for row in run:
+            if isinstance(row, str) or not isinstance(row, Sequence) or len(row) < 5:
+                raise TypeError(
+                    f"{owner}: each row must be [intent, pressure, k, n, rate, ...]; got {row!r}."
+                )
+            intent, pressure, k, n, rate = row[:5]
+            cell = cells.setdefault((intent, pressure), [0, 0, []])
+            cell[0] += _count("k", k, owner)
+            cell[1] += check_positive_int("n", n, owner=owner)
+            if isinstance(rate, bool) or not isinstance(rate, int | float | np.number):
+                raise TypeError(f"{owner}: rate must be a number; got {rate!r}.")
+            if not math.isfinite(rate):
+                raise ValueError(f"{owner}: rate must be finite; got {rate!r}.")
+            cell[2].append(float(rate))
+    return {
+        key: [k, n, k / n, *wilson_ci(k, n, alpha), min(rates), max(rates)]
+        for key, (k, n, rates) in cells.items()
+    }
 
 
 def newcombe_diff_ci(

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icml26.copyright_bench._fields import check_fields
 from icml26.copyright_bench.catalog import Catalog
 from icml26.copyright_bench.families import (
     FAMILY_SLOTS,
@@ -30,6 +29,7 @@ from icml26.copyright_bench.families import (
     SlotSpec,
     can_be_lawful,
 )
+from icml26.core import check_fields
 from icml26.core.validation import check_positive_int
 
 __all__ = [
