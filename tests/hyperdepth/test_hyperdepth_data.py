@@ -1,17 +1,12 @@
 """Spec §7 item 10 (generator), kNN hypergraphs and the real-data loaders."""
 
-import pickle
-
 import numpy as np
-import pytest
-import scipy.sparse
 
 from icml26.hyperdepth import (
     Hypergraph,
     knn_hypergraph,
     load_digits_hypergraph,
     load_hypergraphx,
-    load_tricl_format,
     make_hierarchical_hypergraph,
 )
 
@@ -83,30 +78,6 @@ def test_workplace_and_walmart_from_hypergraphx():
     walmart = load_hypergraphx("walmart", dim=4)
     assert walmart.num_nodes == 57910 and walmart.y is None
     assert walmart.hypergraph.num_edges == 48482
-
-
-def test_tricl_format_loader_on_a_local_stand_in(tmp_path):
-    folder = tmp_path / "toy"
-    folder.mkdir()
-    x = scipy.sparse.csr_matrix(np.eye(4))
-    edges = {"e0": [0, 1, 1], "e1": [2, 3], "e2": [3, 0]}  # a repeated member, as in TriCL files
-    for name, obj in (("features", x), ("hypergraph", edges), ("labels", [0, 0, 1, 1])):
-        with open(folder / f"{name}.pickle", "wb") as f:
-            pickle.dump(obj, f)
-    data = load_tricl_format(tmp_path, "toy")
-    assert data.hypergraph.hyperedges == ((0, 1), (2, 3), (3, 0))
-    np.testing.assert_array_equal(data.x, np.eye(4))
-    np.testing.assert_array_equal(data.y, [0, 0, 1, 1])
-
-
-def test_tricl_loader_refuses_code_in_pickles(tmp_path):
-    folder = tmp_path / "evil"
-    folder.mkdir()
-    for name in ("features", "hypergraph", "labels"):
-        with open(folder / f"{name}.pickle", "wb") as f:
-            pickle.dump(pytest.approx, f)  # any importable non-data object
-    with pytest.raises(pickle.UnpicklingError, match="refusing"):
-        load_tricl_format(tmp_path, "evil")
 
 
 def test_from_hypergraphx_relabels_sorted_ids_and_keeps_weights_on_request():

@@ -4,7 +4,6 @@ from icml26.hyperdepth.data import (
     knn_hypergraph,
     load_digits_hypergraph,
     load_hypergraphx,
-    load_tricl_format,
     make_hierarchical_hypergraph,
     mask_features,
 )
@@ -30,6 +29,7 @@ from icml26.hyperdepth.training import (
     NotFittedError,
     make_view,
 )
+from icml26.hyperdepth.tricl_format import load_tricl_format
 
 __all__ = [
     "AbstractContrastiveTrainer",

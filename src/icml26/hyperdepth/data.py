@@ -5,21 +5,18 @@ fine classes with features ``x_i = m_coarse + m_fine + σ ε`` and hyperedges wh
 anchor's fine class with probability 0.55, its coarse class (another fine class) with 0.30, and
 come from another coarse class with 0.15. Real data: sklearn digits as a kNN hypergraph (each node
 with its ``k`` nearest neighbours), the SocioPatterns hypergraphs shipped in ``hypergraphx``'s
-wheel, and the TriCL pickle format for the standard benchmarks.
+wheel (the TriCL pickle format of the standard benchmarks is read by
+:mod:`icml26.hyperdepth.tricl_format`).
 
 Deviations: the SocioPatterns nodes have no features, so :func:`load_hypergraphx` gives them a
 label-free spectral embedding (the ``dim`` lowest non-trivial eigenvectors of ``Δ`` with
 self-loops, scaled by ``√n``) or seeded Gaussian features; High School's coarse label is the
 subject stem of the class name (``2BIO1 → BIO``, ``MP*2 → MP``, ``PC* → PC``, ``PSI* → PSI``).
-Hyperedge weights (contact counts) are dropped unless ``weighted=True``. The TriCL loader reads
-pickles through a restricted unpickler (numpy, scipy.sparse and builtins only) and removes
-repeated members inside a hyperedge (their files contain a few).
+Hyperedge weights (contact counts) are dropped unless ``weighted=True``.
 """
 
 from __future__ import annotations
 
-import io
-import pickle
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +40,6 @@ __all__ = [
     "knn_hypergraph",
     "load_digits_hypergraph",
     "load_hypergraphx",
-    "load_tricl_format",
     "make_hierarchical_hypergraph",
     "mask_features",
 ]
@@ -356,61 +352,3 @@ def load_hypergraphx(
     else:
         x = numpy_generator(seed).standard_normal((hg.num_nodes, dim)).astype(np.float32)
     return HypergraphData(x, hg, y, y_coarse, name=name)
-
-
-class _DataUnpickler(pickle.Unpickler):
-    """Unpickles only numpy arrays, scipy sparse matrices and builtin containers."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        top = module.partition(".")[0]
-        if top in ("numpy", "scipy") or (module == "builtins" and name in _SAFE_BUILTINS):
-            if top == "scipy" and not module.startswith("scipy.sparse"):
-                raise pickle.UnpicklingError(f"refusing {module}.{name} in a data pickle")
-            return super().find_class(module, name)
-        if module == "collections" and name in ("OrderedDict", "defaultdict"):
-            return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"refusing {module}.{name} in a data pickle")
-
-
-_SAFE_BUILTINS = {"dict", "list", "set", "frozenset", "tuple", "int", "float", "str", "slice"}
-
-
-def _load_pickle(path: Path) -> Any:
-    return _DataUnpickler(io.BytesIO(path.read_bytes())).load()
-
-
-def load_tricl_format(root: str | Path, name: str) -> HypergraphData:
-    """A benchmark in TriCL's layout: ``root/name/{features,hypergraph,labels}.pickle``.
-
-    ``features.pickle`` holds a (scipy sparse or dense) ``(n, f)`` matrix, ``hypergraph.pickle``
-    a dict hyperedge → member list, ``labels.pickle`` a length-``n`` label list (Cora-CA,
-    DBLP-CA, the co-citation sets, Zoo, 20News, Mushroom, NTU2012, ModelNet40 as distributed with
-    TriCL/AllSet). Repeated members inside a hyperedge are removed; empty hyperedges dropped.
-
-    Raises
-    ------
-    FileNotFoundError
-        If a file is missing.
-    """
-    owner = "load_tricl_format"
-    if not isinstance(root, str | Path):
-        raise TypeError(f"{owner}: root must be a folder path (str or Path); got {root!r}.")
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"{owner}: name must be a dataset folder inside root; got {name!r}.")
-    folder = Path(root) / name
-    for file in ("features.pickle", "hypergraph.pickle", "labels.pickle"):
-        if not (folder / file).is_file():
-            raise FileNotFoundError(f"load_tricl_format: {folder / file} does not exist.")
-    import scipy.sparse
-
-    features = _load_pickle(folder / "features.pickle")
-    x = features.toarray() if scipy.sparse.issparse(features) else np.asarray(features)
-    edges_raw = _load_pickle(folder / "hypergraph.pickle")
-    labels = np.asarray(_load_pickle(folder / "labels.pickle")).astype(np.int64).ravel()
-    edges = []
-    for members in edges_raw.values():
-        unique = list(dict.fromkeys(int(v) for v in members))
-        if unique:
-            edges.append(unique)
-    hg = Hypergraph(x.shape[0], edges)
-    return HypergraphData(x.astype(np.float32), hg, labels, name=name)
