@@ -20,6 +20,7 @@ import time
 
 import torch
 
+from icml26.core import interleaved_median_seconds
 from icml26.hybrid_seq import (
     MQAR,
     HybridLM,
@@ -30,17 +31,6 @@ from icml26.hybrid_seq import (
     train,
     working_memory,
 )
-
-
-def _timed(fn, repeats: int) -> float:
-    """Median seconds of ``fn()`` over ``repeats`` runs after one warm-up."""
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2]
 
 
 def parameter_efficiency(steps: int, widths: list[int], hybrid_d: int) -> None:
@@ -75,7 +65,7 @@ def streaming(lengths: list[int], d: int) -> None:
         f"{'T':>6} {'pattern':8} {'ms/token':>9} {'latency/AA':>11} {'bytes':>10} {'bytes/AA':>9}"
     )
     for T in lengths:
-        results = {}
+        steps, memory = {}, {}
         for pattern in ("AA", "SA", "SS"):
             model = HybridLM(64, d, pattern=pattern, n_heads=d // 16).eval()
             tokens = torch.randint(1, 64, (1, T + 16), generator=torch.Generator().manual_seed(0))
@@ -84,16 +74,18 @@ def streaming(lengths: list[int], d: int) -> None:
                 for t in range(T):
                     _, cache = model.step(tokens[:, t], cache)
 
-                def one_token(model=model, cache=cache, tokens=tokens, T=T) -> None:
-                    model.step(tokens[:, T], cache)
+            @torch.no_grad()
+            def one_token(model=model, cache=cache, tokens=tokens, T=T) -> None:
+                model.step(tokens[:, T], cache)
 
-                latency = _timed(one_token, repeats=15)
-            results[pattern] = (latency, working_memory(model, T, bits=32).bits // 8)
-        base = results["AA"]
-        for pattern, (latency, nbytes) in results.items():
+            steps[pattern] = one_token
+            memory[pattern] = working_memory(model, T, bits=32).bits // 8
+        latency = interleaved_median_seconds(steps, repeats=15)  # round-robin over the patterns
+        for pattern, seconds in latency.items():
+            nbytes = memory[pattern]
             print(
-                f"{T:6d} {pattern:8} {1e3 * latency:9.3f} {latency / base[0]:11.2f} "
-                f"{nbytes:10d} {nbytes / base[1]:9.3f}"
+                f"{T:6d} {pattern:8} {1e3 * seconds:9.3f} {seconds / latency['AA']:11.2f} "
+                f"{nbytes:10d} {nbytes / memory['AA']:9.3f}"
             )
 
 
@@ -102,14 +94,15 @@ def scans(lengths: list[int]) -> None:
     print(f"{'T':>6} {'sequential ms':>14} {'parallel ms':>12} {'speed-up':>9}")
     for T in lengths:
         u = torch.randn(16, T, 32, generator=torch.Generator().manual_seed(0))
-        times = {}
+        runs = {}
         for scan in ("sequential", "parallel"):
             block = MambaBlock(32, scan=scan, seed=0)
 
             def run(block=block, u=u) -> None:
                 block(u).sum().backward()
 
-            times[scan] = _timed(run, repeats=5)
+            runs[scan] = run
+        times = interleaved_median_seconds(runs, repeats=5)
         speedup = times["sequential"] / times["parallel"]
         print(
             f"{T:6d} {1e3 * times['sequential']:14.1f} {1e3 * times['parallel']:12.1f} "

@@ -14,6 +14,7 @@ from icml26.hybrid_seq import (
     count_params,
     evaluate,
     margin_beta,
+    min_correct_weight,
     min_state_bits,
     working_memory,
 )
@@ -42,6 +43,10 @@ def test_sc_hybrid_is_exact_with_the_soft_margin(T_max):
     assert torch.equal(pred[batch.mask], batch.targets[batch.mask])
     # §2.4: right position weight >= 1 / (1 + e^-2) ≈ 0.881 for every T <= T_max
     assert float(_correct_weight_sc(model, batch).min()) >= 1 / (1 + math.exp(-2))
+    # the public margin check agrees with the per-position reference above
+    assert min_correct_weight(model, batch) == pytest.approx(
+        float(_correct_weight_sc(model, batch).min())
+    )
     hard = build_sc_hybrid(V, max_len=T_max, hard=True)
     assert torch.equal(hard(batch.inputs).argmax(-1)[batch.mask], batch.targets[batch.mask])
 
@@ -72,6 +77,8 @@ def test_ar_hybrid_is_exact_with_the_soft_margin(T_max):
     value_pos = 2 * (kv == keys[:, None]).float().argmax(1) + 1
     weight = ch["attention"][rows, cols, value_pos]
     assert float(weight.min()) >= 1 / (1 + math.exp(-2))
+    # the public margin check sums every earlier value after the key: at least this weight
+    assert min_correct_weight(model, b) >= float(weight.min()) - 1e-6
     # prev channel is the one-hot of the previous key token
     prev = ch["prev"][0, 1:].argmax(-1) + 4
     is_key = (b.inputs[0, :-1] >= 4) & (b.inputs[0, :-1] < 68)
@@ -166,3 +173,15 @@ def test_builders_reject_bad_input():
         model(torch.zeros(1, 3, dtype=torch.long))
     with pytest.raises(TypeError, match="min_state_bits: task must be"):
         min_state_bits("SC")
+
+
+def test_min_correct_weight_rejects_bad_input():
+    task = SelectiveCopying(L=20, k=3, n_symbols=5)
+    batch = task.sample(4, generator=0)
+    with pytest.raises(TypeError, match="model must be a ConstructedSCHybrid"):
+        min_correct_weight(build_sc_slot_ssm(5, 3), batch)
+    with pytest.raises(TypeError, match="batch must be a Batch"):
+        min_correct_weight(build_sc_hybrid(5, max_len=32), batch.inputs)
+    unscored = type(batch)(batch.inputs, batch.targets, torch.zeros_like(batch.mask))
+    with pytest.raises(ValueError, match=r"batch\.mask must score at least one position"):
+        min_correct_weight(build_sc_hybrid(5, max_len=32), unscored)

@@ -5,6 +5,7 @@ import math
 import pytest
 import torch
 
+from icml26.core import NonFiniteLossError
 from icml26.hybrid_seq import (
     MQAR,
     HybridLM,
@@ -14,6 +15,7 @@ from icml26.hybrid_seq import (
     build_sc_hybrid,
     evaluate,
     train,
+    train_lr_search,
 )
 
 
@@ -93,3 +95,56 @@ def test_training_rejects_bad_input():
         evaluate(torch.nn.Linear(2, 2), task)
     with pytest.raises(ValueError, match="n must be an integer >= 1"):
         evaluate(HybridLM(24, 8), task, n=0)
+
+
+def test_train_reports_progress_and_stops_on_a_non_finite_loss():
+    task = MQAR(L=16, n_kv=2, n_keys=8, n_values=8, n_fillers=4)
+    cfg = TrainConfig(steps=3, lr=1e-3, batch_size=4, warmup=1)
+    seen = []
+    hist = train(
+        HybridLM(task.vocab_size, 8, seed=0), task, cfg, progress=lambda *a: seen.append(a)
+    )
+    assert [(done, total) for done, total, _ in seen] == [(1, 3), (2, 3), (3, 3)]
+    assert [m["loss"] for _, _, m in seen] == hist.loss
+    broken = HybridLM(task.vocab_size, 8, seed=0)
+    with torch.no_grad():
+        broken.head.weight.fill_(math.nan)
+    with pytest.raises(NonFiniteLossError, match="train: the loss is nan at step 0"):
+        train(broken, task, cfg)
+
+
+def test_lr_search_keeps_the_best_validation_run_and_matches_separate_runs():
+    task = MQAR(L=16, n_kv=2, n_keys=8, n_values=8, n_fillers=4)
+    cfg = TrainConfig(steps=20, lr=1.0, batch_size=16, warmup=2, seed=3)
+
+    def make_model():
+        return HybridLM(task.vocab_size, 16, pattern="SA", seed=0)
+
+    seen = []
+    report = lambda *a: seen.append(a)  # noqa: E731
+    lrs = (1e-4, 1e-2)
+    best = train_lr_search(make_model, task, cfg, lrs, n_val=64, val_seed=5, progress=report)
+    assert [done for done, _, _ in seen] == list(range(1, 41)) and seen[-1][1] == 40
+    expected = {}
+    for lr in (1e-4, 1e-2):
+        model = make_model()
+        train(model, task, TrainConfig(steps=20, lr=lr, batch_size=16, warmup=2, seed=3))
+        expected[lr] = evaluate(model, task, n=64, seed=5)[16][0]
+    assert best.val_acc_by_lr == expected
+    assert best.lr == max(expected, key=expected.get) and best.val_acc == expected[best.lr]
+    again = evaluate(best.model, task, n=64, seed=5)[16][0]
+    assert again == best.val_acc
+
+
+def test_lr_search_rejects_bad_input():
+    task = MQAR(L=16, n_kv=2, n_keys=8, n_values=8, n_fillers=4)
+    cfg = TrainConfig(steps=1, lr=1e-3, batch_size=4, warmup=0)
+    make = lambda: HybridLM(task.vocab_size, 8, seed=0)  # noqa: E731
+    with pytest.raises(TypeError, match="make_model must be a callable that builds a fresh model"):
+        train_lr_search(HybridLM(24, 8), task, cfg, (1e-3,))
+    with pytest.raises(ValueError, match="lrs must hold 1 to 64 learning rates"):
+        train_lr_search(make, task, cfg, ())
+    with pytest.raises(ValueError, match=r"lrs\[1\] must be in \(0, inf\)"):
+        train_lr_search(make, task, cfg, (1e-3, 0.0))
+    with pytest.raises(TypeError, match="model must be a HybridLM"):
+        train_lr_search(lambda: torch.nn.Linear(2, 2), task, cfg, (1e-3,))

@@ -12,6 +12,7 @@ from icml26.hybrid_seq.constructions import (
     build_sc_hybrid,
     build_sc_slot_ssm,
     margin_beta,
+    min_correct_weight,
 )
 from icml26.hybrid_seq.hf import HybridLMConfig, HybridLMForCausalLM
 from icml26.hybrid_seq.mamba2 import Mamba2Block, Mamba2Config
@@ -28,6 +29,7 @@ from icml26.hybrid_seq.tasks import (
 )
 from icml26.hybrid_seq.text import TextLM
 from icml26.hybrid_seq.training import (
+    LRSearchResult,
     ShiftResult,
     TrainConfig,
     TrainHistory,
@@ -35,6 +37,7 @@ from icml26.hybrid_seq.training import (
     evaluate_shift,
     masked_accuracy,
     train,
+    train_lr_search,
 )
 
 __all__ = [
@@ -51,6 +54,7 @@ __all__ = [
     "InductionHead",
     "KVCache",
     "LMCache",
+    "LRSearchResult",
     "Mamba2Block",
     "Mamba2Config",
     "MambaBlock",
@@ -71,9 +75,11 @@ __all__ = [
     "evaluate_shift",
     "margin_beta",
     "masked_accuracy",
+    "min_correct_weight",
     "min_state_bits",
     "noise_shift_tasks",
     "selective_recurrence",
     "train",
+    "train_lr_search",
     "working_memory",
 ]

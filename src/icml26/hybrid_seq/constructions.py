@@ -41,7 +41,7 @@ from torch import nn
 from icml26.core import check_positive_int
 from icml26.hybrid_seq.models import AbstractSequenceModel, check_token_ids
 from icml26.hybrid_seq.ssm import selective_recurrence
-from icml26.hybrid_seq.tasks import MARK, N_SPECIAL
+from icml26.hybrid_seq.tasks import MARK, N_SPECIAL, Batch
 
 __all__ = [
     "ConstructedARHybrid",
@@ -51,6 +51,7 @@ __all__ = [
     "build_sc_hybrid",
     "build_sc_slot_ssm",
     "margin_beta",
+    "min_correct_weight",
 ]
 
 
@@ -526,3 +527,49 @@ def build_sc_slot_ssm(
     k = check_positive_int("k", k, owner=owner)
     vocab = _vocab(vocab_size, N_SPECIAL + n_symbols, owner)
     return ConstructedSlotSSM(n_symbols, k, vocab)
+
+
+@torch.no_grad()
+def min_correct_weight(model: ConstructedSCHybrid | ConstructedARHybrid, batch: Batch) -> float:
+    """Smallest softmax weight the constructed head puts on the right position of ``batch``.
+
+    Over the scored positions (``batch.mask``): for the SC hybrid the right position is the
+    data token whose rank c_s equals the slot q_t being answered; for the MQAR hybrid it is
+    every earlier value that follows a copy of the queried key. :func:`margin_beta` promises
+    at least 1 / (1 + e^-2) ≈ 0.881 for every sequence up to the model's ``max_len``.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a constructed SC/MQAR hybrid or ``batch`` is not a :class:`Batch`.
+    ValueError
+        If ``batch.mask`` scores no position.
+
+    Example
+    -------
+    >>> from icml26.hybrid_seq import SelectiveCopying
+    >>> batch = SelectiveCopying(L=40, k=4, n_symbols=6).sample(8, generator=0)
+    >>> min_correct_weight(build_sc_hybrid(6, max_len=45), batch) >= 1 / (1 + math.exp(-2))
+    True
+    """
+    owner = "min_correct_weight"
+    if not isinstance(model, ConstructedSCHybrid | ConstructedARHybrid):
+        raise TypeError(
+            f"{owner}: model must be a ConstructedSCHybrid or ConstructedARHybrid; got "
+            f"{type(model).__name__}."
+        )
+    if not isinstance(batch, Batch):
+        raise TypeError(f"{owner}: batch must be a Batch; got {type(batch).__name__}.")
+    if not bool(batch.mask.any()):
+        raise ValueError(f"{owner}: batch.mask must score at least one position.")
+    ch = model.channels(batch.inputs)
+    rows, cols = torch.nonzero(batch.mask, as_tuple=True)
+    if isinstance(model, ConstructedSCHybrid):  # the data token whose rank is the slot
+        slot = ch["slot"][rows, cols]
+        right = (ch["rank"][rows] == slot[:, None]) & (ch["isdata"][rows] == 1)
+    else:  # the value right after the queried key
+        key = batch.inputs[rows, cols]
+        prev = nn.functional.pad(batch.inputs, (1, 0))[:, :-1][rows]
+        right = (prev == key[:, None]) & (torch.arange(batch.inputs.shape[1]) < cols[:, None])
+    weights = ch["attention"][rows, cols]  # (n_scored, T)
+    return float((weights * right).sum(-1).min())

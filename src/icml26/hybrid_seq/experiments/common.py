@@ -1,0 +1,88 @@
+"""Pieces the hybrid_seq reproductions share: the paper, where claims come from, resources, and
+the learned-model protocol of spec §2.5 (one (pattern, width) trained at each learning rate of the
+config, the best kept on a validation stream).
+
+Importing this module stays light: torch and the library are imported inside :func:`fit`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from icml26.core import ProgressBar, Resources, RunContext
+
+if TYPE_CHECKING:
+    from icml26.hybrid_seq import AbstractTask, LRSearchResult
+
+PAPER = (
+    "Cooper, Diakonikolas, Ma & Sala, Expressivity-Efficiency Tradeoffs for Hybrid Sequence "
+    "Models, ICML 2026 (arXiv:2603.08859)"
+)
+WHERE_ABSTRACT = "abstract (full text not available)"
+WHERE_SPEC = "spec §5 (the spec author's small-scale target; no paper table available)"
+# one thread: these d <= 128 models run several times slower on two OpenMP threads when the
+# cores are shared, and barely faster on an idle machine
+TRAIN_RESOURCES = Resources(cpus=1)
+EXACT_RESOURCES = Resources(cpus=1)
+
+
+def fit(
+    task: AbstractTask,
+    pattern: str,
+    d_model: int,
+    config: Any,
+    ctx: RunContext,
+    bar: ProgressBar,
+    *,
+    pos_enc: str | None = None,
+    max_len: int = 2048,
+) -> LRSearchResult:
+    """Train ``HybridLM(pattern, d_model)`` at each of ``config.lrs``; keep the best on validation.
+
+    ``config`` supplies ``steps``, ``lrs``, ``batch_size``, ``warmup`` and ``n_val``. The
+    initialisation seed depends on (pattern, width) only and the data seed is the same for every
+    model, so only the learning rate differs between the runs of one search; the validation
+    stream is disjoint from training and from the callers' test stream. ``bar`` advances by
+    ``len(config.lrs) * config.steps``.
+    """
+    from icml26.hybrid_seq import HybridLM, TrainConfig, train_lr_search
+
+    def make_model() -> HybridLM:
+        return HybridLM(
+            task.vocab_size,
+            d_model,
+            pattern=pattern,
+            n_heads=max(1, d_model // 16),
+            pos_enc=pos_enc,
+            max_len=max_len,
+            scan="sequential",
+            ssm_backend="torch",
+            seed=ctx.seed_for(f"init/{pattern}/{d_model}"),
+        )
+
+    cfg = TrainConfig(
+        steps=config.steps,
+        lr=config.lrs[0],
+        batch_size=config.batch_size,
+        warmup=min(config.warmup, config.steps - 1),
+        seed=ctx.seed_for("train-data"),
+    )
+    start = bar.completed
+
+    def progress(done: int, total: int, metrics: Any) -> None:
+        bar(start + done, bar.total, metrics)
+
+    return train_lr_search(
+        make_model,
+        task,
+        cfg,
+        config.lrs,
+        n_val=config.n_val,
+        val_seed=ctx.seed_for("validation"),
+        progress=progress,
+    )
+
+
+def by_params(row: dict[str, Any]) -> int:
+    """Sort key: a run's parameter count."""
+    return row["params"]
