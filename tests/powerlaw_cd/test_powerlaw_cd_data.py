@@ -134,19 +134,20 @@ def test_run_benchmark_accepts_method_names():
 def test_run_benchmark_on_two_processes_equals_one_and_reports_progress():
     grid = [dict(n_vars=3, length=700, sigma_b=0.5), dict(n_vars=3, length=700, strength=1.0)]
     methods = {"granger": lambda X: granger_pairwise(X, max_lags=3)}
-    calls = {1: 0, 2: 0}
+    calls = {1: [], 2: []}
 
     def counter(n_jobs):
-        def advance():
-            calls[n_jobs] += 1
+        def progress(done, total, metrics):
+            calls[n_jobs].append((done, total))
 
-        return advance
+        return progress
 
     one = run_benchmark(methods, grid, [0, 1, 2], n_jobs=1, progress=counter(1))
     two = run_benchmark(methods, grid, [0, 1, 2], n_jobs=2, progress=counter(2))
     columns = ["strength", "sigma_b", "seed", "f1", "tnr", "n_edges"]
     pd.testing.assert_frame_equal(one[columns], two[columns])  # data seeded per (cell, seed)
-    assert calls == {1: 6, 2: 6}  # once per (cell, seed)
+    # the progress convention: (done, total) once per (cell, seed), in this process
+    assert calls[1] == calls[2] == [(k, 6) for k in range(1, 7)]
 
 
 @pytest.mark.parametrize(

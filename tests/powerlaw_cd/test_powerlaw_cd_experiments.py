@@ -1,17 +1,15 @@
-"""The registered experiments' smoke presets, their report hooks, and what importing costs."""
+"""The registered experiments' smoke presets, their report hooks, their needs, and the package's
+lazy names (no submodule hides a public name)."""
 
 import subprocess
 import sys
 
 import matplotlib
-import pytest
 
 from icml26.core import RunContext, discover
 
 matplotlib.use("Agg")
 REGISTRY = discover()
-EXTRA = ("statsmodels", "threadpoolctl", "pandas", "joblib", "tigramite")
-HEAVY = {"torch", "transformers", "scipy", "matplotlib", "sklearn", "lingam", "pyEDM", *EXTRA}
 
 
 def _python(code):
@@ -50,25 +48,9 @@ def test_grid_smoke_metrics_hooks_and_progress(tmp_path):
 
 def test_experiments_declare_the_extra_and_their_cores():
     robustness, grid = REGISTRY.get("powerlaw_cd.robustness"), REGISTRY.get("powerlaw_cd.grid")
-    assert robustness.requires == grid.requires == EXTRA
+    assert robustness.install_extra == grid.install_extra == "powerlaw_cd"
     assert robustness.resources.cpus == 1 and grid.resources.cpus == 2  # grid: 2 joblib workers
-    assert robustness.unavailable_reason is None and grid.install_extra == "powerlaw_cd"
-
-
-def test_importing_the_package_and_experiments_imports_nothing_heavy():
-    code = f"""
-import sys
-import icml26.powerlaw_cd as package
-assert not [m for m in sys.modules if m.startswith("icml26.powerlaw_cd.")], "eager submodule"
-import icml26.powerlaw_cd.experiments
-heavy = sorted({{m.split(".")[0] for m in sys.modules}} & set({sorted(HEAVY)!r}))
-assert heavy == [], heavy
-from icml26.powerlaw_cd import placy
-assert "icml26.powerlaw_cd.pairwise" in sys.modules and callable(placy)
-print("ok")
-"""
-    result = _python(code)
-    assert result.stdout.strip() == "ok", result.stderr
+    assert robustness.unavailable_reason is None
 
 
 def test_no_public_name_is_shadowed_by_a_submodule():
@@ -85,30 +67,3 @@ print("ok")
 """
     result = _python(code)
     assert result.stdout.strip() == "ok", result.stderr
-
-
-def test_grid_report_pools_every_run_like_one_sample():
-    # Two runs of the grid, each summarising its own datasets of one cell: the report's mean and
-    # standard deviation must be those of all datasets together (numpy on the raw values).
-    import numpy as np
-
-    from icml26.powerlaw_cd.experiments import _grid_frame
-
-    rng = np.random.default_rng(0)
-    runs = [rng.uniform(size=n) for n in (5, 3)]
-    tnrs = [rng.uniform(size=n) for n in (5, 3)]
-    cell = {"data": "ou_stationary", "strength": 0.5, "sigma_g": 1.0, "sigma_b": 1.0}
-    metrics = [
-        {"summary": [{**cell, "method": "placy", "f1": f.mean(), "f1_std": f.std(ddof=1),
-                      "tnr": t.mean(), "tnr_std": t.std(ddof=1), "n": f.size}]}
-        for f, t in zip(runs, tnrs, strict=True)
-    ]  # fmt: skip
-    row = _grid_frame(metrics).iloc[0]
-    every_f1, every_tnr = np.concatenate(runs), np.concatenate(tnrs)
-    assert row["n"] == 8
-    assert row["f1"] == pytest.approx(every_f1.mean(), abs=1e-12)
-    assert row["f1_std"] == pytest.approx(every_f1.std(ddof=1), abs=1e-12)
-    assert row["tnr_std"] == pytest.approx(every_tnr.std(ddof=1), abs=1e-12)
-    # One run is passed through unchanged.
-    single = _grid_frame(metrics[:1]).iloc[0]
-    assert single["f1_std"] == pytest.approx(runs[0].std(ddof=1), abs=1e-12)

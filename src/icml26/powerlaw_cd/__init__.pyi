@@ -18,7 +18,13 @@ from icml26.powerlaw_cd.graph import benjamini_hochberg, find_cycle, is_dag, mak
 from icml26.powerlaw_cd.metrics import f1_tnr
 from icml26.powerlaw_cd.pairwise import CDResult, granger_on_features, granger_pairwise, placy
 from icml26.powerlaw_cd.simulate import SimResult, powerlaw_noise, simulate_ou
-from icml26.powerlaw_cd.sweep import dataset_seed, run_benchmark
+from icml26.powerlaw_cd.sweep import (
+    dataset_seed,
+    min_cell_gain,
+    pool_summaries,
+    run_benchmark,
+    summarize_benchmark,
+)
 from icml26.powerlaw_cd.wald import WaldResult, lagged_design, var_wald_test
 
 __all__ = [
@@ -40,14 +46,17 @@ __all__ = [
     "load_rivers",
     "load_sardine_anchovy_sst",
     "make_acyclic",
+    "min_cell_gain",
     "n_windows",
     "pcmci_plus",
     "placy",
+    "pool_summaries",
     "powerlaw_features",
     "powerlaw_features_reference",
     "powerlaw_noise",
     "run_benchmark",
     "simulate_ou",
+    "summarize_benchmark",
     "var_lingam",
     "var_wald_test",
     "window_frequencies",

@@ -1,4 +1,11 @@
-"""Score causal-discovery methods over a grid of simulated settings and seeds (spec §2.5 grid)."""
+"""Score causal-discovery methods over a grid of simulated settings and seeds (spec §2.5 grid),
+summarise the scores per cell, pool summaries of several runs, and compare two methods per cell.
+
+The pipeline: :func:`run_benchmark` → one row per (cell, seed, method); :func:`summarize_benchmark`
+→ per (cell, method) the mean and standard deviation over seeds of F1 and TNR and the dataset
+count; :func:`pool_summaries` → several such summaries (runs with other seeds) as if one sample;
+:func:`min_cell_gain` → the worst cell's mean F1 gain of one method over another.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +17,20 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import check_one_of, check_positive_int
+from icml26.core import Progress, check_one_of, check_positive_int, progress_reporter
 from icml26.powerlaw_cd.baselines import pcmci_plus, var_lingam
 from icml26.powerlaw_cd.graph import is_dag
 from icml26.powerlaw_cd.metrics import f1_tnr
 from icml26.powerlaw_cd.pairwise import CDResult, granger_pairwise, placy
 from icml26.powerlaw_cd.simulate import simulate_ou
 
-__all__ = ["dataset_seed", "run_benchmark"]
+__all__ = [
+    "dataset_seed",
+    "min_cell_gain",
+    "pool_summaries",
+    "run_benchmark",
+    "summarize_benchmark",
+]
 
 Method = Callable[[np.ndarray], CDResult]
 MAX_JOBS = 256  # run_benchmark: worker processes
@@ -89,7 +102,7 @@ def run_benchmark(
     grid: Sequence[Mapping[str, Any]],
     seeds: Sequence[int],
     n_jobs: int = 2,
-    progress: Callable[[], object] | None = None,
+    progress: Progress = None,
 ):  # -> pandas.DataFrame
     """Run every method on the simulated dataset of every (grid cell, seed) and score it.
 
@@ -105,8 +118,9 @@ def run_benchmark(
     n_jobs
         Processes (joblib), at most ``MAX_JOBS = 256``; 1 runs in this process.
     progress
-        Called with no argument each time one (cell, seed) dataset has been scored, in this
-        process (e.g. a progress bar's ``advance``).
+        ``None``/``False`` (silent), ``True`` (a rich bar) or ``progress(done, total, metrics)``
+        called in this process each time one more (cell, seed) dataset has been scored (e.g.
+        a task's ``ctx.progress`` bar).
 
     Returns
     -------
@@ -141,8 +155,11 @@ def run_benchmark(
             raise TypeError(f"{owner}: {name} must be a sequence; got {type(value).__name__}.")
         if len(value) == 0:
             raise ValueError(f"{owner}: {name} must not be empty; got {value!r}.")
-    if progress is not None and not callable(progress):
-        raise TypeError(f"{owner}: progress must be callable or None; got {progress!r}.")
+    if not (progress is None or isinstance(progress, bool) or callable(progress)):
+        raise TypeError(
+            f"{owner}: progress must be True, False, None or a callable progress(done, total, "
+            f"metrics); got {progress!r}."
+        )
     if isinstance(methods, Mapping):
         for name, method in methods.items():
             if not callable(method):
@@ -171,8 +188,229 @@ def run_benchmark(
         parallel = Parallel(n_jobs=n_jobs, return_as="generator")
         scored = parallel(delayed(_score)(c, s, methods) for c, s in jobs)
     rows = []
-    for part in scored:
-        rows.extend(part)
-        if progress is not None:
-            progress()
+    with progress_reporter(progress, len(jobs), "datasets scored") as report:
+        for done, part in enumerate(scored, start=1):
+            rows.extend(part)
+            report(done)
     return pd.DataFrame(rows)
+
+
+# the columns run_benchmark adds to a cell's keywords; everything else in its frame is a cell key
+RESULT_COLUMNS = ("seed", "method", "f1", "tnr", "n_edges", "is_dag", "wall_s")
+SUMMARY_COLUMNS = ("f1", "f1_std", "tnr", "tnr_std", "n")
+
+
+def _check_frame(name: str, frame: Any, needed: Sequence[str], *, owner: str) -> None:
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{owner}: {name} must be a pandas DataFrame; got {type(frame).__name__}.")
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"{owner}: {name} lacks the columns {missing} (has {list(frame.columns)})."
+        )
+
+
+def _cell_keys(frame: Any, by: Sequence[str] | None, *, owner: str) -> list[str]:
+    """``by`` checked, or every column of ``frame`` that run_benchmark did not add."""
+    if by is None:
+        return [c for c in frame.columns if c not in RESULT_COLUMNS]
+    if isinstance(by, str) or not isinstance(by, Sequence):
+        raise TypeError(f"{owner}: by must be a sequence of column names; got {by!r}.")
+    if not all(isinstance(k, str) for k in by) or {"seed", "method"} & set(by):
+        raise ValueError(
+            f"{owner}: by must name cell columns (not seed or method); got {list(by)!r}."
+        )
+    return list(by)
+
+
+def summarize_benchmark(frame: Any, by: Sequence[str] | None = None):  # -> pandas.DataFrame
+    """Per (cell, method): mean and standard deviation over seeds of F1 and TNR, and the count.
+
+    Parameters
+    ----------
+    frame
+        A :func:`run_benchmark` frame (columns ``method``, ``f1``, ``tnr`` and the cell keys).
+    by
+        The columns that name a cell; default every column :func:`run_benchmark` did not add
+        (the grid's ``simulate_ou`` keywords).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (cell, method): the ``by`` columns, ``method``, ``f1``, ``f1_std``, ``tnr``,
+        ``tnr_std`` (sample standard deviations, NaN for one dataset) and ``n`` (datasets).
+
+    Raises
+    ------
+    TypeError
+        If ``frame`` is not a DataFrame or ``by`` not a sequence of names.
+    ValueError
+        If a needed column is missing or ``by`` names ``seed`` or ``method``.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"sigma_b": [0.5, 0.5], "seed": [0, 1], "method": ["g", "g"],
+    ...                       "f1": [0.5, 1.0], "tnr": [1.0, 1.0]})
+    >>> row = summarize_benchmark(frame).iloc[0]
+    >>> float(row["sigma_b"]), float(row["f1"]), int(row["n"])
+    (0.5, 0.75, 2)
+    """
+    owner = "summarize_benchmark"
+    _check_frame("frame", frame, ("method", "f1", "tnr"), owner=owner)
+    keys = [*_cell_keys(frame, by, owner=owner), "method"]
+    _check_frame("frame", frame, keys, owner=owner)
+    return (
+        frame.groupby(keys)
+        .agg(
+            f1=("f1", "mean"),
+            f1_std=("f1", "std"),
+            tnr=("tnr", "mean"),
+            tnr_std=("tnr", "std"),
+            n=("f1", "size"),
+        )
+        .reset_index()
+    )
+
+
+def pool_summaries(summaries: Sequence[Any]):  # -> pandas.DataFrame
+    """Pool :func:`summarize_benchmark` summaries of several runs as if they were one sample.
+
+    Per (cell, method) key (every column but the statistics): the mean weighted by the dataset
+    counts, the standard deviation of all pooled datasets,
+    sqrt((Σ (n_i − 1) s_i² + n_i (m_i − m)²) / (N − 1)), and the counts summed. A summary row of
+    one dataset (no standard deviation) adds no spread of its own. One summary comes back as it
+    went in.
+
+    Parameters
+    ----------
+    summaries
+        DataFrames, or lists of their records (as stored in a result's metrics), with the same
+        key columns and ``f1``, ``f1_std``, ``tnr``, ``tnr_std``, ``n``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per key: the keys, ``n``, ``f1``, ``f1_std``, ``tnr``, ``tnr_std``.
+
+    Raises
+    ------
+    TypeError
+        If ``summaries`` is not a sequence of DataFrames or record lists.
+    ValueError
+        If it is empty, a statistic column is missing, or a count is < 1.
+
+    Example
+    -------
+    >>> one = [{"cell": "a", "method": "g", "f1": 0.5, "f1_std": 0.0, "tnr": 1.0,
+    ...         "tnr_std": 0.0, "n": 2}]
+    >>> two = [{**one[0], "f1": 1.0, "n": 2}]
+    >>> row = pool_summaries([one, two]).iloc[0]
+    >>> float(row["f1"]), int(row["n"]), round(float(row["f1_std"]), 4)
+    (0.75, 4, 0.2887)
+    """
+    import pandas as pd
+
+    owner = "pool_summaries"
+    if isinstance(summaries, str | bytes | pd.DataFrame) or not isinstance(summaries, Sequence):
+        raise TypeError(
+            f"{owner}: summaries must be a sequence of summaries; got {type(summaries).__name__}."
+        )
+    if len(summaries) == 0:
+        raise ValueError(f"{owner}: summaries must not be empty.")
+    frames = []
+    for i, summary in enumerate(summaries):
+        if isinstance(summary, pd.DataFrame):
+            frames.append(summary)
+        elif isinstance(summary, Sequence) and all(isinstance(r, Mapping) for r in summary):
+            frames.append(pd.DataFrame(list(summary)))
+        else:
+            raise TypeError(
+                f"{owner}: summaries[{i}] must be a DataFrame or a list of records; got "
+                f"{type(summary).__name__}."
+            )
+        _check_frame(f"summaries[{i}]", frames[-1], SUMMARY_COLUMNS, owner=owner)
+    frame = pd.concat(frames, ignore_index=True)
+    keys = [c for c in frame.columns if c not in SUMMARY_COLUMNS]
+    counts = pd.to_numeric(frame["n"], errors="coerce").to_numpy(dtype=float)
+    if not keys or not np.all(counts >= 1):
+        raise ValueError(
+            f"{owner}: summaries need key columns and counts n >= 1; got keys {keys} and "
+            f"n = {frame['n'].tolist()}."
+        )
+    pooled = []
+    for key, group in frame.groupby(keys):
+        key = key if isinstance(key, tuple) else (key,)
+        n = group["n"].to_numpy(dtype=float)
+        row = dict(zip(keys, key, strict=True), n=int(n.sum()))
+        for value in ("f1", "tnr"):
+            means = group[value].to_numpy(dtype=float)
+            stds = np.nan_to_num(group[f"{value}_std"].to_numpy(dtype=float))  # n = 1: no spread
+            mean = float((n * means).sum() / n.sum())
+            # Σ (n_i - 1) s_i² + n_i (m_i - m)² over all datasets, divided by N - 1
+            ss = ((n - 1) * stds**2 + n * (means - mean) ** 2).sum()
+            row[value] = mean
+            row[f"{value}_std"] = float(np.sqrt(ss / (n.sum() - 1))) if n.sum() > 1 else np.nan
+        pooled.append(row)
+    return pd.DataFrame(pooled)
+
+
+def min_cell_gain(
+    frame: Any, ours: str, other: str, by: Sequence[str] | None = None, score: str = "f1"
+) -> float:
+    """The smallest, over cells, of mean ``score(ours) − score(other)`` over seeds.
+
+    Each cell's mean is taken over the seeds on which ``other`` ran (a costly baseline may run
+    on fewer seeds than ``ours``). Select the cells a claim is about before calling, e.g.
+    ``min_cell_gain(frame[frame["sigma_b"] >= 0.5], "placy", "granger")``.
+
+    Parameters
+    ----------
+    frame
+        A :func:`run_benchmark` frame.
+    ours, other
+        Method names in ``frame["method"]``.
+    by
+        The columns that name a cell; default as in :func:`summarize_benchmark`.
+    score
+        ``"f1"`` or ``"tnr"``.
+
+    Returns
+    -------
+    float
+        NaN when ``other`` has no score in ``frame`` (it did not run, or no cell is selected).
+
+    Raises
+    ------
+    TypeError
+        If ``frame`` is not a DataFrame or a name is not a string.
+    ValueError
+        If a needed column is missing, ``score`` is unknown, or ``ours`` has no row although
+        ``other`` has.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"cell": [1, 1, 2, 2], "seed": [0, 0, 0, 0],
+    ...                       "method": ["a", "b", "a", "b"], "f1": [0.9, 0.5, 0.6, 0.5]})
+    >>> round(min_cell_gain(frame, "a", "b"), 6)
+    0.1
+    """
+    owner = "min_cell_gain"
+    score = check_one_of("score", score, ("f1", "tnr"), owner=owner)
+    for name, value in (("ours", ours), ("other", other)):
+        if not isinstance(value, str):
+            raise TypeError(f"{owner}: {name} must be a method name (str); got {value!r}.")
+    _check_frame("frame", frame, ("seed", "method", score), owner=owner)
+    index = [*_cell_keys(frame, by, owner=owner), "seed"]
+    _check_frame("frame", frame, index, owner=owner)
+    table = frame.pivot_table(index=index, columns="method", values=score)
+    if other not in table or table[other].isna().all():
+        return float("nan")
+    if ours not in table:
+        raise ValueError(f"{owner}: ours={ours!r} has no {score} in frame; other={other!r} has.")
+    table = table.dropna(subset=[other])
+    gains = (table[ours] - table[other]).groupby(level=list(range(len(index) - 1))).mean()
+    return float(gains.min()) if len(gains) else float("nan")
