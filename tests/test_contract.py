@@ -74,6 +74,13 @@ def test_smoke_preset_runs_deterministically_and_every_claim_gets_a_verdict(name
         "smoke preset is not deterministic under a seed (declare clock-based metrics in "
         "timing_metrics)"
     )
+    if experiment.deterministic_metrics:
+        other = run_tasks(plan(experiment, "smoke", 2)[1:], tmp_path / "c", progress=False)[0]
+        assert other.ok, other.error
+        for metric in filter(experiment.is_deterministic, first.metrics):
+            assert same(first.metrics[metric], other.metrics[metric]), (
+                f"{metric} is declared deterministic but differs between two seeds"
+            )
     for pattern in experiment.timing_metrics:
         assert any(fnmatch.fnmatchcase(m, pattern) for m in first.metrics), (
             f"timing_metrics pattern {pattern!r} matches no metric run returns"
@@ -82,7 +89,7 @@ def test_smoke_preset_runs_deterministically_and_every_claim_gets_a_verdict(name
     assert saved.experiment == name and saved.seed == task.seed
     for claim in experiment.claims:
         assert claim.metric in first.metrics, f"claim {claim.id} names a metric run never returns"
-        assert claim.judge([float(first.metrics[claim.metric])]).reason
+        assert claim.judge([first.metrics[claim.metric]]).reason
     if experiment.plot is not None:
         check_figures_show_every_seed(experiment, task.config, first.metrics)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -15,9 +16,16 @@ from rich.table import Table as RichTable
 from icml26.core.claims import Status
 from icml26.core.experiment import PRESETS, Experiment, Registry, discover
 from icml26.core.imports import extra_requirements
-from icml26.core.report import summarize, write_report
+from icml26.core.report import summarize, write_readme_table, write_report
 from icml26.core.results import TaskRecord
-from icml26.core.runner import BACKENDS, RunFolderBusyError, Task, plan, run_tasks
+from icml26.core.runner import (
+    BACKENDS,
+    RunFolderBusyError,
+    Task,
+    available_cores,
+    plan,
+    run_tasks,
+)
 from icml26.core.tracking import TRACKERS
 
 app = typer.Typer(
@@ -34,6 +42,10 @@ STATUS_STYLE = {
     Status.NOT_REPRODUCED: "red",
     Status.INCONCLUSIVE: "yellow",
     Status.NOT_MEASURED: "dim",
+    Status.TESTBED_INVALID: "magenta",
+    Status.HOLDS: "green",
+    Status.BROKEN: "bold red",
+    Status.FAILS: "magenta",
 }
 
 PresetOpt = Annotated[str, typer.Option("--preset", "-p", help=f"One of {', '.join(PRESETS)}.")]
@@ -41,7 +53,12 @@ SeedsOpt = Annotated[
     int | None, typer.Option("--seeds", "-n", help="Seeds per experiment (default: its own).")
 ]
 BackendOpt = Annotated[str, typer.Option(help=f"Task backend: {' | '.join(BACKENDS)}.")]
-JobsOpt = Annotated[int, typer.Option("--jobs", "-j", help="Tasks run at once.")]
+JobsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs", "-j", help="Tasks run at once (default: the cores this process may use)."
+    ),
+]
 OutOpt = Annotated[
     Path | None, typer.Option("--out", "-o", help="Run folder (default: runs/<preset>).")
 ]
@@ -116,8 +133,9 @@ def _parse_sets(items: list[str]) -> dict[str, str]:
 
 
 def _run(
-    tasks: list[Task], out: Path, backend: str, jobs: int, reuse_stale: bool
+    tasks: list[Task], out: Path, backend: str, jobs: int | None, reuse_stale: bool
 ) -> list[TaskRecord]:
+    jobs = available_cores() if jobs is None else jobs
     if jobs < 1:
         _fail(f"--jobs must be >= 1; got {jobs}")
     if out.exists() and not out.is_dir():
@@ -166,19 +184,20 @@ def _plan(experiment: Experiment, preset: str, seeds: int | None, overrides=None
 
 
 def _print_verdicts(out: Path, registry: Registry, names: set[str]) -> None:
-    table = RichTable("experiment", "claim", "paper", "ours", "verdict", "why")
+    table = RichTable("experiment", "check", "kind", "paper", "ours", "verdict", "why")
     for result in summarize(out, registry):
         if result.experiment not in names:
             continue
         for v in result.verdicts:
             style = STATUS_STYLE[v.status]
+            check = v.claim.id + (" (headline)" if v.claim.headline else "")
             table.add_row(
-                result.experiment, v.claim.id, v.claim.paper, v.ours,
+                result.experiment, check, v.claim.kind, v.claim.paper, v.ours,
                 f"[{style}]{v.status.value}[/{style}]", v.reason,
             )  # fmt: skip
         for record in result.failed:
             last = (record.error or "").strip().splitlines()[-1:]
-            table.add_row(result.experiment, "-", "-", "-", "[red]task failed[/red]", *last)
+            table.add_row(result.experiment, "-", "-", "-", "-", "[red]task failed[/red]", *last)
     console.print(table)
 
 
@@ -203,8 +222,9 @@ def list_(
         elif found is None:
             status = "not run"
         else:
-            n_ok = sum(v.status is Status.REPRODUCED for v in found)
-            status = f"{n_ok}/{len(found)} reproduced"
+            claims = [v for v in found if v.claim.kind == "claim"]
+            n_ok = sum(v.status is Status.REPRODUCED for v in claims)
+            status = f"{n_ok}/{len(claims)} claims reproduced"
         table.add_row(
             experiment.system,
             experiment.name,
@@ -253,7 +273,7 @@ def run(
         list[str] | None, typer.Option("--set", help="Override a config field: key=value.")
     ] = None,
     backend: BackendOpt = "local",
-    jobs: JobsOpt = 1,
+    jobs: JobsOpt = None,
     out: OutOpt = None,
     reuse_stale: ReuseStaleOpt = False,
     track: TrackOpt = None,
@@ -281,7 +301,7 @@ def reproduce(
     preset: PresetOpt = "quick",
     seeds: SeedsOpt = None,
     backend: BackendOpt = "local",
-    jobs: JobsOpt = 1,
+    jobs: JobsOpt = None,
     out: OutOpt = None,
     reuse_stale: ReuseStaleOpt = False,
     track: TrackOpt = None,
@@ -318,15 +338,29 @@ def reproduce(
 
 
 @app.command()
-def report(run_dir: Annotated[Path, typer.Argument(help="A run folder.")]) -> None:
-    """Write report.md and report.html for a run folder."""
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder.")],
+    readme: Annotated[
+        Path | None,
+        typer.Option(
+            "--readme",
+            help="Also rewrite the results table of this README (between its "
+            "'<!-- results:begin -->' and '<!-- results:end -->' lines) from the run.",
+        ),
+    ] = None,
+) -> None:
+    """Write report.md and report.html for a run folder (and, with --readme, the README table)."""
     if not run_dir.is_dir():
         _fail(f"no run folder at {run_dir}")
     try:
         md, html = write_report(run_dir, _registry())
-    except ValueError as err:  # an empty folder
+        if readme is not None:
+            write_readme_table(run_dir, readme)
+    except ValueError as err:  # an empty folder, a README without the markers
         _fail(str(err))
     console.print(f"report: {md} and {html} (+ summary.json, claims.csv)")
+    if readme is not None:
+        console.print(f"README results table rewritten from {run_dir}: {readme}")
 
 
 @app.command(
@@ -414,6 +448,11 @@ def _root(
 
 def main() -> None:
     """Console-script entry point."""
+    # Weight-loading and download bars of third-party libraries would interleave with the run's
+    # own progress; task warnings go to <run>/warnings.log (see core.runner.execute).
+    for name, value in (("HF_HUB_DISABLE_PROGRESS_BARS", "1"), ("TRANSFORMERS_VERBOSITY", "error"),
+                        ("TQDM_DISABLE", "1")):  # fmt: skip
+        os.environ.setdefault(name, value)
     logging.basicConfig(
         level=logging.WARNING, format="%(message)s", handlers=[RichHandler(show_path=False)]
     )

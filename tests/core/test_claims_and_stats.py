@@ -50,7 +50,10 @@ def claim(comparison, threshold, tolerance=None):
     ],
 )
 def test_verdicts_by_comparison(comparison, threshold, values, expected):
-    assert claim(comparison, threshold).judge(values).status is expected
+    deterministic = len(values) < 3  # fewer values are judged only when declared exact
+    assert (
+        claim(comparison, threshold).judge(values, deterministic=deterministic).status is expected
+    )
 
 
 def test_within_band():
@@ -70,7 +73,7 @@ def test_missing_and_nan_metrics_are_not_measured():
 
 
 def test_verdict_reports_the_measurement():
-    v = claim("<=", 1.0).judge([0.59, 0.61])
+    v = claim("<=", 1.0).judge([0.59, 0.61, 0.6])
     assert v.measured is not None and v.measured.mean == pytest.approx(0.6)
     assert v.ours.startswith("0.6 ± ")
     assert "satisfies <= 1" in v.reason
@@ -83,3 +86,55 @@ def test_bad_claims():
         claim("within", 1.0)
     with pytest.raises(ValueError, match="tolerance is required for 'within' and only for it"):
         claim(">=", 1.0, tolerance=0.1)
+
+
+def test_fewer_than_three_values_of_a_seed_dependent_metric_give_no_verdict():
+    c = claim(">=", 1.0)
+    for values in ([5.0], [5.0, 5.1], [[5.0, 5.1]]):
+        v = c.judge(values)
+        assert v.status is Status.INCONCLUSIVE and "needs >= 3" in v.reason
+    assert c.judge([[5.0, 5.1, 5.2]]).status is Status.REPRODUCED  # replicates inside one task
+    assert c.judge([5.0], deterministic=True).status is Status.REPRODUCED
+
+
+def test_sanity_checks_and_gates_read_holds_broken_fails():
+    sanity = Claim("S", "identity", "err", "<=", 1e-9, "0", "-", source="none", kind="sanity")
+    assert sanity.judge([0.0], deterministic=True).status is Status.HOLDS
+    assert sanity.judge([1.0], deterministic=True).status is Status.BROKEN
+    gate = Claim("G", "competent", "acc", ">=", 0.5, "-", "-", source="none", kind="gate")
+    assert gate.judge([0.1, 0.2, 0.1]).status is Status.FAILS
+
+
+def test_a_failed_gate_makes_its_claims_testbed_invalid_and_an_open_one_inconclusive():
+    from icml26.core.claims import judge_claims
+
+    gate = Claim("G", "competent", "acc", ">=", 0.5, "-", "-", source="none", kind="gate")
+    gain = Claim("C", "gain", "gain", ">", 0.0, "+1", "T1")
+    free = Claim("D", "gain, no gate", "gain", ">", 0.0, "+1", "T1", gates=())
+    runs = [{"acc": a, "gain": 1.0} for a in (0.1, 0.2, 0.15)]
+    statuses = [v.status for v in judge_claims([gate, gain, free], runs)]
+    assert statuses == [Status.FAILS, Status.TESTBED_INVALID, Status.REPRODUCED]
+    runs = [{"acc": a, "gain": 1.0} for a in (0.2, 0.9, 0.5)]  # the gate straddles its bar
+    assert judge_claims([gate, gain], runs)[1].status is Status.INCONCLUSIVE
+    with pytest.raises(ValueError, match="only claims depend on gates"):
+        Claim("S", "s", "m", ">", 0.0, "-", "-", kind="sanity", gates=("G",))
+
+
+def test_paired_item_claims_use_a_hierarchical_bootstrap():
+    from icml26.core import bootstrap_mean
+
+    c = Claim("P", "A beats B per table", "diff", ">", 0.0, "+0.1", "T2", over="items")
+    one_seed = [[0.1, 0.12, 0.08, 0.11, 0.09]]
+    assert c.judge(one_seed).status is Status.REPRODUCED
+    assert c.judge([[0.0] * 5] * 3).status is Status.NOT_REPRODUCED  # a do-nothing method
+    noisy = [[0.3, -0.3, 0.2, -0.25], [0.1, -0.2, 0.05, 0.0]]
+    assert c.judge(noisy).status is Status.INCONCLUSIVE
+    agg = bootstrap_mean([[1.0, 2.0, 3.0], [10.0, 11.0, 12.0]], seed=1)
+    assert agg.mean == 6.5 and agg.ci_low < 2.5 and agg.ci_high > 10.5  # seeds dominate
+
+
+def test_headline_claims_carry_the_papers_figure():
+    with pytest.raises(ValueError, match="a headline is a claim with the paper's own figure"):
+        Claim("H", "s", "m", ">", 0.0, "x", "spec §5", source="spec", headline=True)
+    with pytest.raises(ValueError, match="control_value must be finite"):
+        Claim("C", "s", "m", ">", 0.0, "x", "T", control_value=math.nan)

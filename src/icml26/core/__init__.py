@@ -5,7 +5,7 @@ core imports neither torch nor scipy: the pieces that need them import them when
 """
 
 from icml26.core.annotations import check_fields
-from icml26.core.claims import Claim, Status, Verdict
+from icml26.core.claims import Claim, Status, Verdict, judge_claims
 from icml26.core.context import ProgressBar, Resources, RunContext
 from icml26.core.experiment import PRESETS, REGISTRY, Experiment, Registry, discover, register
 from icml26.core.imports import MissingExtraError, install_hint, lazy_api, require
@@ -21,7 +21,7 @@ from icml26.core.standins import (
     load_checkpoint,
     save_checkpoint,
 )
-from icml26.core.stats import Aggregate, aggregate
+from icml26.core.stats import Aggregate, aggregate, bootstrap_mean, paired_bootstrap
 from icml26.core.threads import torch_threads
 from icml26.core.timing import interleaved_median_seconds
 from icml26.core.training import (
@@ -77,6 +77,7 @@ __all__ = [
     "Verdict",
     "adamw",
     "aggregate",
+    "bootstrap_mean",
     "check_array",
     "check_device",
     "check_fields",
@@ -92,12 +93,14 @@ __all__ = [
     "discover",
     "install_hint",
     "interleaved_median_seconds",
+    "judge_claims",
     "lazy_api",
     "load_checkpoint",
     "load_state_dict_strict",
     "normal_init_",
     "numpy_generator",
     "optimizer_step",
+    "paired_bootstrap",
     "plan",
     "progress_reporter",
     "register",

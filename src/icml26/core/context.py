@@ -96,6 +96,26 @@ class ProgressBar:
         if done > self.completed:
             self.advance(done - self.completed)
 
+    def part(self) -> Callable[[int, int, Mapping[str, float] | None], None]:
+        """A progress callback for one library call inside this bar, counted from where the bar
+        stands now (so several calls can share one bar).
+
+        Example
+        -------
+        >>> bar = ProgressBar(None, 4, "two calls")
+        >>> first = bar.part(); first(2, 2, {})
+        >>> second = bar.part(); second(2, 2, {})
+        >>> bar.completed
+        4
+        """
+        start = self.completed
+
+        def report(done: int, total: int, metrics: Mapping[str, float] | None = None) -> None:
+            if start + done > self.completed:
+                self.advance(start + done - self.completed)
+
+        return report
+
     def close(self) -> None:
         """Remove the bar."""
         if self._sink is not None:

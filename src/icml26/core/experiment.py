@@ -109,6 +109,10 @@ class Experiment:
         The metrics that come from a clock (wall times and their ratios), as names or
         ``fnmatch`` patterns (``"*_seconds"``). Every other metric must be a deterministic
         function of config and seed; the contract test checks that, skipping these.
+    deterministic_metrics
+        The metrics that do not vary with the seed (exact identities, analytic costs, counts
+        fixed by the config), as names or patterns: one value of them is exact, so their claims
+        need no three seeds. The contract test checks two seeds give the same values.
     """
 
     name: str
@@ -126,11 +130,14 @@ class Experiment:
     extra: str | None = None
     data_check: Callable[[Any], str | None] | None = field(default=None, compare=False)
     timing_metrics: tuple[str, ...] = ()
+    deterministic_metrics: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "timing_metrics", tuple(self.timing_metrics))
-        if not all(isinstance(m, str) and m for m in self.timing_metrics):
-            raise TypeError(f"Experiment {self.name!r}: timing_metrics must be metric names.")
+        for attribute in ("timing_metrics", "deterministic_metrics"):
+            patterns = tuple(getattr(self, attribute))
+            object.__setattr__(self, attribute, patterns)
+            if not all(isinstance(m, str) and m for m in patterns):
+                raise TypeError(f"Experiment {self.name!r}: {attribute} must be metric names.")
         object.__setattr__(self, "requires", tuple(self.requires))
         if not all(isinstance(r, str) and r for r in self.requires):
             raise TypeError(f"Experiment {self.name!r}: requires must be import names (str).")
@@ -153,6 +160,16 @@ class Experiment:
         ids = [c.id for c in self.claims]
         if len(set(ids)) != len(ids):
             raise ValueError(f"Experiment {self.name!r}: claim ids must be unique; got {ids}.")
+        gates = {c.id for c in self.claims if c.kind == "gate"}
+        for claim in self.claims:
+            unknown = sorted(set(claim.gates or ()) - gates)
+            if unknown:
+                raise ValueError(
+                    f"Experiment {self.name!r}: claim {claim.id!r} depends on {unknown}, which "
+                    f"are not gates of this experiment (gates: {sorted(gates)})."
+                )
+        if sum(c.headline for c in self.claims) > 1:
+            raise ValueError(f"Experiment {self.name!r}: at most one headline claim.")
 
     @property
     def system(self) -> str:
@@ -162,6 +179,15 @@ class Experiment:
     def is_timing(self, metric: str) -> bool:
         """Whether ``metric`` comes from a clock (matches one of :attr:`timing_metrics`)."""
         return any(fnmatch.fnmatchcase(metric, pattern) for pattern in self.timing_metrics)
+
+    def is_deterministic(self, metric: str) -> bool:
+        """Whether ``metric`` is declared seed-independent (:attr:`deterministic_metrics`)."""
+        return any(fnmatch.fnmatchcase(metric, p) for p in self.deterministic_metrics)
+
+    @property
+    def headline(self) -> Claim | None:
+        """This experiment's headline claim, if it holds the system's."""
+        return next((c for c in self.claims if c.headline), None)
 
     @property
     def install_extra(self) -> str:

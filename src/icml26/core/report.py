@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from icml26.core.claims import Status, Verdict
+from icml26.core.claims import Status, Verdict, judge_claims
 from icml26.core.experiment import Registry
 from icml26.core.results import (
     TaskRecord,
@@ -35,7 +35,18 @@ from icml26.core.results import (
     to_jsonable,
 )
 
-__all__ = ["ExperimentResult", "Table", "summarize", "write_report"]
+__all__ = [
+    "README_BEGIN",
+    "README_END",
+    "ExperimentResult",
+    "Table",
+    "github_anchor",
+    "summarize",
+    "write_readme_table",
+    "write_report",
+]
+
+README_BEGIN, README_END = "<!-- results:begin -->", "<!-- results:end -->"
 
 log = logging.getLogger(__name__)
 
@@ -97,8 +108,8 @@ class ExperimentResult:
 
     @property
     def anchor(self) -> str:
-        """The id of this result's section in the HTML report."""
-        return _slug(f"{self.experiment} {self.config_hash}")
+        """The id of this result's section (GitHub's anchor of its heading)."""
+        return github_anchor(_heading(self))
 
 
 def summarize(run_dir: Path, registry: Registry) -> list[ExperimentResult]:
@@ -127,9 +138,10 @@ def summarize(run_dir: Path, registry: Registry) -> list[ExperimentResult]:
             title=experiment.title,
             paper=experiment.paper,
         )
-        for claim in experiment.claims:
-            values = [m[claim.metric] for m in result.ok_metrics if claim.metric in m]
-            result.verdicts.append(claim.judge([float(v) for v in values]))
+        deterministic = {c.metric: experiment.is_deterministic(c.metric) for c in experiment.claims}
+        result.verdicts = judge_claims(
+            experiment.claims, result.ok_metrics, deterministic=deterministic
+        )
         results.append(result)
     return results
 
@@ -138,23 +150,73 @@ def summarize(run_dir: Path, registry: Registry) -> list[ExperimentResult]:
 # The model's derived views: per-system counts, machine-readable rows, environment.
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+def github_anchor(heading: str) -> str:
+    """The id GitHub (and our HTML) gives a Markdown heading: lower case, punctuation dropped,
+    spaces to hyphens.
+
+    Examples
+    --------
+    >>> github_anchor("rex.roundtrip (quick): Round trip [3fa2]")
+    'rexroundtrip-quick-round-trip-3fa2'
+    """
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
 def _counts(results: Sequence[ExperimentResult]) -> dict[str, Any]:
-    claims: Counter[str] = Counter()
-    sanity: Counter[str] = Counter()
+    by_kind: dict[str, Counter[str]] = {"claim": Counter(), "sanity": Counter(), "gate": Counter()}
     for result in results:
         for v in result.verdicts:
-            (sanity if v.claim.kind == "sanity" else claims)[v.status.value] += 1
+            by_kind[v.claim.kind][v.status.value] += 1
+    claims, sanity, gates = by_kind["claim"], by_kind["sanity"], by_kind["gate"]
     return {
         "claims": sum(claims.values()),
-        **{s.value: claims[s.value] for s in Status},
+        **{s.value: claims[s.value] for s in CLAIM_STATUSES},
         "sanity": sum(sanity.values()),
-        "sanity_held": sanity[Status.REPRODUCED.value],
+        "sanity_held": sanity[Status.HOLDS.value],
+        "gates": sum(gates.values()),
+        "gates_held": gates[Status.HOLDS.value],
         "failed_tasks": sum(len(r.failed) for r in results),
+        "seeds": sorted({len(r.ok_metrics) for r in results}),
+        "presets": sorted({r.preset for r in results}),
     }
+
+
+CLAIM_STATUSES = (
+    Status.REPRODUCED,
+    Status.NOT_REPRODUCED,
+    Status.INCONCLUSIVE,
+    Status.TESTBED_INVALID,
+    Status.NOT_MEASURED,
+)
+HELD = (Status.REPRODUCED, Status.HOLDS)
+
+
+def _headline(results: Sequence[ExperimentResult]) -> dict[str, Any] | None:
+    """The system's headline claim row (the first found), or ``None``."""
+    for row in _claim_rows(results):
+        if row["headline"]:
+            return row
+    return None
+
+
+def _not_held(results: Sequence[ExperimentResult]) -> list[dict[str, Any]]:
+    """Every claim, gate and sanity check that did not hold, for the list at the top."""
+    return [
+        {
+            "system": result.system,
+            "experiment": result.experiment,
+            "anchor": result.anchor,
+            "id": v.claim.id,
+            "kind": v.claim.kind,
+            "headline": v.claim.headline,
+            "statement": v.claim.statement,
+            "verdict": v.status.value,
+            "reason": v.reason,
+        }
+        for result in results
+        for v in result.verdicts
+        if v.status not in HELD
+    ]
 
 
 def _claim_rows(results: Sequence[ExperimentResult]) -> list[dict[str, Any]]:
@@ -169,6 +231,8 @@ def _claim_rows(results: Sequence[ExperimentResult]) -> list[dict[str, Any]]:
                     "preset": result.preset,
                     "claim": v.claim.id,
                     "kind": v.claim.kind,
+                    "headline": v.claim.headline,
+                    "control": v.claim.control,
                     "statement": v.claim.statement,
                     "metric": v.claim.metric,
                     "criterion": v.claim.criterion,
@@ -178,7 +242,8 @@ def _claim_rows(results: Sequence[ExperimentResult]) -> list[dict[str, Any]]:
                     "mean": None if m is None else m.mean,
                     "ci_low": None if m is None else m.ci_low,
                     "ci_high": None if m is None else m.ci_high,
-                    "n_seeds": 0 if m is None else m.n,
+                    "n_values": 0 if m is None else m.n,
+                    "n_seeds": len(result.ok_metrics),
                     "verdict": v.status.value,
                     "reason": v.reason,
                 }
@@ -273,18 +338,20 @@ def _hook(result: ExperimentResult, registry: Registry, run_dir: Path) -> dict[s
 
 
 def _heading(result: ExperimentResult) -> str:
-    """The section heading: a config that differs from its preset carries its hash."""
+    """The section heading (unique in a report): a config that differs from its preset carries
+    its hash."""
     suffix = f" [{result.config_hash}]" if result.overrides else ""
-    return f"{result.experiment}: {result.title}{suffix}"
+    return f"{result.experiment} ({result.preset}): {result.title}{suffix}"
 
 
 def _view(result: ExperimentResult, registry: Registry, run_dir: Path) -> dict[str, Any]:
     claims = [
         {
-            "id": v.claim.id,
+            "id": v.claim.id + (" (headline)" if v.claim.headline else ""),
             "kind": v.claim.kind,
             "statement": v.claim.statement,
             "criterion": v.claim.criterion,
+            "control": v.claim.control or "—",
             "reference": _reference(v),
             "ours": _ours(v),
             "n": 0 if v.measured is None else v.measured.n,
@@ -310,6 +377,16 @@ def _view(result: ExperimentResult, registry: Registry, run_dir: Path) -> dict[s
     }
 
 
+def _headline_view(v: Verdict) -> dict[str, str]:
+    return {
+        "statement": v.claim.statement,
+        "criterion": v.claim.criterion,
+        "reference": _reference(v),
+        "ours": _ours(v),
+        "verdict": v.status.value,
+    }
+
+
 def _markdown(results: list[ExperimentResult], registry: Registry, run_dir: Path) -> str:
     import jinja2
 
@@ -321,10 +398,12 @@ def _markdown(results: list[ExperimentResult], registry: Registry, run_dir: Path
     systems = []
     for slug in sorted({r.system for r in results}):
         mine = [r for r in results if r.system == slug]
+        headline = next((v for r in mine for v in r.verdicts if v.claim.headline), None)
         systems.append(
             {
                 "slug": slug,
-                "anchor": _slug(slug),
+                "anchor": github_anchor(slug),
+                "headline": None if headline is None else _headline_view(headline),
                 "experiments": len({r.experiment for r in mine}),
                 "results": [views[id(r)] for r in mine],
                 **_counts(mine),
@@ -334,6 +413,7 @@ def _markdown(results: list[ExperimentResult], registry: Registry, run_dir: Path
         run_dir=run_dir,
         written=f"{dt.datetime.now():%Y-%m-%d %H:%M}",
         total=_counts(results),
+        not_held=_not_held(results),
         systems=systems,
         all_results=[views[id(r)] for r in results],
         env=_environment(results),
@@ -351,14 +431,14 @@ td.reproduced { color: #11772d; font-weight: bold; }
 td.not-reproduced { color: #b3261e; font-weight: bold; }
 td.inconclusive { color: #8a6d00; font-weight: bold; }
 td.not-measured { color: #666; font-style: italic; }
+td.testbed-invalid { color: #6b3fa0; font-weight: bold; }
+td.holds { color: #11772d; }
+td.broken, td.fails { color: #b3261e; font-weight: bold; }
 """
 
 
-def _html(markdown: str, run_dir: Path, anchors: dict[str, str]) -> str:
-    """Render the Markdown with markdown-it: heading ids for the contents, embedded figures.
-
-    ``anchors`` maps an experiment section's heading text to its id.
-    """
+def _html(markdown: str, run_dir: Path) -> str:
+    """Render the Markdown with markdown-it: GitHub's heading ids, embedded figures."""
     import html
 
     from markdown_it import MarkdownIt
@@ -368,11 +448,7 @@ def _html(markdown: str, run_dir: Path, anchors: dict[str, str]) -> str:
     statuses = {s.value: s.value.replace(" ", "-") for s in Status}
     for i, token in enumerate(tokens):
         if token.type == "heading_open":
-            text = tokens[i + 1].content
-            if token.tag == "h2":
-                token.attrSet("id", "environment" if text == "Environment" else _slug(text))
-            elif token.tag == "h3":
-                token.attrSet("id", anchors.get(text, _slug(text)))
+            token.attrSet("id", github_anchor(tokens[i + 1].content))
         elif token.type == "td_open" and tokens[i + 1].content in statuses:
             token.attrSet("class", statuses[tokens[i + 1].content])
         elif token.type == "inline":
@@ -404,16 +480,20 @@ def write_report(run_dir: Path, registry: Registry) -> tuple[Path, Path]:
     if not results:
         raise ValueError(f"no records of registered experiments in {run_dir}")
     markdown = _markdown(results, registry, run_dir)
-    anchors = {_heading(r): r.anchor for r in results}
     md_path, html_path = run_dir / "report.md", run_dir / "report.html"
     atomic_write_text(md_path, markdown)
-    atomic_write_text(html_path, _html(markdown, run_dir, anchors))
+    atomic_write_text(html_path, _html(markdown, run_dir))
     summary = {
         "run_dir": str(run_dir),
         "totals": _counts(results),
         "systems": {
-            s: _counts([r for r in results if r.system == s]) for s in {r.system for r in results}
+            s: {
+                **_counts([r for r in results if r.system == s]),
+                "headline": _headline([r for r in results if r.system == s]),
+            }
+            for s in sorted({r.system for r in results})
         },
+        "written": f"{dt.datetime.now():%Y-%m-%d}",
         "claims": _claim_rows(results),
         "environment": _environment(results),
     }
@@ -427,3 +507,57 @@ def write_report(run_dir: Path, registry: Registry) -> tuple[Path, Path]:
     writer.writerows(rows)
     atomic_write_text(run_dir / "claims.csv", buffer.getvalue())
     return md_path, html_path
+
+
+def _readme_rows(summary: dict[str, Any], run_name: str) -> list[str]:
+    rows = [
+        "| system | headline claim | paper | ours | verdict | claims: reproduced / not / "
+        "inconclusive / testbed invalid / not measured | gates held | sanity held | run |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for slug, s in summary["systems"].items():
+        h = s.get("headline")
+        if h is None:
+            head = ["(none in this run)", "", "", ""]
+        else:
+            ours = "n/a" if h["mean"] is None else f"{h['mean']:.3g}"
+            if h["ci_low"] is not None and h["ci_low"] != h["ci_high"]:
+                ours += f" [{h['ci_low']:.3g}, {h['ci_high']:.3g}]"
+            statement = f"{h['statement']} ({h['criterion']})"
+            head = [statement, f"{h['reference']} ({h['where']})", ours, h["verdict"]]
+        counts = " / ".join(str(s[k]) for k in [*(status.value for status in CLAIM_STATUSES)])
+        run = f"`{run_name}`, {'/'.join(s['presets'])}, {summary['written']}"
+        cells = [
+            f"`{slug}`",
+            *head,
+            f"{counts} of {s['claims']}",
+            f"{s['gates_held']}/{s['gates']}",
+            f"{s['sanity_held']}/{s['sanity']}",
+            run,
+        ]
+        rows.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return rows
+
+
+def write_readme_table(run_dir: Path, readme: Path) -> None:
+    """Rewrite the results table of ``readme`` from ``run_dir``'s ``summary.json``.
+
+    The table replaces the lines between :data:`README_BEGIN` and :data:`README_END`; one row
+    per system: the headline claim, its verdict, the claim counts, and the run, preset and date.
+
+    Raises
+    ------
+    ValueError
+        When the run has no summary (write the report first) or the README lacks the markers.
+    """
+    summary_file = Path(run_dir) / "summary.json"
+    if not summary_file.is_file():
+        raise ValueError(f"no summary.json in {run_dir}: write the report first")
+    summary = json.loads(summary_file.read_text())
+    text = Path(readme).read_text()
+    if README_BEGIN not in text or README_END not in text:
+        raise ValueError(f"{readme} has no '{README_BEGIN}' ... '{README_END}' block")
+    before, rest = text.split(README_BEGIN, 1)
+    _, after = rest.split(README_END, 1)
+    table = "\n".join(_readme_rows(summary, Path(run_dir).as_posix()))
+    atomic_write_text(Path(readme), f"{before}{README_BEGIN}\n{table}\n{README_END}{after}")

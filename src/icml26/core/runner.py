@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 import traceback
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -55,10 +56,27 @@ from icml26.core.results import (
 )
 from icml26.core.validation import check_one_of, check_positive_int
 
-__all__ = ["BACKENDS", "RunFolderBusyError", "Task", "derive_seed", "execute", "plan", "run_tasks"]
+__all__ = [
+    "BACKENDS",
+    "RunFolderBusyError",
+    "Task",
+    "available_cores",
+    "derive_seed",
+    "execute",
+    "plan",
+    "run_tasks",
+]
 
 BACKENDS = ("local", "ray")
 log = logging.getLogger(__name__)
+
+
+def available_cores() -> int:
+    """The CPU cores this process may run on (its affinity mask, else the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def derive_seed(experiment: str, config: Any, seed_index: int) -> int:
@@ -160,8 +178,10 @@ def execute(
     start = time.perf_counter()
     metrics: dict[str, Any] = {}
     error = None
+    caught: list[warnings.WarningMessage] = []
     try:
-        with threadpool_limits(limits=threads):
+        with threadpool_limits(limits=threads), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
             metrics = to_jsonable(task.run(task.config, ctx))
         if not isinstance(metrics, dict):
             raise TypeError(f"{task.experiment}: run must return a dict of metrics.")
@@ -169,6 +189,7 @@ def execute(
         error = _relative_paths(traceback.format_exc())
     finally:
         torch.set_num_threads(threads_before)
+    _log_warnings(Path(run_dir), task, caught)
     if ctx.artifact_dir.is_dir() and not any(ctx.artifact_dir.iterdir()):
         ctx.artifact_dir.rmdir()
     return TaskRecord(
@@ -187,6 +208,21 @@ def execute(
         git_dirty=git_dirty(),
         code_fingerprint=task.fingerprint,
     )
+
+
+def _log_warnings(run_dir: Path, task: Task, caught: Sequence[warnings.WarningMessage]) -> None:
+    """Append a task's warnings to ``<run_dir>/warnings.log`` instead of the console."""
+    if not caught:
+        return
+    lines = {
+        f"{task.label}: {w.category.__name__}: {w.message} ({Path(w.filename).name}:{w.lineno})"
+        for w in caught
+    }
+    try:
+        with open(run_dir / "warnings.log", "a") as log_file:
+            log_file.write("".join(f"{line}\n" for line in sorted(lines)))
+    except OSError:  # a log line is not worth failing a finished task
+        pass
 
 
 def _relative_paths(text: str) -> str:
