@@ -1,37 +1,27 @@
 """Predict-time speed and memory of TACO vs the uncompressed POT (TACO, arXiv:2602.05649).
 
 Same architecture (spec §5.1 small config, random weights: cost does not depend on the weights),
-one process; prints times (median of 3 after a warm-up), speed-up ratios, analytic activation
-savings and the measured peak-RSS increase of a spawned predict process (MB; at small N it is
-dominated by first-call allocations that both models pay, so it understates the saving).
+one process; prints times (median of 3 round-robin repeats after a warm-up), speed-up ratios, the
+analytic multiply-add ratio, analytic activation savings and the measured peak-RSS increase of a
+spawned predict process (MB; at small N it is dominated by first-call allocations that both
+models pay, so it understates the saving).
 
 A second table gives the predict-time cost of the ensemble (issue 19): ``TACOClassifier`` with the
 shipped checkpoints, fitted on N synthetic rows, ``predict_proba`` on the test rows for each
-``n_estimators`` (median of 3 after a warm-up), TACO@4 % beside POT, and each time relative to
-one member.
+``n_estimators`` (TACO@4 % and POT timed round-robin, median of 3 after a warm-up), and each
+time relative to one member.
 
     python benchmarks/bench_taco.py [--n-train 1024 2048 4096] [--threads 1]
         [--ensemble-n 1024] [--members 1 2 4 8] [--no-ensemble]
 """
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 import torch
 
+from icml26.core import interleaved_median_seconds
 from icml26.taco import TACOClassifier, TACOConfig, TACOModel, benchmark_inference
-
-
-def _predict_time(clf: TACOClassifier, X: np.ndarray, repeats: int = 3) -> float:
-    clf.predict_proba(X[:8])  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        clf.predict_proba(X)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def ensemble_table(n_train: int, n_test: int, members: list[int]) -> None:
@@ -43,10 +33,18 @@ def ensemble_table(n_train: int, n_test: int, members: list[int]) -> None:
     print("members  TACO s   ×1 member  POT s    ×1 member  POT/TACO")
     base = {}
     for m in members:
+        fitted = {
+            compress: TACOClassifier(use_compressor=compress, n_estimators=m).fit(
+                X[:n_train], y[:n_train]
+            )
+            for compress in (True, False)
+        }
+        seconds = interleaved_median_seconds(
+            {c: (lambda clf=clf: clf.predict_proba(X[n_train:])) for c, clf in fitted.items()},
+            repeats=3,
+        )
         row = []
-        for compress in (True, False):
-            clf = TACOClassifier(use_compressor=compress, n_estimators=m)
-            t = _predict_time(clf.fit(X[:n_train], y[:n_train]), X[n_train:])
+        for compress, t in seconds.items():
             base.setdefault(compress, t)
             row.append((t, t / base[compress]))
         (t_taco, r_taco), (t_pot, r_pot) = row
@@ -78,7 +76,9 @@ def main() -> None:
 def speed_table(args: argparse.Namespace) -> None:
     """Predict time, activations and peak RSS of TACO vs POT (same random-weight architecture)."""
     model = TACOModel(TACOConfig.small(), seed=0).eval()
-    print("N      p%   K     POT s   cache s  TACO s   ×POT    ×cache  act.saved  ", end="")
+    print(
+        "N      p%   K     POT s   cache s  TACO s   ×POT    ×cache  MACs×POT  act.saved  ", end=""
+    )
     print("peak RSS +MB POT/TACO")
     for n in args.n_train:
         costs = benchmark_inference(
@@ -93,7 +93,7 @@ def speed_table(args: argparse.Namespace) -> None:
             print(
                 f"{n:<6} {c.percentage:<4g} {c.n_latents:<5} {c.time_pot:<7.3f} "
                 f"{c.time_pot_cache:<8.3f} {c.time_taco:<8.4f} {c.time_pot / c.time_taco:<7.1f} "
-                f"{c.time_pot_cache / c.time_taco:<7.1f} "
+                f"{c.time_pot_cache / c.time_taco:<7.1f} {c.macs_pot / c.macs_taco:<9.1f} "
                 f"{1 - c.activations_taco / c.activations_pot:<10.1%} {rss}"
             )
 

@@ -1,32 +1,13 @@
-"""Core v2 contract for taco: light imports, install hint, seeded models, run(config, ctx)."""
+"""Seeded models, strictly loaded shipped checkpoints, and E1 run on a context with a clock."""
 
-import subprocess
-import sys
+import itertools
 
 import pytest
 import torch
 
 from icml26.core import RunContext
 from icml26.taco import PerFeatureTransformer, TACOConfig, TACOModel, load_checkpoint
-from icml26.taco.experiments import SPEED_PRESETS, speed_memory
-
-HEAVY = ("torch", "transformers", "scipy", "matplotlib", "sklearn", "safetensors")
-
-
-def _python(code: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-
-
-def test_package_and_experiments_import_no_heavy_module():
-    code = (
-        "import sys\n"
-        "import icml26.taco, icml26.taco.experiments\n"
-        "from icml26.taco import TACOConfig\n"  # config.py needs core only
-        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {set(HEAVY)!r}))\n"
-    )
-    out = _python(code)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+from icml26.taco.experiments.speed_memory import PRESETS, speed_memory
 
 
 def _params(module: torch.nn.Module) -> dict[str, torch.Tensor]:
@@ -63,12 +44,18 @@ def test_shipped_checkpoints_load_strictly(use_compressor):
 
 def test_speed_memory_runs_on_a_context(tmp_path):
     events = []
-    ctx = RunContext(seed=5, artifact_dir=tmp_path, progress_sink=events.append)
-    config = SPEED_PRESETS["smoke"]
+    ticks = itertools.count()  # a fake clock: every timed call lasts one tick
+    clock = lambda: float(next(ticks))  # noqa: E731
+    ctx = RunContext(seed=5, artifact_dir=tmp_path, progress_sink=events.append, clock=clock)
+    config = PRESETS["smoke"]
     first = speed_memory(config, ctx)
-    assert first == speed_memory(config, RunContext(seed=5, artifact_dir=tmp_path))
+    again = speed_memory(config, RunContext(seed=5, artifact_dir=tmp_path, clock=clock))
+    assert first == again  # with a deterministic clock, the timings repeat too
     assert first["threads"] == ctx.threads
     advances = [e for e in events if e[0] == "advance"]
     assert len(advances) == len(config.n_train)
-    # analytic cost model (smoke): K = ceil(N/100) rows replace N, so TACO is far cheaper
-    assert first["speedup_p1_largest"] > 1 and first["activation_reduction_p1_largest"] > 0.5
+    assert first["speedup_p1_largest"] == 1.0  # every call took one tick
+    assert all(m["time_taco"] == 1.0 for m in first["measured"])
+    # analytic cost: K = ceil(N/100) rows replace N, so TACO is far cheaper
+    assert first["macs_speedup_p1_largest"] > 1 and first["activation_reduction_p1_largest"] > 0.5
+    assert not {"time_pot", "rss_pot"} & set(first["rows"][0])  # rows hold deterministic counts

@@ -124,21 +124,3 @@ def test_held_out_prior_loss_equals_a_direct_computation():
     assert out["n_datasets"] == 3
     assert out["model"] == pytest.approx(np.mean(ours), rel=1e-9)
     assert out["label_frequency"] == pytest.approx(np.mean(floor), rel=1e-12)
-
-
-def test_training_command_takes_config_prior_and_row_budget(tmp_path):
-    import json
-
-    from icml26.taco.training import main
-
-    main(
-        [
-            "--model", "pot", "--steps", "2", "--batch-size", "2", "--rows-per-step", "100",
-            "--config", '{"emsize": 16, "nhead": 2, "nlayers": 1}',
-            "--prior", '{"n_rows": [30, 60], "log_rows": true, "tree_prob": 0.5}',
-            "--out", str(tmp_path / "m"),
-        ]
-    )  # fmt: skip
-    record = json.loads((tmp_path / "m.json").read_text())
-    assert record["config"]["emsize"] == 16 and record["training"]["rows_per_step"] == 100
-    assert record["training"]["prior"]["log_rows"] is True

@@ -4,9 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from icml26.taco import PANEL, RealTable, TACOClassifier, load_real_table
-from icml26.taco.experiments import _auc
-from icml26.taco.real_tables_experiment import _linear_model
+from icml26.taco import PANEL, RealTable, TACOClassifier, linear_baseline, load_real_table, roc_auc
 
 
 def test_panel_has_at_least_twelve_distinct_tables():
@@ -34,7 +32,7 @@ def test_labels_follow_the_sorted_target_values_and_missing_labels_are_dropped()
 def test_the_linear_baseline_and_taco_read_the_same_mixed_table():
     X, y = load_real_table("ISLR/Carseats")  # two categorical columns, three classes
     train, test = np.arange(0, 400, 2), np.arange(1, 400, 2)
-    lr = _linear_model().fit(X.iloc[train], y[train]).predict_proba(X.iloc[test])
+    lr = linear_baseline().fit(X.iloc[train], y[train]).predict_proba(X.iloc[test])
     taco = TACOClassifier(n_estimators=1).fit(X.iloc[train], y[train]).predict_proba(X.iloc[test])
     assert lr.shape == taco.shape == (200, 3)
     np.testing.assert_allclose(lr.sum(1), 1.0)
@@ -43,10 +41,10 @@ def test_the_linear_baseline_and_taco_read_the_same_mixed_table():
 
 def test_macro_auc_matches_hand_computed_values():
     y = np.array([0, 0, 1, 1])
-    assert _auc(y, np.array([[0.9, 0.1], [0.6, 0.4], [0.65, 0.35], [0.2, 0.8]])) == 0.75
+    assert roc_auc(y, np.array([[0.9, 0.1], [0.6, 0.4], [0.65, 0.35], [0.2, 0.8]])) == 0.75
     y3 = np.array([0, 1, 2, 2])
     perfect = np.eye(3)[y3]
-    assert _auc(y3, perfect) == 1.0 and _auc(y3, perfect[:, ::-1]) < 1.0
+    assert roc_auc(y3, perfect) == 1.0 and roc_auc(y3, perfect[:, ::-1]) < 1.0
 
 
 @pytest.mark.parametrize(

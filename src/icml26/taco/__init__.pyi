@@ -1,14 +1,16 @@
 from icml26.taco.backbone import KVCache, PerFeatureTransformer
-from icml26.taco.baselines import class_allocation, subsample_context
+from icml26.taco.baselines import class_allocation, linear_baseline, subsample_context
 from icml26.taco.classifier import TACOClassifier
-from icml26.taco.config import TACOConfig
+from icml26.taco.config import SHIPPED_CONFIG, TACOConfig
 from icml26.taco.efficiency import (
     InferenceCost,
     activation_elements,
     benchmark_inference,
     peak_rss_increase,
+    predict_macs,
 )
 from icml26.taco.encoder import EncoderStats, InputEncoder, compute_stats
+from icml26.taco.metrics import cross_entropy_nats, roc_auc
 from icml26.taco.model import (
     RCP_CHOICES,
     CompressedContext,
@@ -20,7 +22,7 @@ from icml26.taco.model import (
 from icml26.taco.prior import MLPSCMPrior, PriorBatch
 from icml26.taco.real_tables import PANEL, RealTable, load_real_table
 from icml26.taco.training import (
-    SHIPPED_CONFIG,
+    checkpoint_config,
     init_from_pot,
     load_checkpoint,
     load_official_checkpoint,
@@ -48,15 +50,20 @@ __all__ = [
     "TACOModel",
     "activation_elements",
     "benchmark_inference",
+    "checkpoint_config",
     "choose_percentage",
     "class_allocation",
     "compute_stats",
+    "cross_entropy_nats",
     "init_from_pot",
+    "linear_baseline",
     "load_checkpoint",
     "load_official_checkpoint",
     "load_real_table",
     "n_latents",
     "peak_rss_increase",
+    "predict_macs",
+    "roc_auc",
     "save_checkpoint",
     "shipped_checkpoint",
     "subsample_context",

