@@ -1,13 +1,13 @@
 """Benchmark: loss + backward cost of constrained_po_loss against dpo_loss (ratios, same tensors).
 
-Run: ``python benchmarks/bench_cpo.py`` (``--small`` for seconds). Best of ``--repeats`` after a
-warm-up; the paper makes no speed claim, this only shows CPO's extra softplus is negligible.
+Run: ``python benchmarks/bench_cpo.py`` (``--small`` for seconds). Medians of ``--repeats``
+round-robin rounds after a warm-up (``interleaved_median_seconds``); the paper makes no speed
+claim, this only shows CPO's extra softplus is negligible.
 """
 
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -15,17 +15,10 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
+from icml26.core import interleaved_median_seconds
 from icml26.cpo import constrained_po_loss, dpo_loss
 
-
-def best_time(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+VARIANTS = ("smooth", "clip", "easy")
 
 
 def step(scores: tuple[torch.Tensor, ...], fn: Callable[..., Any], **kw: Any) -> Callable[[], None]:
@@ -47,10 +40,11 @@ def loss_table(sizes: list[int], repeats: int) -> Table:
         rc, rr = -torch.rand(n, generator=g) - 0.5, -torch.rand(n, generator=g) - 0.5
 
         scores = (pc, pr, rc, rr)
-        base = best_time(step(scores, dpo_loss), repeats)
-        ratios = [best_time(step(scores, constrained_po_loss, variant=v), repeats) / base
-                  for v in ("smooth", "clip", "easy")]  # fmt: skip
-        table.add_row(str(n), f"{base * 1e6:.0f}", *(f"{r:.2f}x" for r in ratios))
+        fns = {"dpo": step(scores, dpo_loss)}
+        fns |= {v: step(scores, constrained_po_loss, variant=v) for v in VARIANTS}
+        seconds = interleaved_median_seconds(fns, repeats)
+        ratios = [seconds[v] / seconds["dpo"] for v in VARIANTS]
+        table.add_row(str(n), f"{seconds['dpo'] * 1e6:.0f}", *(f"{r:.2f}x" for r in ratios))
     return table
 
 

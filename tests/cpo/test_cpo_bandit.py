@@ -13,7 +13,7 @@ from icml26.cpo import (
     train_tabular,
     true_pairs,
 )
-from icml26.cpo.experiments import BANDIT_PRESETS, bandit
+from icml26.cpo.experiments.bandit import BANDIT_PRESETS, bandit
 
 
 @pytest.fixture(autouse=True)
@@ -79,6 +79,15 @@ def test_methods_run_and_cpo_beats_dpo_on_violated_prompts():
     assert cpo["acc_viol"] > dpo["acc_viol"] and cpo["frac_in_U"] < dpo["frac_in_U"]
     for method in ("clip", "easy", "ipo", "simpo"):
         assert 0.0 <= train_tabular(p, method, steps=5)["metrics"]["acc"] <= 1.0
+
+
+def test_training_reports_its_loss_after_every_step():
+    seen = []
+    problem = make_bandit_problem(n_prompts=4, seed=0)
+    out = train_tabular(problem, "dpo", steps=3, progress=lambda *args: seen.append(args))
+    assert seen == [(i + 1, 3, {"loss": loss}) for i, loss in enumerate(out["history"])]
+    with pytest.raises(TypeError, match="progress must be True, False, None or a callable"):
+        train_tabular(problem, "dpo", steps=3, progress="bar")
 
 
 def test_quick_preset_is_deterministic(tmp_path):

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 import torch
 
-from icml26.core import RunContext, torch_threads
+from icml26.core import NonFiniteLossError, RunContext, torch_threads
 from icml26.cpo import (
     TinyCausalLM,
     make_arith_preference_task,
@@ -16,7 +16,7 @@ from icml26.cpo import (
     train_sft,
     train_tiny_lm,
 )
-from icml26.cpo.experiments import TINY_LM_PRESETS, tiny_lm
+from icml26.cpo.experiments.tiny_lm import TINY_LM_PRESETS, tiny_lm
 
 
 @pytest.fixture(autouse=True)
@@ -123,6 +123,28 @@ def test_dpo_step_does_not_move_the_reference_and_raises_margin():
     # without label noise DPO only pushes δ_θ up: its loss falls below log 2
     assert out["metrics"]["loss"] < math.log(2)
     assert out["history"][0] == pytest.approx(math.log(2), abs=1e-6)  # policy = reference
+
+
+def test_training_reports_progress_and_stops_on_a_non_finite_loss():
+    task = make_arith_preference_task(n_numbers=5, seed=0)
+    lm = small_lm(task)
+    seen = []
+    history = train_sft(lm, task, steps=3, batch_size=8, progress=lambda *a: seen.append(a))
+    assert [(d, t) for d, t, _ in seen] == [(1, 3), (2, 3), (3, 3)]
+    assert [m["loss"] for _, _, m in seen] == history
+    seen.clear()
+    policy = copy.deepcopy(lm)
+    out = train_tiny_lm(
+        policy, lm, task, "dpo", steps=2, batch_size=4, progress=lambda *a: seen.append(a)
+    )
+    assert [m["loss"] for _, _, m in seen] == out["history"]
+    with torch.no_grad():
+        lm.head.weight.fill_(math.nan)
+    before = copy.deepcopy(lm.state_dict())
+    with pytest.raises(NonFiniteLossError, match="train_sft: the loss is nan at step 0"):
+        train_sft(lm, task, steps=3, batch_size=8)
+    # the guard stops before the update: the weights are untouched
+    assert all(torch.equal(before[k], v) for k, v in lm.state_dict().items() if "head" not in k)
 
 
 def test_smoke_experiment_is_deterministic(tmp_path):

@@ -16,12 +16,15 @@ from typing import Any, Literal
 import torch
 
 from icml26.core import (
+    Progress,
     Seed,
     check_in_interval,
     check_one_of,
     check_positive_int,
     check_tensor,
     numpy_generator,
+    optimizer_step,
+    progress_reporter,
 )
 from icml26.cpo.diagnostics import _check_ids, frac_in_undesirable, policy_preference_accuracy
 from icml26.cpo.losses import (
@@ -227,6 +230,7 @@ def train_tabular(
     steps: int = 300,
     lr: float = 0.05,
     beta: float = 1.0,
+    progress: Progress = None,
     **loss_kwargs: Any,
 ) -> dict[str, Any]:
     """Train the free-logit policy on ``problem`` with full-batch Adam and report the metrics.
@@ -246,6 +250,10 @@ def train_tabular(
         Adam learning rate.
     beta
         ``β`` of the loss.
+    progress
+        ``None``/``False`` (silent), ``True`` (a progress bar) or a callable
+        ``progress(done, total, metrics)`` called after every step with the loss
+        (:mod:`icml26.core.progress`).
     **loss_kwargs
         Further keywords of the loss (e.g. ``gamma``, ``tau``, ``alpha`` for CPO).
 
@@ -261,6 +269,8 @@ def train_tabular(
     ------
     ValueError
         On an unknown method or out-of-range settings.
+    NonFiniteLossError
+        If the loss becomes NaN or infinite (the step is named).
 
     Example
     -------
@@ -277,12 +287,11 @@ def train_tabular(
     theta = problem.ref_logits.clone().requires_grad_(True)
     optimizer = torch.optim.Adam([theta], lr=lr)
     history = []
-    for _ in range(steps):
-        loss = _objective(problem, theta, method, beta, loss_kwargs)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        history.append(float(loss.detach()))
+    with progress_reporter(progress, steps, f"train_tabular ({method})") as report:
+        for step in range(steps):
+            loss = _objective(problem, theta, method, beta, loss_kwargs)
+            history.append(optimizer_step(loss, optimizer, step=step, owner=owner))
+            report(step + 1, loss=history[-1])
     with torch.no_grad():
         final = float(_objective(problem, theta, method, beta, loss_kwargs))
     return {

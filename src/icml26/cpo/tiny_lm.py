@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from icml26.core import (
+    Progress,
     Seed,
     check_in_interval,
     check_one_of,
@@ -34,7 +35,10 @@ from icml26.core import (
     check_tensor,
     normal_init_,
     numpy_generator,
+    optimizer_step,
+    progress_reporter,
     seeded_default_init,
+    set_lr,
     torch_generator,
 )
 from icml26.cpo.diagnostics import _check_ids, frac_in_undesirable, policy_preference_accuracy
@@ -340,6 +344,7 @@ def train_sft(
     batch_size: int = 256,
     lr: float = 3e-3,
     seed: Seed = 0,
+    progress: Progress = None,
 ) -> list[float]:
     """Fit the SFT reference in place: expected NLL of the answer under the SFT corpus.
 
@@ -358,6 +363,10 @@ def train_sft(
         ``MAX_BATCH = 2**16``) and peak learning rate.
     seed
         Randomness of the minibatches.
+    progress
+        ``None``/``False`` (silent), ``True`` (a progress bar) or a callable
+        ``progress(done, total, metrics)`` called after every step with the loss
+        (:mod:`icml26.core.progress`).
 
     Returns
     -------
@@ -369,6 +378,8 @@ def train_sft(
     TypeError, ValueError
         If ``model`` is not a module (or a TinyCausalLM of another vocabulary), ``task`` is not
         an ArithPreferenceTask, or a setting is out of range.
+    NonFiniteLossError
+        If the loss becomes NaN or infinite (the step is named).
 
     Example
     -------
@@ -390,18 +401,16 @@ def train_sft(
     target[violated] *= 1.0 - task.wrong_frac
     target[violated, task.train_wrong[violated]] = task.wrong_frac
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0 - step / steps)
     model.train()
     history = []
-    for _ in range(steps):
-        idx = torch.randint(rows, (min(batch_size, rows),), generator=generator)
-        logits = model(task.train_prompts[idx])[:, -1]  # (batch, vocab): the answer position
-        loss = -(target[idx] * torch.log_softmax(logits, -1)).sum(-1).mean()
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        schedule.step()
-        history.append(float(loss.detach()))
+    with progress_reporter(progress, steps, "train_sft") as report:
+        for step in range(steps):
+            set_lr(optimizer, lr * (1.0 - step / steps))  # linear decay to 0
+            idx = torch.randint(rows, (min(batch_size, rows),), generator=generator)
+            logits = model(task.train_prompts[idx])[:, -1]  # (batch, vocab): the answer position
+            loss = -(target[idx] * torch.log_softmax(logits, -1)).sum(-1).mean()
+            history.append(optimizer_step(loss, optimizer, step=step, owner=owner))
+            report(step + 1, loss=history[-1])
     model.eval()
     return history
 
@@ -416,6 +425,7 @@ def train_tiny_lm(
     lr: float = 1e-3,
     beta: float = 2.5,
     seed: Seed = 0,
+    progress: Progress = None,
     **loss_kwargs: Any,
 ) -> dict[str, Any]:
     """Preference-train ``policy`` (in place) against the frozen ``reference`` (spec §2.4).
@@ -442,6 +452,10 @@ def train_tiny_lm(
         ``β`` of the loss.
     seed
         Randomness of the minibatches.
+    progress
+        ``None``/``False`` (silent), ``True`` (a progress bar) or a callable
+        ``progress(done, total, metrics)`` called after every step with the batch loss
+        (:mod:`icml26.core.progress`).
     **loss_kwargs
         Further keywords of :func:`~icml26.cpo.constrained_po_loss` (``gamma``, ``tau``, ...).
 
@@ -458,6 +472,8 @@ def train_tiny_lm(
         If ``policy``/``reference`` is not a module or ``task`` not an ArithPreferenceTask.
     ValueError
         On an unknown method or out-of-range settings.
+    NonFiniteLossError
+        If the loss becomes NaN or infinite (the step is named).
 
     Example
     -------
@@ -484,19 +500,18 @@ def train_tiny_lm(
     optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
     policy.train()
     history = []
-    for _ in range(steps):
-        idx = torch.randint(rows, (min(batch_size, rows),), generator=generator)
-        flip = torch.rand(idx.shape, generator=generator) < task.label_flip  # BT label noise
-        chosen = torch.where(flip, wrong[idx], correct[idx])
-        rejected = torch.where(flip, correct[idx], wrong[idx])
-        pc, pr = _pair_logps(policy, prompts[idx], chosen, rejected)
-        rc = torch.where(flip, ref_wrong[idx], ref_correct[idx])
-        rr = torch.where(flip, ref_correct[idx], ref_wrong[idx])
-        loss = _preference_loss(method, pc, pr, rc, rr, beta, loss_kwargs).losses.mean()
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        history.append(float(loss.detach()))
+    with progress_reporter(progress, steps, f"train_tiny_lm ({method})") as report:
+        for step in range(steps):
+            idx = torch.randint(rows, (min(batch_size, rows),), generator=generator)
+            flip = torch.rand(idx.shape, generator=generator) < task.label_flip  # BT label noise
+            chosen = torch.where(flip, wrong[idx], correct[idx])
+            rejected = torch.where(flip, correct[idx], wrong[idx])
+            pc, pr = _pair_logps(policy, prompts[idx], chosen, rejected)
+            rc = torch.where(flip, ref_wrong[idx], ref_correct[idx])
+            rr = torch.where(flip, ref_correct[idx], ref_wrong[idx])
+            loss = _preference_loss(method, pc, pr, rc, rr, beta, loss_kwargs).losses.mean()
+            history.append(optimizer_step(loss, optimizer, step=step, owner=owner))
+            report(step + 1, loss=history[-1])
     policy.eval()
     with torch.no_grad():
         pc, pw = _pair_logps(policy, prompts, correct, wrong)

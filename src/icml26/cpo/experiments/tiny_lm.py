@@ -1,0 +1,148 @@
+"""``cpo.tiny_lm`` (spec §5.2): a tiny causal LM whose SFT reference prefers the wrong answer.
+
+A small transformer is SFT-trained from scratch on an arithmetic task where some operation types
+answer with a misread operand; DPO and CPO then train copies of it on correct-vs-misread pairs.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import warnings
+from dataclasses import dataclass, replace
+from typing import Any
+
+from icml26.core import Claim, ProgressBar, RunContext, Table, register
+from icml26.cpo.experiments.common import PAPER, RESOURCES, mean_sd
+
+
+@dataclass(frozen=True)
+class TinyLMConfig:
+    """Tiny causal LM from scratch on the arithmetic preference task (spec §5.2)."""
+
+    n_numbers: int = 30  # vocabulary 30 numbers + Q + 8 operations + "=" = 40 tokens
+    n_types: int = 8
+    n_violated: int = 3
+    wrong_frac: float = 0.8
+    label_flip: float = 0.1
+    d_model: int = 64
+    n_layers: int = 2
+    n_heads: int = 4
+    sft_steps: int = 1500
+    sft_batch: int = 256
+    sft_lr: float = 3e-3
+    steps: int = 300
+    batch_size: int = 64
+    lr: float = 1e-3
+    beta: float = 2.5
+    gamma: float = 0.5
+    tau: float = 2.0
+    easy_gamma: float = 0.05
+    methods: tuple[str, ...] = ("dpo", "smooth", "easy", "clip")
+
+
+TINY_LM = TinyLMConfig()
+TINY_LM_PRESETS = {
+    # seconds: run twice by the contract test
+    "smoke": replace(TINY_LM, n_numbers=6, d_model=16, n_layers=1, n_heads=2, sft_steps=20,
+                     sft_batch=32, steps=5, batch_size=16, methods=("dpo", "smooth")),
+    # ~2 min for 3 seeds on a loaded 2-core box: a shorter SFT (reference less calibrated) and
+    # only the two methods the claims compare
+    "quick": replace(TINY_LM, sft_steps=600, sft_batch=128, methods=("dpo", "smooth")),
+    "full": TINY_LM,
+}  # fmt: skip
+TINY_LM_CLAIMS = (
+    Claim("L1", "Violated types: CPO greedy exact match ≥ DPO + 0.15", "cpo_minus_dpo_em_viol",
+          ">=", 0.15, "provable alignment (qualitative)", "spec §5.2", source="spec", kind="claim"),
+    Claim("L2", "frac_in_U(CPO) ≤ 0.5 · frac_in_U(DPO)", "cpo_minus_half_dpo_frac_in_U", "<=",
+          0.0, "CPO leaves U (qualitative)", "spec §5.2", source="spec", kind="claim"),
+    Claim("L3", "Other types: CPO greedy exact match ≥ DPO − 0.03", "cpo_minus_dpo_em_nonviol",
+          ">=", -0.03, "—", "spec §5.2", source="spec", kind="claim"),
+)  # fmt: skip
+TINY_LM_METRICS = ("loss", "acc_viol", "acc_nonviol", "frac_in_U", "em_viol", "em_nonviol",
+                   "delta_viol")  # fmt: skip
+
+
+def tiny_lm(config: TinyLMConfig, ctx: RunContext) -> dict[str, Any]:
+    """SFT a tiny LM, then preference-train copies of it with each method; flat metrics."""
+    with warnings.catch_warnings():
+        # `easy` divides by reference scores; near-certain SFT answers sit at the clamp
+        warnings.filterwarnings("ignore", "constrained_po_loss: variant 'easy'", RuntimeWarning)
+        with ctx.progress(1 + len(config.methods), "SFT + preference training") as bar:
+            return _tiny_lm(config, ctx, bar)
+
+
+def _tiny_lm(config: TinyLMConfig, ctx: RunContext, bar: ProgressBar) -> dict[str, Any]:
+    from icml26.cpo import (
+        TinyCausalLM,
+        make_arith_preference_task,
+        tiny_lm_metrics,
+        train_sft,
+        train_tiny_lm,
+    )
+
+    c = config
+    task = make_arith_preference_task(c.n_numbers, c.n_types, c.n_violated, c.wrong_frac,
+                                      c.label_flip, seed=ctx.numpy_generator())  # fmt: skip
+    # init and SFT minibatches restart the same stream, and preference training draws from
+    # `seed + 1`: the pre-v2 numbers
+    reference = TinyCausalLM(task.vocab_size, d_model=c.d_model, n_layers=c.n_layers,
+                             n_heads=c.n_heads, seed=ctx.torch_generator())  # fmt: skip
+    sft = train_sft(reference, task, c.sft_steps, c.sft_batch, c.sft_lr,
+                    seed=ctx.torch_generator())  # fmt: skip
+    bar.advance()
+    reference.requires_grad_(False)
+    kwargs = {"dpo": {}, "smooth": {"gamma": c.gamma, "tau": c.tau, "alpha": 1.0},
+              "easy": {"gamma": c.easy_gamma}, "clip": {}}  # fmt: skip
+    out: dict[str, Any] = {"sft_final_loss": sft[-1]}
+    out |= {f"ref_{k}": v for k, v in tiny_lm_metrics(reference, reference, task).items()}
+    for method in c.methods:
+        policy = copy.deepcopy(reference).requires_grad_(True)
+        run = train_tiny_lm(policy, reference, task, method, c.steps, c.batch_size, c.lr,
+                            c.beta, seed=ctx.seed + 1, **kwargs[method])  # fmt: skip
+        name = "cpo" if method == "smooth" else method
+        out |= {f"{name}_{k}": v for k, v in run["metrics"].items()}
+        bar.advance()
+    out["cpo_minus_dpo_em_viol"] = out["cpo_em_viol"] - out["dpo_em_viol"]
+    out["cpo_minus_half_dpo_frac_in_U"] = out["cpo_frac_in_U"] - 0.5 * out["dpo_frac_in_U"]
+    out["cpo_minus_dpo_em_nonviol"] = out["cpo_em_nonviol"] - out["dpo_em_nonviol"]
+    return out
+
+
+def tiny_lm_tables(metrics: list[dict[str, Any]], config: TinyLMConfig) -> list[Table]:
+    """Held-out metrics per method (mean ± sd over seeds), the SFT reference first."""
+    names = [n for n in ("ref", "dpo", "cpo", "easy", "clip") if f"{n}_em_viol" in metrics[0]]
+    rows = [
+        [name, *(mean_sd([m.get(f"{name}_{k}", math.nan) for m in metrics])
+                 for k in TINY_LM_METRICS)]
+        for name in names
+    ]  # fmt: skip
+    return [
+        Table(
+            f"Tiny LM: held-out metrics per method (mean ± sd over {len(metrics)} seeds)",
+            ["method", *TINY_LM_METRICS],
+            rows,
+            note="em_* = greedy exact match of the answer; acc_* = mean[δ_θ > 0] on (correct, "
+            "misread) pairs; frac_in_U over all held-out pairs; delta_viol = mean δ_θ on "
+            "violated types (length-normalised); loss = final training loss, expected over the "
+            "label noise (the ref row has none).",
+        )
+    ]
+
+
+register(
+    name="cpo.tiny_lm",
+    title="Tiny causal LM: DPO vs CPO on an SFT reference that prefers the wrong answer",
+    paper=PAPER,
+    claims=TINY_LM_CLAIMS,
+    presets=TINY_LM_PRESETS,
+    seeds=3,
+    description=(
+        "A 2-layer, d=64 causal transformer is SFT-trained from scratch on 'Q op a b =' prompts "
+        "where 3 of 8 operation types answer with a misread operand 80% of the time; DPO and CPO "
+        "(β = 2.5, length-normalised scores) then train on correct-vs-misread pairs with 10% "
+        "label noise; greedy exact match and frac_in_U on held-out prompts."
+    ),
+    tables=tiny_lm_tables,
+    resources=RESOURCES,
+)(tiny_lm)
