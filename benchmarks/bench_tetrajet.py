@@ -2,9 +2,9 @@
 
 The paper's 1.67x speed-up over FP8 comes from Blackwell FP4 tensor cores; this CPU emulation can
 only add cost, so the first table reports the emulation overhead (step time / FP32 step time) per
-recipe. Recipes are interleaved: every round times one step of each recipe in turn (after a
-warm-up round), so machine-load drift hits all recipes alike; the table shows the median over
-rounds of each recipe's time and of its ratio to the FP32 step of the same round.
+recipe. Recipes are interleaved (``icml26.core.interleaved_median_seconds``): every round times
+one step of each recipe in turn (after a warm-up round), so machine-load drift hits all recipes
+alike; the table shows each recipe's median step time and its ratio to the FP32 median.
 
 The second table times quantizers side by side in one process, also interleaved: ``nvfp4_quantize``
 (codes + scales) with the per-tensor scale, which is the two-level scheme torchao implements,
@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-import statistics
-import time
 import warnings
 from collections.abc import Callable
 
 import torch
 from torch import nn
 
+from icml26.core import interleaved_median_seconds
 from icml26.tetrajet import (
     RECIPES,
     GPTConfig,
@@ -42,8 +41,8 @@ from icml26.tetrajet import (
 )
 
 
-def _step_fn(recipe: str, batch: int, context: int) -> Callable[[], float]:
-    """One training step (forward, backward, AdamW) of the spec's tiny GPT; returns seconds.
+def _step_fn(recipe: str, batch: int, context: int) -> Callable[[], None]:
+    """One training step (forward, backward, AdamW) of the spec's tiny GPT on a fixed batch.
 
     Recipes with OutControl (R4, R5) get their outlier channels calibrated on one untimed
     step first, so their steps run the MXFP8 channel path as in training.
@@ -60,39 +59,26 @@ def _step_fn(recipe: str, batch: int, context: int) -> Callable[[], float]:
         optimizer.zero_grad()
         calibrator.step(0)
 
-    def step() -> float:
-        x = torch.randint(0, 96, (batch, context), generator=g)
-        start = time.perf_counter()
+    x = torch.randint(0, 96, (batch, context), generator=g)
+
+    def step() -> None:
         loss = nn.functional.cross_entropy(model(x).flatten(0, 1), x.flatten())
         loss.backward()
         optimizer.step()
         optimizer.zero_grad()
-        return time.perf_counter() - start
 
     return step
 
 
 def step_times(rounds: int, batch: int, context: int) -> dict[str, tuple[float, float]]:
-    """Median seconds per step and median ratio to the same round's FP32 step, per recipe."""
+    """Median seconds per step and its ratio to the FP32 median, per recipe."""
     steps = {recipe: _step_fn(recipe, batch, context) for recipe in RECIPES}
-    for step in steps.values():  # warm-up round
-        step()
-    times: dict[str, list[float]] = {recipe: [] for recipe in RECIPES}
-    for _ in range(rounds):
-        for recipe, step in steps.items():
-            times[recipe].append(step())
-    fp32 = times["fp32"]
-    return {
-        recipe: (
-            statistics.median(ts),
-            statistics.median(t / base for t, base in zip(ts, fp32, strict=True)),
-        )
-        for recipe, ts in times.items()
-    }
+    times = interleaved_median_seconds(steps, repeats=rounds, warmup=1)
+    return {recipe: (t, t / times["fp32"]) for recipe, t in times.items()}
 
 
 def quantizer_rates(rounds: int, size: int = 2048) -> dict[str, tuple[float, float]]:
-    """Elements/s (median over rounds) and the ratio to torchao's rate in the same round."""
+    """Elements/s (from the median time over rounds) and the ratio to torchao's rate."""
     x = torch.randn(size, size, generator=torch.Generator().manual_seed(0))
     fns: dict[str, Callable[[], object]] = {
         "icml26 nvfp4_quantize, per-tensor + 1x16 (torchao's scheme)": lambda: nvfp4_quantize(
@@ -120,23 +106,11 @@ def quantizer_rates(rounds: int, size: int = 2048) -> dict[str, tuple[float, flo
         print(f"torchao unavailable ({err}); no reference rate")
     finally:
         logging.disable(logging.NOTSET)
-    for fn in fns.values():  # warm-up
-        fn()
-    seconds: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(rounds):
-        for name, fn in fns.items():
-            start = time.perf_counter()
-            fn()
-            seconds[name].append(time.perf_counter() - start)
-    out = {}
-    for name, ts in seconds.items():
-        rate = x.numel() / statistics.median(ts)
-        if reference is None:
-            out[name] = (rate, float("nan"))
-            continue
-        ratios = [r / t for t, r in zip(ts, seconds[reference], strict=True)]
-        out[name] = (rate, statistics.median(ratios))
-    return out
+    seconds = interleaved_median_seconds(fns, repeats=rounds, warmup=1)
+    return {
+        name: (x.numel() / t, float("nan") if reference is None else seconds[reference] / t)
+        for name, t in seconds.items()
+    }
 
 
 def main() -> None:
@@ -150,7 +124,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     threads = torch.get_num_threads()
     print(f"| recipe | s/step | step / FP32 step |  ({args.batch}x{args.context} tokens, "
-          f"median of {args.rounds} interleaved rounds, {threads} thread(s))")  # fmt: skip
+          f"medians of {args.rounds} interleaved rounds, {threads} thread(s))")  # fmt: skip
     print("|---|---|---|")
     for recipe, (seconds, ratio) in step_times(args.rounds, args.batch, args.context).items():
         print(f"| {recipe} | {seconds:.3f} | {ratio:.2f}x |")

@@ -1,4 +1,4 @@
-"""Randomness is an argument (models, layers); the training loop's schedule and callback."""
+"""Randomness is an argument (models, layers); the training loop's schedule and progress."""
 
 import pytest
 import torch
@@ -55,7 +55,7 @@ def test_nvfp4_linear_initial_weight_comes_from_its_seed():
     assert a.generator.initial_seed() == 3  # the SR stream is still the seed itself
 
 
-def test_train_lm_uses_core_schedule_to_a_floor_and_calls_back_every_step(monkeypatch):
+def test_train_lm_uses_core_schedule_to_a_floor_and_reports_every_step(monkeypatch):
     calls = []
 
     def spy(step, **kwargs):
@@ -69,8 +69,11 @@ def test_train_lm_uses_core_schedule_to_a_floor_and_calls_back_every_step(monkey
     cfg = TrainConfig(steps=5, batch_size=2, lr=2e-3, warmup=2, final_lr_fraction=0.25,
                       eval_every=5, eval_batches=1)  # fmt: skip
     seen = []
-    train_lm(TinyGPT(gpt, seed=0), data, "fp32", cfg, context=16, seed=0, callback=seen.append)
-    assert seen == list(range(5))
+    result = train_lm(
+        TinyGPT(gpt, seed=0), data, "fp32", cfg, context=16, seed=0,
+        progress=lambda done, total, metrics: seen.append((done, total, metrics["loss"])),
+    )  # fmt: skip
+    assert seen == [(t + 1, 5, loss) for t, loss in enumerate(result.train_loss)]
     assert [step for step, _ in calls] == list(range(5))
     expected = {"total_steps": 5, "peak_lr": 2e-3, "warmup_steps": 2, "final_lr": 0.25 * 2e-3}
     assert all(kwargs == expected for _, kwargs in calls)

@@ -27,6 +27,12 @@ from icml26.tetrajet.recipes import (
     nvidia_nvfp4,
     tetrajet_v2,
 )
+from icml26.tetrajet.toy import (
+    OscillationToy,
+    ToyResult,
+    oscillation_toy_problem,
+    train_oscillation_toy,
+)
 from icml26.tetrajet.training import TrainConfig, TrainResult, train_lm
 
 __all__ = [
@@ -39,10 +45,12 @@ __all__ = [
     "NVFP4Linear",
     "NVFP4Tensor",
     "OsciReset",
+    "OscillationToy",
     "OutlierChannelCalibrator",
     "QuantSpec",
     "TextData",
     "TinyGPT",
+    "ToyResult",
     "TrainConfig",
     "TrainResult",
     "bin_width",
@@ -60,6 +68,7 @@ __all__ = [
     "nvidia_nvfp4",
     "olmo2_model",
     "oscillation_stats",
+    "oscillation_toy_problem",
     "outlier_channel_count",
     "quantize_model_",
     "quantized_layers",
@@ -70,4 +79,5 @@ __all__ = [
     "sample_batch",
     "tetrajet_v2",
     "train_lm",
+    "train_oscillation_toy",
 ]

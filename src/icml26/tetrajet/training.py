@@ -1,26 +1,30 @@
 """The training loop of spec §2.5: quantize, AdamW, clip, OutControl calibration, OsciReset.
 
-for t in 0..steps-1: loss = LM(batch_t); backward; clip_grad_norm_(1); AdamW step;
-calibrator.step(t); osc.step(t). LR: :func:`icml26.core.warmup_cosine_lr`, linear warm-up then
-cosine to ``final_lr_fraction`` (10 %) of the peak at the last step. The oscillation
-fraction is measured on a fixed random sample of each layer's FP4 weights over the final 20 % of
-training (spec §5 metrics).
+for t in 0..steps-1: loss = LM(batch_t); backward; clip_grad_norm_(1); AdamW step (the three with
+:func:`icml26.core.optimizer_step`, which stops on a NaN/inf loss); calibrator.step(t); osc.step(t).
+LR: :func:`icml26.core.warmup_cosine_lr`, linear warm-up then cosine to ``final_lr_fraction``
+(10 %) of the peak at the last step. The oscillation fraction is measured on a fixed random sample
+of each layer's FP4 weights over the final 20 % of training (spec §5 metrics).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
 from torch import nn
 
 from icml26.core import (
+    Progress,
     Seed,
+    adamw,
     check_in_interval,
     check_positive_int,
     numpy_generator,
+    optimizer_step,
+    progress_reporter,
+    set_lr,
     warmup_cosine_lr,
 )
 from icml26.tetrajet.convert import quantize_model_, quantized_layers
@@ -103,7 +107,7 @@ def train_lm(
     *,
     context: int,
     seed: Seed = None,
-    callback: Callable[[int], object] | None = None,
+    progress: Progress = None,
 ) -> TrainResult:
     """Convert ``model`` per ``spec`` and train it on ``data`` (next-token cross-entropy).
 
@@ -121,12 +125,18 @@ def train_lm(
         Sequence length.
     seed
         Seeds the layers' generators and the batch order.
-    callback
-        Called with ``t`` after every training step ``t`` (e.g. to advance a progress bar).
+    progress
+        ``None``/``False`` (silent), ``True`` (a rich bar) or a callable
+        ``progress(done, total, metrics)`` called after every step with the training loss.
 
     Returns
     -------
     TrainResult
+
+    Raises
+    ------
+    icml26.core.NonFiniteLossError
+        When the training loss becomes NaN or infinite (before that step's update).
 
     Example
     -------
@@ -147,14 +157,10 @@ def train_lm(
     if not isinstance(cfg, TrainConfig):
         raise TypeError(f"{owner}: cfg must be a TrainConfig; got {type(cfg).__name__}.")
     context = check_positive_int("context", context, owner=owner, maximum=2**16)
-    if callback is not None and not callable(callback):
-        raise TypeError(f"{owner}: callback must be callable or None; got {callback!r}.")
     rng = numpy_generator(seed)
     quantize_model_(model, spec, seed=int(rng.integers(0, 2**62)))
     layers = quantized_layers(model)
-    optimizer = torch.optim.AdamW(
-        model.parameters(), lr=cfg.lr, betas=(0.9, 0.95), eps=1e-8, weight_decay=cfg.weight_decay
-    )
+    optimizer = adamw(model, lr=cfg.lr, weight_decay=cfg.weight_decay, betas=(0.9, 0.95))
     calibrator = None
     if spec.enabled and spec.outlier_ratio > 0:
         calibrator = OutlierChannelCalibrator(
@@ -184,38 +190,34 @@ def train_lm(
     result = TrainResult()
     batch_seed = int(rng.integers(0, 2**62))
     model.train()
-    for t in range(cfg.steps):
-        x, y = sample_batch(data.train, cfg.batch_size, context, seed=batch_seed + t)
-        lr = warmup_cosine_lr(
-            t,
-            total_steps=cfg.steps,
-            peak_lr=cfg.lr,
-            warmup_steps=cfg.warmup,
-            final_lr=cfg.final_lr_fraction * cfg.lr,
-        )
-        for group in optimizer.param_groups:
-            group["lr"] = lr
-        loss = nn.functional.cross_entropy(model(x).flatten(0, 1), y.flatten())
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        if calibrator is not None:
-            calibrator.step(t)
-        if osc is not None:
-            stats = osc.step(t)
-            result.n_reset += stats["n_reset"] if stats else 0.0
-        if t >= track_from and any(s is not None for s in samples):
-            w, q, s = _sampled_grid(layers, samples)
-            history[0].append(w)
-            history[1].append(q)
-            widths = _bin_width((q / s).abs()) * s if widths is None else widths
-        result.train_loss.append(float(loss.detach()))
-        if t % cfg.eval_every == 0 or t == cfg.steps - 1:
-            result.eval_steps.append(t)
-            result.val_loss.append(_evaluate(model, data.val, cfg, context))
-        if callback is not None:
-            callback(t)
+    with progress_reporter(progress, cfg.steps, f"training ({spec.name})") as report:
+        for t in range(cfg.steps):
+            x, y = sample_batch(data.train, cfg.batch_size, context, seed=batch_seed + t)
+            lr = warmup_cosine_lr(
+                t,
+                total_steps=cfg.steps,
+                peak_lr=cfg.lr,
+                warmup_steps=cfg.warmup,
+                final_lr=cfg.final_lr_fraction * cfg.lr,
+            )
+            set_lr(optimizer, lr)
+            loss = nn.functional.cross_entropy(model(x).flatten(0, 1), y.flatten())
+            value = optimizer_step(loss, optimizer, step=t, clip=cfg.grad_clip, owner=owner)
+            if calibrator is not None:
+                calibrator.step(t)
+            if osc is not None:
+                stats = osc.step(t)
+                result.n_reset += stats["n_reset"] if stats else 0.0
+            if t >= track_from and any(s is not None for s in samples):
+                w, q, s = _sampled_grid(layers, samples)
+                history[0].append(w)
+                history[1].append(q)
+                widths = _bin_width((q / s).abs()) * s if widths is None else widths
+            result.train_loss.append(value)
+            if t % cfg.eval_every == 0 or t == cfg.steps - 1:
+                result.eval_steps.append(t)
+                result.val_loss.append(_evaluate(model, data.val, cfg, context))
+            report(t + 1, loss=value)
     if widths is not None and len(history[0]) >= 2:
         fp4 = torch.isfinite(widths)  # elements of MXFP8 channels have no FP4 grid
         w_hist, q_hist = torch.stack(history[0])[:, fp4], torch.stack(history[1])[:, fp4]

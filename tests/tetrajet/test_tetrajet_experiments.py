@@ -1,4 +1,4 @@
-"""Packaging: a lazy package, a light experiments module, install hints, run(config, ctx)."""
+"""The reproductions run under a context and report progress; the real-model paths' install hint."""
 
 import subprocess
 import sys
@@ -6,29 +6,14 @@ import textwrap
 from dataclasses import replace
 
 from icml26.core import RunContext
-
-HEAVY = ("torch", "transformers", "scipy", "matplotlib", "sklearn", "ml_dtypes", "tokenizers")
+from icml26.tetrajet.experiments.formats import FORMATS_PRESETS, formats
+from icml26.tetrajet.experiments.oscillation_toy import TOY_PRESETS, oscillation_toy
 
 
 def _python(code: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300
     )
-
-
-def test_package_and_experiments_import_light_and_names_load_their_module():
-    result = _python(f"""
-        import sys
-        import icml26.tetrajet
-        import icml26.tetrajet.experiments
-        heavy = [m for m in sys.modules if m.split(".")[0] in {HEAVY!r}]
-        assert heavy == [], heavy
-        assert "icml26.tetrajet.formats" not in sys.modules
-        from icml26.tetrajet import round_e2m1
-        assert "icml26.tetrajet.formats" in sys.modules and "torch" in sys.modules
-        assert "icml26.tetrajet.training" not in sys.modules
-    """)
-    assert result.returncode == 0, result.stderr
 
 
 def test_real_model_paths_without_their_libraries_name_an_extra():
@@ -50,8 +35,6 @@ def test_real_model_paths_without_their_libraries_name_an_extra():
 
 
 def test_formats_runs_under_a_context_and_reports_progress(tmp_path):
-    from icml26.tetrajet.experiments import FORMATS_PRESETS, formats
-
     events = []
     ctx = RunContext(seed=3, artifact_dir=tmp_path, progress_sink=events.append)
     config = replace(FORMATS_PRESETS["smoke"], size=64, draws=(2, 4))
@@ -62,3 +45,14 @@ def test_formats_runs_under_a_context_and_reports_progress(tmp_path):
     assert sum(e[2] for e in events if e[0] == "advance") == start[2]
     assert events[-1][0] == "stop"
     assert formats(config, RunContext(seed=3, artifact_dir=tmp_path)) == first  # seeded by ctx
+
+
+def test_oscillation_toy_moves_one_bar_per_run_to_its_end(tmp_path):
+    events = []
+    ctx = RunContext(seed=1, artifact_dir=tmp_path, progress_sink=events.append)
+    config = replace(TOY_PRESETS["smoke"], dim=32, n_samples=64, steps=40, period=10, track_steps=4)
+    metrics = oscillation_toy(config, ctx)
+    starts = [e for e in events if e[0] == "start"]
+    assert [e[2] for e in starts] == [40, 40]  # plain, then OsciReset
+    assert sum(e[2] for e in events if e[0] == "advance") == 80
+    assert metrics["loss_increase"] == metrics["loss_reset"] / metrics["loss_plain"] - 1
