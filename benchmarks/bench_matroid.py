@@ -2,36 +2,26 @@
 GraphicMatroid's oracle-based max-weight basis against networkx.maximum_spanning_tree.
 
 Run: ``python benchmarks/bench_matroid.py`` (about a minute on 2 cores; ``--small`` for seconds).
-Costs are the paper's metric; wall times (best of ``--repeats`` after one warm-up) are secondary.
+Costs are the paper's metric; wall times (median of ``--repeats`` after one warm-up, the two
+methods of a row timed round-robin with ``icml26.core.interleaved_median_seconds``) are secondary.
 """
 
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
 
 import networkx as nx
 import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from icml26.core import interleaved_median_seconds
 from icml26.matroid import (
     CostCounter,
     UniformBlocks,
     bounded_circuit_max_weight_basis,
     max_weight_basis,
 )
-
-
-def best_time(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def greedy_vs_sampling(ns: list[int], repeats: int) -> Table:
@@ -45,10 +35,14 @@ def greedy_vs_sampling(ns: list[int], repeats: int) -> Table:
         assert max_weight_basis(greedy, w) == bounded_circuit_max_weight_basis(
             sampling, w, 2, seed=0
         )
-        t_greedy = best_time(lambda M=M, w=w: max_weight_basis(M, w), repeats)
-        t_sampling = best_time(
-            lambda M=M, w=w: bounded_circuit_max_weight_basis(M, w, 2, seed=0), repeats
+        seconds = interleaved_median_seconds(
+            {
+                "greedy": lambda M=M, w=w: max_weight_basis(M, w),
+                "sampling": lambda M=M, w=w: bounded_circuit_max_weight_basis(M, w, 2, seed=0),
+            },
+            repeats,
         )
+        t_greedy, t_sampling = seconds["greedy"], seconds["sampling"]
         table.add_row(
             str(n),
             f"{greedy.total_cost:.3g}",
@@ -73,8 +67,14 @@ def graphic_vs_networkx(sizes: list[tuple[int, int]], repeats: int) -> Table:
             G[u][v]["weight"] = weight
         ours = {frozenset(e) for e in max_weight_basis(G)}  # the graph path: edges, not ids
         same = ours == {frozenset(e) for e in nx.maximum_spanning_tree(G).edges()}
-        t_ours = best_time(lambda G=G: max_weight_basis(G), repeats)
-        t_nx = best_time(lambda G=G: nx.maximum_spanning_tree(G), repeats)
+        seconds = interleaved_median_seconds(
+            {
+                "ours": lambda G=G: max_weight_basis(G),
+                "networkx": lambda G=G: nx.maximum_spanning_tree(G),
+            },
+            repeats,
+        )
+        t_ours, t_nx = seconds["ours"], seconds["networkx"]
         table.add_row(
             str(vertices),
             str(edges),

@@ -17,6 +17,15 @@ from icml26.matroid.greedy import (
     rank,
     weight_order,
 )
+from icml26.matroid.instances import (
+    MAX_GNP_VERTICES,
+    MAX_SMALL_MATROID,
+    SMALL_FAMILIES,
+    gnp_graphic_instance,
+    random_small_matroid,
+    triangles_instance,
+    uniform_blocks_instance,
+)
 from icml26.matroid.oracle import (
     MAX_GROUND_SET,
     AbstractMatroid,
@@ -34,7 +43,10 @@ from icml26.matroid.partition import (
 from icml26.matroid.scaling import ScalingRecord, fit_loglog_slope, run_scaling_experiment
 
 __all__ = [
+    "MAX_GNP_VERTICES",
     "MAX_GROUND_SET",
+    "MAX_SMALL_MATROID",
+    "SMALL_FAMILIES",
     "AbstractMatroid",
     "BudgetExceededError",
     "CostCounter",
@@ -54,12 +66,16 @@ __all__ = [
     "default_cost",
     "find_circuit_lightest",
     "fit_loglog_slope",
+    "gnp_graphic_instance",
     "greedy_basis",
     "lightest_in_dependent",
     "max_weight_basis",
     "partition_size_exact",
     "partition_size_first_fit",
+    "random_small_matroid",
     "rank",
     "run_scaling_experiment",
+    "triangles_instance",
+    "uniform_blocks_instance",
     "weight_order",
 ]

@@ -8,7 +8,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icml26.core import Seed, check_array, check_positive_int, numpy_generator
+from icml26.core import (
+    Progress,
+    Seed,
+    check_array,
+    check_positive_int,
+    numpy_generator,
+    progress_reporter,
+)
 from icml26.matroid.oracle import MAX_GROUND_SET, CostCounter, IndependenceOracle, default_cost
 
 __all__ = ["ScalingRecord", "fit_loglog_slope", "run_scaling_experiment"]
@@ -74,7 +81,7 @@ def run_scaling_experiment(
     repeats: int | Sequence[int] = 1,
     seed: Seed = None,
     cost_fn: Callable[[int], float] = default_cost,
-    on_instance: Callable[[], None] | None = None,
+    progress: Progress = None,
 ) -> list[ScalingRecord]:
     """Run every algorithm on the same random instances of every size and charge their queries.
 
@@ -93,9 +100,10 @@ def run_scaling_experiment(
         Randomness of the instances and the algorithms.
     cost_fn
         Cost of one query of a given size.
-    on_instance
-        Called with no argument after all algorithms ran on an instance (e.g. to advance a
-        progress bar by one of ``sum(repeats)`` steps).
+    progress
+        ``True`` (a progress bar), a callable ``progress(done, total, {})`` called after all
+        algorithms ran on an instance (``total = sum(repeats)``), or ``None``
+        (``icml26.core.progress``).
 
     Returns
     -------
@@ -123,10 +131,6 @@ def run_scaling_experiment(
     for name, fn in (("make_instance", make_instance), ("cost_fn", cost_fn)):
         if not callable(fn):
             raise TypeError(f"{owner}: {name} must be callable; got {type(fn).__name__}.")
-    if on_instance is not None and not callable(on_instance):
-        raise TypeError(
-            f"{owner}: on_instance must be callable or None; got {type(on_instance).__name__}."
-        )
     if not isinstance(algorithms, Mapping) or not all(
         isinstance(k, str) and callable(v) for k, v in algorithms.items()
     ):
@@ -149,31 +153,33 @@ def run_scaling_experiment(
         check_positive_int("repeats", count, owner=owner, maximum=MAX_REPEATS)
     rng = numpy_generator(seed)
     records = []
-    for n, count in zip(ns, counts, strict=True):
-        for repeat in range(count):
-            instance_rng, *algorithm_rngs = rng.spawn(1 + len(algorithms))
-            oracle, weights = make_instance(n, instance_rng)
-            for (name, algorithm), algorithm_rng in zip(
-                algorithms.items(), algorithm_rngs, strict=True
-            ):
-                counter = CostCounter(oracle, cost_fn)
-                start = time.perf_counter()
-                basis = tuple(int(e) for e in algorithm(counter, weights, algorithm_rng))
-                wall = time.perf_counter() - start
-                records.append(
-                    ScalingRecord(
-                        name,
-                        oracle.n,
-                        repeat,
-                        counter.total_cost,
-                        counter.calls,
-                        counter.max_query,
-                        wall,
-                        basis,
+    done = 0
+    with progress_reporter(progress, sum(counts), "instances (all algorithms)") as report:
+        for n, count in zip(ns, counts, strict=True):
+            for repeat in range(count):
+                instance_rng, *algorithm_rngs = rng.spawn(1 + len(algorithms))
+                oracle, weights = make_instance(n, instance_rng)
+                for (name, algorithm), algorithm_rng in zip(
+                    algorithms.items(), algorithm_rngs, strict=True
+                ):
+                    counter = CostCounter(oracle, cost_fn)
+                    start = time.perf_counter()
+                    basis = tuple(int(e) for e in algorithm(counter, weights, algorithm_rng))
+                    wall = time.perf_counter() - start
+                    records.append(
+                        ScalingRecord(
+                            name,
+                            oracle.n,
+                            repeat,
+                            counter.total_cost,
+                            counter.calls,
+                            counter.max_query,
+                            wall,
+                            basis,
+                        )
                     )
-                )
-            if on_instance is not None:
-                on_instance()
+                done += 1
+                report(done)
     return records
 
 
