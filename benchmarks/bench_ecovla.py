@@ -24,6 +24,7 @@ import time
 import numpy as np
 import torch
 
+from icml26.core import interleaved_median_seconds
 from icml26.ecovla import (
     EcoVLAPruner,
     InterleavedOrchestrator,
@@ -31,7 +32,6 @@ from icml26.ecovla import (
     TinyVLA,
     TinyVLAConfig,
     backbone_flops,
-    measure_latency,
     random_pattern,
 )
 
@@ -70,9 +70,9 @@ def trajectory(env: Shift2DPickPlaceEnv, n: int, seed: int) -> list[dict]:
 
 
 def i2o_ms(model: TinyVLA, frames: list[dict], ratio: float, mode: str) -> float:
-    pruner = EcoVLAPruner(model, ratio, p=50.0, warmup=2).calibrate(frames[:2])
-    if mode == "none":
-        pruner.make_pattern = lambda captured, p=pruner: p.pattern
+    # "none": the same dense/sparse schedule with the pattern work skipped
+    pruner = EcoVLAPruner(model, ratio, p=50.0, warmup=2, update_pattern=mode != "none")
+    pruner.calibrate(frames[:2])
     orch = InterleavedOrchestrator(pruner, mode="serial" if mode == "none" else mode)
     orch.reset()
     start = time.perf_counter()
@@ -83,6 +83,10 @@ def i2o_ms(model: TinyVLA, frames: list[dict], ratio: float, mode: str) -> float
     elapsed = 1e3 * (time.perf_counter() - start) / len(frames)
     orch.close()
     return elapsed
+
+
+def median_ms(fn, repeats: int) -> float:
+    return 1e3 * interleaved_median_seconds({"fn": fn}, repeats, warmup=3)["fn"]
 
 
 def main() -> None:
@@ -107,7 +111,7 @@ def main() -> None:
         tokens = [n, n] + [pruned] * (model.config.n_layers - 2)
         tag = "" if fastv == 1.0 else " + FastV 50 %"
         model.install(None)
-        dense_ms = 1e3 * measure_latency(step, args.repeats).median
+        dense_ms = median_ms(step, args.repeats)
         dense_w, dense_a = step_memory(model, obs, features)
         dense_flops = backbone_flops(model, None, [n] * model.config.n_layers)
         rows = [
@@ -116,12 +120,12 @@ def main() -> None:
         for keep in (0.75, 0.6):
             pattern = random_pattern(model, 1.0 - keep, seed=0)
             model.install(pattern)
-            ms = 1e3 * measure_latency(step, args.repeats).median
+            ms = median_ms(step, args.repeats)
             w, a = step_memory(model, obs, features)
             rows.append(("sliced" + tag, keep, ms, w, a, backbone_flops(model, pattern, tokens)))
             model.install(None)
             with model.masked(pattern):
-                ms = 1e3 * measure_latency(step, args.repeats).median
+                ms = median_ms(step, args.repeats)
                 w, a = step_memory(model, obs, features)
             rows.append(
                 ("masked, not sliced" + tag, keep, ms, w, a, backbone_flops(model, None, tokens))
@@ -132,7 +136,7 @@ def main() -> None:
                 _, captured = p.run_backbone(obs, features, dense=True)
                 p.make_pattern(captured)
 
-            ms = 1e3 * measure_latency(trigger_step, max(3, args.repeats // 3)).median
+            ms = median_ms(trigger_step, max(3, args.repeats // 3))
             rows.append(
                 (
                     "dense trigger step + pattern" + tag,

@@ -9,11 +9,14 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from icml26.ecovla import (
     Shift2DPickPlaceEnv,
+    StepRecord,
     TinyVLA,
     TinyVLAConfig,
     backbone_flops,
+    fastv_sequence_lengths,
     fastv_token_prune,
-    measure_latency,
+    mean_step_flops,
+    pattern_update_flops,
     random_pattern,
     scripted_expert,
 )
@@ -149,12 +152,40 @@ def test_tinyvla_token_pruning_runs_fewer_tokens_and_changes_little_at_keep_one(
     assert seen == [3 + 32 + 4]  # 64 patch tokens halved
 
 
-def test_measure_latency_counts_calls_and_refuses_bad_input():
-    calls = []
-    stats = measure_latency(lambda: calls.append(1), repeats=5, warmup=2)
-    assert len(calls) == 7 and len(stats.samples) == 5
-    assert stats.minimum <= stats.median
-    with pytest.raises(TypeError, match="fn must be callable"):
-        measure_latency(3)
-    with pytest.raises(ValueError, match="repeats must be an integer"):
-        measure_latency(lambda: None, repeats=0)
+def test_fastv_sequence_lengths_are_the_lengths_the_model_runs():
+    config = TinyVLAConfig(d_model=32, n_layers=3, d_ff=64, patch=8)
+    lengths = fastv_sequence_lengths(config.n_tokens, config.n_visual, 0.5, 1, config.n_layers)
+    assert lengths == [config.n_tokens, 3 + 32 + 4, 3 + 32 + 4]  # as the forward hook saw
+    assert fastv_sequence_lengths(10, 4, 1.0, 0, 2) == [10, 10]
+    assert fastv_sequence_lengths(10, 4, 0.01, 0, 1) == [7]  # at least one visual token kept
+    with pytest.raises(ValueError, match="n_visual must be an integer"):
+        fastv_sequence_lengths(10, 11, 0.5, 1, 2)
+    with pytest.raises(ValueError, match="start_layer must be an integer"):
+        fastv_sequence_lengths(10, 4, 0.5, 3, 2)
+
+
+def test_mean_step_flops_weights_dense_and_sliced_steps():
+    model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=2, n_heads=4, d_ff=64, patch=16))
+    pattern = random_pattern(model, 0.4, seed=0)
+    dense, sparse = backbone_flops(model, None, 22), backbone_flops(model, pattern, 22)
+    flags = [True, False, False, True, False]
+    records = [StepRecord(t, d, d, 1.0, None, None) for t, d in enumerate(flags)]
+    assert mean_step_flops(model, pattern, 22, records) == pytest.approx(
+        (2 * dense + 3 * sparse) / 5
+    )
+    assert mean_step_flops(model, pattern, 22, records[:1]) == dense
+    assert mean_step_flops(model, pattern, 22, []) == 0.0
+
+
+def test_pattern_update_flops_is_linear_in_tokens_and_layers():
+    one = TinyVLA(TinyVLAConfig(d_model=32, n_layers=1, n_heads=4, d_ff=64, patch=16))
+    two = TinyVLA(TinyVLAConfig(d_model=32, n_layers=2, n_heads=4, d_ff=64, patch=16))
+    # per layer: (2 S + 4) (d_ff + H hd) = (2 S + 4) 96
+    assert pattern_update_flops(one, 10) == 24 * 96
+    assert pattern_update_flops(two, 10) == 2 * pattern_update_flops(one, 10)
+    assert pattern_update_flops(one, 20) - pattern_update_flops(one, 10) == 2 * 10 * 96
+    assert pattern_update_flops(one, 70) < backbone_flops(one, None, 70) / 50  # cheap vs a step
+    with pytest.raises(TypeError, match="adapter must be a BackboneAdapter"):
+        pattern_update_flops(torch.nn.Linear(2, 2), 10)
+    with pytest.raises(ValueError, match="n_tokens must be an integer"):
+        pattern_update_flops(one, 0)

@@ -10,10 +10,12 @@ from icml26.ecovla import (
     DensePolicy,
     EcoVLAPruner,
     InterleavedOrchestrator,
+    PruningLog,
     Shift2DPickPlaceEnv,
     TinyVLA,
     TinyVLAConfig,
     calibration_energy,
+    evaluate,
     oracle_pruner,
     static_wanda_pattern,
 )
@@ -150,6 +152,46 @@ def test_a_late_pattern_keeps_the_old_one_without_blocking(model, frames, monkey
         sparse = [r for r in pruner.records if not r.dense]
         assert all(r.used == pruner.initial_pattern_.key for r in sparse)  # old pattern kept
         orch.reset()
+
+
+def test_without_pattern_work_the_schedule_stays_and_the_pattern_never_changes(model, frames):
+    eap = EcoVLAPruner(model, ratio=0.4, p=80, warmup=2).calibrate(frames[:2])
+    run(eap, frames)
+    idle = EcoVLAPruner(model, ratio=0.4, p=80, warmup=2, update_pattern=False)
+    idle.calibrate(frames[:2])
+    prior = idle.prior_.energy.clone()
+    with InterleavedOrchestrator(idle, mode="serial") as orch:
+        orch.reset()
+        for obs in frames:
+            orch.step(obs)
+    assert [(r.dense, r.triggered) for r in idle.records] == [
+        (r.dense, r.triggered) for r in eap.records
+    ]  # the trigger reads the vision encoder only: same dense steps
+    assert any(r.triggered for r in idle.records)
+    p0 = idle.initial_pattern_.key
+    assert all(r.made in (None, p0) and r.used in (None, p0) for r in idle.records)
+    torch.testing.assert_close(idle.prior_.energy, prior)  # no E update either
+    with pytest.raises(TypeError, match="update_pattern must be a bool"):
+        EcoVLAPruner(model, ratio=0.4, p=5, update_pattern=1)
+
+
+def test_pruning_log_counts_triggers_and_dense_steps_over_episodes(model, frames):
+    env = Shift2DPickPlaceEnv(split="shift", max_steps=10)
+    pruner = EcoVLAPruner(model, ratio=0.4, p=80, warmup=2).calibrate(frames[:2])
+    log, seen = PruningLog(), []
+    result = evaluate(
+        pruner, env, episodes=3, on_episode=log, progress=lambda d, t, m: seen.append((d, t))
+    )
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+    assert len(log.episodes) == 3 and log.steps == int(result.queries.sum())
+    assert log.decisions == log.steps - 3
+    assert log.triggers == sum(r.triggered for r in log.records)
+    assert log.trigger_rate == log.triggers / log.decisions
+    assert log.dense_fraction == log.dense_steps / log.steps
+    assert log.dense_steps == log.triggers + 3  # t = 0 of each episode, then the triggers
+    assert PruningLog().trigger_rate == 0.0 and PruningLog().dense_fraction == 0.0
+    with pytest.raises(TypeError, match="policy must be an EcoVLAPruner"):
+        log(DensePolicy(model))
 
 
 def test_dense_policy_and_errors(model, frames):

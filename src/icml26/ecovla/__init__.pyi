@@ -7,7 +7,7 @@ from icml26.ecovla.adapter import (
     load_vla,
 )
 from icml26.ecovla.env import Shift2DPickPlaceEnv, scripted_expert
-from icml26.ecovla.flops import LatencyStats, backbone_flops, measure_latency
+from icml26.ecovla.flops import backbone_flops, mean_step_flops, pattern_update_flops
 from icml26.ecovla.model import TinyVLA, TinyVLAConfig
 from icml26.ecovla.orchestrator import InterleavedOrchestrator
 from icml26.ecovla.pattern import SparsityPattern, slice_linear
@@ -16,6 +16,7 @@ from icml26.ecovla.pruner import (
     DensePolicy,
     EcoVLAPruner,
     FixedPatternPolicy,
+    PruningLog,
     StepRecord,
     calibration_energy,
     fixed_interval_pruner,
@@ -24,12 +25,13 @@ from icml26.ecovla.pruner import (
     static_wanda_pattern,
 )
 from icml26.ecovla.scoring import TemporalPrior, channel_energy, select_keep, structured_scores
-from icml26.ecovla.tokens import fastv_token_prune
+from icml26.ecovla.tokens import fastv_sequence_lengths, fastv_token_prune
 from icml26.ecovla.training import (
     Demonstrations,
     EvalResult,
     collect_demos,
     evaluate,
+    initial_frames,
     train_bc,
 )
 from icml26.ecovla.trigger import QuantileTrigger, frame_similarity
@@ -45,8 +47,8 @@ __all__ = [
     "EvalResult",
     "FixedPatternPolicy",
     "InterleavedOrchestrator",
-    "LatencyStats",
     "LlamaBackboneAdapter",
+    "PruningLog",
     "QuantileTrigger",
     "Shift2DPickPlaceEnv",
     "SparsityPattern",
@@ -59,13 +61,16 @@ __all__ = [
     "channel_energy",
     "collect_demos",
     "evaluate",
+    "fastv_sequence_lengths",
     "fastv_token_prune",
     "find_decoder_layers",
     "fixed_interval_pruner",
     "frame_similarity",
+    "initial_frames",
     "load_vla",
-    "measure_latency",
+    "mean_step_flops",
     "oracle_pruner",
+    "pattern_update_flops",
     "random_pattern",
     "scripted_expert",
     "select_keep",

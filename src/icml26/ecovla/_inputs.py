@@ -1,33 +1,26 @@
 """Boundary checks shared by the ecovla modules (private).
 
-``core.validation.numpy_generator`` hands a negative int straight to numpy, whose message does not
-name the parameter; :func:`check_seed` refuses it first (reported to core, issue 27).
+``core.validation.torch_generator`` accepts negative ints (what ``manual_seed`` takes); the ecovla
+API takes seeds in [0, 2^63) or generators: :func:`check_seed` passes generators and ``None``
+through and checks ints with ``core.validation.check_seed``.
 """
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 
-MAX_SEED = 2**63 - 1
+from icml26.core.validation import check_seed as core_check_seed
 
 
 def check_seed(seed: Any, owner: str, name: str = "seed") -> Any:
-    """``seed`` unchanged if it is None, a generator, or an int in [0, 2^63); else an error."""
+    """``seed`` unchanged if it is None or a generator; an int in [0, 2^63) via core's check."""
     if seed is None or isinstance(seed, np.random.Generator):
         return seed
     if type(seed).__name__ == "Generator" and type(seed).__module__.startswith("torch"):
         return seed
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(
-            f"{owner}: {name} must be an int, a numpy/torch Generator or None; got "
-            f"{type(seed).__name__}."
-        )
-    if not 0 <= int(seed) <= MAX_SEED:
-        raise ValueError(f"{owner}: {name} must be an int in [0, 2^63); got {seed!r}.")
-    return int(seed)
+    return core_check_seed(name, seed, owner=owner)
 
 
 def check_int_array(name: str, value: Any, owner: str, dtype: Any, ndim: int) -> np.ndarray:

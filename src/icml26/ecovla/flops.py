@@ -1,4 +1,4 @@
-"""Analytic backbone FLOPs (EcoVLA Tables 1-3 "FLOPs (T)") and a latency probe.
+"""Analytic backbone FLOPs (EcoVLA Tables 1-3 "FLOPs (T)") and the cost of a pattern update.
 
 FLOPs count the multiply-adds of the backbone's matrix products as 2 per multiply-accumulate,
 the convention of ``torch.utils.flop_counter.FlopCounterMode``: per layer and S tokens,
@@ -13,17 +13,17 @@ matrix products). The full S x S score matrix is counted (no causal saving), as 
 
 from __future__ import annotations
 
-import statistics
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from icml26.core.validation import check_positive_int
 from icml26.ecovla.adapter import BackboneAdapter
 from icml26.ecovla.pattern import SparsityPattern
 
-__all__ = ["LatencyStats", "backbone_flops", "measure_latency"]
+if TYPE_CHECKING:
+    from icml26.ecovla.pruner import StepRecord
+
+__all__ = ["backbone_flops", "mean_step_flops", "pattern_update_flops"]
 
 MAX_TOKENS = 1_000_000
 
@@ -88,41 +88,60 @@ def backbone_flops(
     return float(total)
 
 
-@dataclass(frozen=True)
-class LatencyStats:
-    """Wall-clock seconds of repeated calls: median, mean, min, and every sample."""
-
-    median: float
-    mean: float
-    minimum: float
-    samples: tuple[float, ...]
-
-
-def measure_latency(fn: Callable[[], Any], repeats: int = 20, warmup: int = 3) -> LatencyStats:
-    """Time ``fn()`` ``repeats`` times after ``warmup`` untimed calls (``time.perf_counter``).
+def mean_step_flops(
+    adapter: BackboneAdapter,
+    pattern: SparsityPattern,
+    n_tokens: int | Sequence[int],
+    records: Iterable[StepRecord],
+) -> float:
+    """Mean backbone FLOPs per control step of a pruner: dense steps at the dense cost, the
+    others at the cost of ``pattern`` (every pattern of one ratio has the same keep counts).
 
     Parameters
     ----------
-    fn
-        A callable without arguments.
-    repeats
-        Timed calls (1 to 100000).
-    warmup
-        Untimed calls first (0 to 100000).
+    adapter, pattern, n_tokens
+        As for :func:`backbone_flops`.
+    records
+        The pruner's step records (``EcoVLAPruner.records``, or ``PruningLog.records`` over
+        episodes); only ``record.dense`` is read.
+
+    Examples
+    --------
+    >>> from icml26.ecovla import StepRecord, TinyVLA, TinyVLAConfig, random_pattern
+    >>> model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=1, n_heads=2, n_kv_heads=2, d_ff=64))
+    >>> pattern = random_pattern(model, 0.5)
+    >>> steps = [StepRecord(t, t == 0, False, 1.0, None, None) for t in range(4)]
+    >>> dense, sparse = backbone_flops(model, None, 10), backbone_flops(model, pattern, 10)
+    >>> mean_step_flops(model, pattern, 10, steps) == (dense + 3 * sparse) / 4
+    True
     """
-    if not callable(fn):
-        raise TypeError(f"measure_latency: fn must be callable; got {type(fn).__name__}.")
-    repeats = check_positive_int("repeats", repeats, maximum=100_000, owner="measure_latency")
-    warmup = check_positive_int(
-        "warmup", warmup, minimum=0, maximum=100_000, owner="measure_latency"
-    )
-    for _ in range(warmup):
-        fn()
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return LatencyStats(
-        statistics.median(samples), statistics.fmean(samples), min(samples), tuple(samples)
-    )
+    dense = backbone_flops(adapter, None, n_tokens)
+    sparse = backbone_flops(adapter, pattern, n_tokens)
+    flags = [bool(r.dense) for r in records]
+    n_dense, n_steps = sum(flags), len(flags)
+    return (n_dense * dense + (n_steps - n_dense) * sparse) / max(n_steps, 1)
+
+
+def pattern_update_flops(adapter: BackboneAdapter, n_tokens: int) -> float:
+    """FLOPs of one pattern update (Eqs. 8-12), the work I²O moves off the acting path.
+
+    Per layer and scored module with C_in input channels (W_down: d_ff, W_O: H · hd): the
+    activations' sum of squares 2 · S · C_in, and the fusion, score and top-k 4 · C_in; the
+    weight norms ||W_final|| are computed once and not counted.
+
+    Examples
+    --------
+    >>> from icml26.ecovla import TinyVLA, TinyVLAConfig
+    >>> model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=1, n_heads=2, n_kv_heads=2, d_ff=64))
+    >>> pattern_update_flops(model, 10)  # (2·10 + 4)·64 + (2·10 + 4)·32
+    2304.0
+    """
+    if not isinstance(adapter, BackboneAdapter):
+        raise TypeError(
+            "pattern_update_flops: adapter must be a BackboneAdapter; got "
+            f"{type(adapter).__name__}."
+        )
+    S = check_positive_int("n_tokens", n_tokens, maximum=MAX_TOKENS, owner="pattern_update_flops")
+    d = adapter.dims()
+    per_layer = sum(2 * S * c + 4 * c for c in (d.d_ff, d.n_heads * d.head_dim))
+    return float(d.n_layers * per_layer)

@@ -47,6 +47,7 @@ __all__ = [
     "DensePolicy",
     "EcoVLAPruner",
     "FixedPatternPolicy",
+    "PruningLog",
     "StepRecord",
     "calibration_energy",
     "fixed_interval_pruner",
@@ -222,6 +223,74 @@ class StepRecord:
 
 
 @final
+class PruningLog:
+    """The step records of a pruner over many episodes, with their trigger and dense rates.
+
+    Pass it as ``evaluate(..., on_episode=log)``: after each episode it keeps a copy of the
+    policy's :attr:`EcoVLAPruner.records`.
+
+    Examples
+    --------
+    >>> from icml26.ecovla import Shift2DPickPlaceEnv, TinyVLA, TinyVLAConfig, evaluate
+    >>> model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=2, d_ff=64, patch=16))
+    >>> env = Shift2DPickPlaceEnv(split="shift", max_steps=8)
+    >>> pruner = EcoVLAPruner(model, ratio=0.4, p=80, warmup=1).calibrate([env.reset(seed=0)[0]])
+    >>> log = PruningLog()
+    >>> _ = evaluate(pruner, env, episodes=2, on_episode=log)
+    >>> len(log.episodes), log.steps == sum(len(e) for e in log.episodes)
+    (2, True)
+    >>> 0.0 <= log.trigger_rate <= 1.0
+    True
+    """
+
+    def __init__(self) -> None:
+        self.episodes: list[list[StepRecord]] = []
+
+    def __call__(self, policy: EcoVLAPruner) -> None:
+        """Record the episode the policy has just finished."""
+        if not isinstance(policy, EcoVLAPruner):
+            raise TypeError(
+                f"PruningLog: policy must be an EcoVLAPruner; got {type(policy).__name__}."
+            )
+        self.episodes.append(list(policy.records))
+
+    @property
+    def records(self) -> list[StepRecord]:
+        """Every step record, episode after episode."""
+        return [r for episode in self.episodes for r in episode]
+
+    @property
+    def steps(self) -> int:
+        """Control steps in all episodes."""
+        return sum(len(e) for e in self.episodes)
+
+    @property
+    def dense_steps(self) -> int:
+        """Steps whose acting pass ran dense (t = 0 and the trigger steps)."""
+        return sum(r.dense for e in self.episodes for r in e)
+
+    @property
+    def triggers(self) -> int:
+        """Trigger steps (u_t = 1)."""
+        return sum(r.triggered for e in self.episodes for r in e)
+
+    @property
+    def decisions(self) -> int:
+        """Steps with a trigger decision: all but each episode's first (t >= 1)."""
+        return sum(max(len(e) - 1, 0) for e in self.episodes)
+
+    @property
+    def trigger_rate(self) -> float:
+        """Triggers per decision (0 when nothing was decided)."""
+        return self.triggers / max(self.decisions, 1)
+
+    @property
+    def dense_fraction(self) -> float:
+        """Dense steps per step (0 when nothing ran)."""
+        return self.dense_steps / max(self.steps, 1)
+
+
+@final
 class EcoVLAPruner(AbstractPolicy):
     """Environment-aware adaptive pruning around a policy (EAP, Eqs. 5-11).
 
@@ -245,6 +314,11 @@ class EcoVLAPruner(AbstractPolicy):
         ``"eap"``, ``"fixed"``, ``"oracle"`` or ``"static"`` (module docstring).
     interval
         Recompute period of ``schedule="fixed"`` (steps, t = interval, 2·interval, ...).
+    update_pattern
+        ``False`` keeps the schedule (trigger steps still run dense and capture X^{int}) but
+        skips the pattern work of Eqs. 8-11: :meth:`make_pattern` returns the current pattern
+        and the prior is not updated. The "no pattern work" reference of the I²O latency
+        breakdown (L = T_infer); the policy then acts like static Wanda.
 
     Example
     -------
@@ -270,6 +344,7 @@ class EcoVLAPruner(AbstractPolicy):
         warmup: int = 4,
         schedule: Literal["eap", "fixed", "oracle", "static"] = "eap",
         interval: int = 4,
+        update_pattern: bool = True,
     ) -> None:
         owner = "EcoVLAPruner"
         self.adapter = _check_adapter(adapter, owner)
@@ -278,6 +353,11 @@ class EcoVLAPruner(AbstractPolicy):
         self.lam = check_in_interval("lam", lam, low=0.0, high=1.0, owner=owner)
         self.schedule = check_one_of("schedule", schedule, SCHEDULES, owner=owner)
         self.interval = check_positive_int("interval", interval, maximum=MAX_WINDOW, owner=owner)
+        if not isinstance(update_pattern, bool):
+            raise TypeError(
+                f"{owner}: update_pattern must be a bool; got {type(update_pattern).__name__}."
+            )
+        self.update_pattern = update_pattern
         self.trigger = QuantileTrigger(p, window=window, warmup=warmup)
         self.p, self.window, self.warmup = self.trigger.p, window, warmup
         self.prior_: TemporalPrior | None = None
@@ -350,8 +430,14 @@ class EcoVLAPruner(AbstractPolicy):
         return action, captured
 
     def make_pattern(self, captured: Capture) -> SparsityPattern:
-        """Eqs. 8-11 on a dense step's activations: eps, Ê, E update, scores, top-k."""
+        """Eqs. 8-11 on a dense step's activations: eps, Ê, E update, scores, top-k.
+
+        With ``update_pattern=False`` nothing is computed: the current pattern is returned.
+        """
         import torch
+
+        if not self.update_pattern:
+            return self.pattern
 
         mlp, attn = _energies(self.adapter, captured)
         eps = torch.cat([mlp, attn], dim=1)  # stacked: one batched fusion for all layers

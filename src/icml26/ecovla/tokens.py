@@ -6,6 +6,7 @@ and only the top ``keep_ratio`` fraction continues; all non-visual tokens are ke
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from icml26.core.validation import check_in_interval, check_positive_int, check_tensor
@@ -13,7 +14,12 @@ from icml26.core.validation import check_in_interval, check_positive_int, check_
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["fastv_token_prune"]
+__all__ = ["fastv_sequence_lengths", "fastv_token_prune"]
+
+
+def _n_kept(keep_ratio: float, n_visual: int) -> int:
+    """Visual tokens FastV keeps: round(keep_ratio · n_visual), at least one."""
+    return max(1, math.floor(keep_ratio * n_visual + 0.5))
 
 
 def fastv_token_prune(
@@ -51,8 +57,6 @@ def fastv_token_prune(
     >>> kept.tolist()
     [0, 1, 3, 5]
     """
-    import math
-
     import torch
 
     owner = "fastv_token_prune"
@@ -71,7 +75,7 @@ def fastv_token_prune(
             f"{owner}: attn_last_row must have shape {tuple(hidden.shape[:2])} "
             f"(batch, tokens); got {tuple(attn_last_row.shape)}."
         )
-    k = max(1, math.floor(keep_ratio * n_visual + 0.5))
+    k = _n_kept(keep_ratio, n_visual)
     scores = attn_last_row[:, visual_start : visual_start + n_visual].double().mean(dim=0)
     order = torch.sort(scores, descending=True, stable=True).indices[:k]
     kept_visual = torch.sort(order).values + visual_start
@@ -80,3 +84,28 @@ def fastv_token_prune(
         [torch.arange(visual_start), kept_visual, torch.arange(visual_start + n_visual, n)]
     )
     return hidden[:, kept.to(hidden.device)], kept
+
+
+def fastv_sequence_lengths(
+    n_tokens: int, n_visual: int, keep_ratio: float, start_layer: int, n_layers: int
+) -> list[int]:
+    """Sequence length of every layer when FastV keeps ``keep_ratio`` of the visual tokens from
+    layer ``start_layer`` on (the ``n_tokens`` argument of :func:`backbone_flops`).
+
+    Examples
+    --------
+    >>> fastv_sequence_lengths(70, 64, 0.5, start_layer=2, n_layers=4)
+    [70, 70, 38, 38]
+    """
+    owner = "fastv_sequence_lengths"
+    n_tokens = check_positive_int("n_tokens", n_tokens, maximum=1_000_000, owner=owner)
+    n_visual = check_positive_int("n_visual", n_visual, maximum=n_tokens, owner=owner)
+    keep_ratio = check_in_interval(
+        "keep_ratio", keep_ratio, low=0.0, high=1.0, closed="right", owner=owner
+    )
+    n_layers = check_positive_int("n_layers", n_layers, maximum=10_000, owner=owner)
+    start_layer = check_positive_int(
+        "start_layer", start_layer, minimum=0, maximum=n_layers, owner=owner
+    )
+    pruned = n_tokens - n_visual + _n_kept(keep_ratio, n_visual)
+    return [n_tokens if i < start_layer else pruned for i in range(n_layers)]

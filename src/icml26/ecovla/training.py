@@ -14,6 +14,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from icml26.core.progress import Progress, progress_reporter
+from icml26.core.schedules import warmup_cosine_lr
+from icml26.core.training import adamw, optimizer_step, set_lr
 from icml26.core.validation import (
     Seed,
     check_array,
@@ -26,7 +29,14 @@ from icml26.core.validation import (
 from icml26.ecovla._inputs import check_int_array, check_seed
 from icml26.ecovla.env import SPLITS, Shift2DPickPlaceEnv, scripted_expert
 
-__all__ = ["Demonstrations", "EvalResult", "collect_demos", "evaluate", "train_bc"]
+__all__ = [
+    "Demonstrations",
+    "EvalResult",
+    "collect_demos",
+    "evaluate",
+    "initial_frames",
+    "train_bc",
+]
 
 MAX_EPISODES = 100_000
 MAX_STEPS = 1_000_000
@@ -154,14 +164,19 @@ def train_bc(
     model: Any,
     demos: Demonstrations,
     steps: int = 2000,
+    *,
+    encoder_steps: int,
     batch_size: int = 128,
     lr: float = 1e-3,
     aux_weight: float = 1.0,
-    encoder_steps: int = 1000,
     seed: Seed = 0,
-    on_step: Callable[[int, float], None] | None = None,
+    progress: Progress = None,
 ) -> list[float]:
     """Behaviour cloning: AdamW on the L1 loss of the action chunk, cosine learning rate.
+
+    Two stages run one after the other: ``encoder_steps`` steps of the vision encoder alone, then
+    ``steps`` steps of the whole policy; ``encoder_steps`` has no default, so the total number of
+    optimiser steps (``encoder_steps + steps``) is always written at the call.
 
     Parameters
     ----------
@@ -169,27 +184,43 @@ def train_bc(
         A :class:`~icml26.ecovla.model.TinyVLA` (its dense weights must be installed).
     demos
         Labelled frames (:func:`collect_demos`).
-    steps, batch_size, lr
-        Optimiser steps, minibatch size, peak learning rate (warm-up 5 %, cosine to 0).
+    steps
+        Optimiser steps of the behaviour-cloning stage (warm-up 5 %, cosine to 0).
+    encoder_steps
+        Steps of a first stage that trains only the vision encoder on the localisation loss
+        (no backbone pass: cheap), the stand-in for a VLA's pretrained vision tower; 0 skips it.
+    batch_size, lr
+        Minibatch size and peak learning rate of both stages.
     aux_weight
         Weight of the auxiliary L1 loss on the instructed object's and pad's positions
         (``TinyVLA.locate``; a training aid only, the policy acts from the action head).
-    encoder_steps
-        Steps of a first stage that trains only the vision encoder on that localisation loss
-        (no backbone pass: cheap), the stand-in for a VLA's pretrained vision tower; 0 skips it.
     seed
         Minibatch sampling seed.
-    on_step
-        Called as ``on_step(step, loss)`` after every step (progress bars).
+    progress
+        ``None``/``False`` (silent), ``True`` (a progress bar) or a callable
+        ``progress(done, total, {"loss": value})`` called after each of the
+        ``encoder_steps + steps`` steps.
 
     Returns
     -------
     list[float]
         The loss of every step (encoder stage first).
+
+    Raises
+    ------
+    NonFiniteLossError
+        When a loss is NaN or infinite (the step is named; the weights are left as before it).
+
+    Examples
+    --------
+    >>> from icml26.ecovla import TinyVLA, TinyVLAConfig, collect_demos
+    >>> model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=1, d_ff=64, patch=16), seed=0)
+    >>> losses = train_bc(model, collect_demos(1, seed=0), steps=2, encoder_steps=1, batch_size=4)
+    >>> len(losses)
+    3
     """
     import torch
 
-    from icml26.core.schedules import warmup_cosine_lr
     from icml26.ecovla.model import TinyVLA
 
     owner = "train_bc"
@@ -218,46 +249,69 @@ def train_bc(
     targets = torch.from_numpy(demos.chunks)
     positions = torch.from_numpy(demos.positions)
     model.train()
-    losses = []
-    # stage 1: the vision encoder alone learns to locate the instructed object and pad
-    opt = torch.optim.AdamW(model.encoder_parameters(), lr=lr, weight_decay=1e-4)
-    for step in range(encoder_steps):
-        for group in opt.param_groups:
-            group["lr"] = warmup_cosine_lr(
-                step,
-                total_steps=encoder_steps,
-                peak_lr=lr,
-                warmup_steps=max(1, encoder_steps // 20),
+    losses: list[float] = []
+    with progress_reporter(progress, encoder_steps + steps, "behaviour cloning") as report:
+        # stage 1: the vision encoder alone learns to locate the instructed object and pad
+        opt = adamw(model.encoder_parameters(), lr=lr, weight_decay=1e-4)
+        for step in range(encoder_steps):
+            warmup = max(1, encoder_steps // 20)
+            set_lr(
+                opt,
+                warmup_cosine_lr(step, total_steps=encoder_steps, peak_lr=lr, warmup_steps=warmup),
             )
-        idx = torch.randint(0, len(demos), (batch_size,), generator=gen)
-        located = model.locate(model.encode_images(images[idx], instruction[idx])[:, 0])
-        loss = (located - positions[idx]).abs().mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        losses.append(float(loss.detach()))
-        if on_step is not None:
-            on_step(step, losses[-1])
-    # stage 2: behaviour cloning of the whole policy (the encoder keeps its auxiliary loss)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    for step in range(steps):
-        for group in opt.param_groups:
-            group["lr"] = warmup_cosine_lr(
-                step, total_steps=steps, peak_lr=lr, warmup_steps=max(1, steps // 20)
+            idx = torch.randint(0, len(demos), (batch_size,), generator=gen)
+            located = model.locate(model.encode_images(images[idx], instruction[idx])[:, 0])
+            loss = (located - positions[idx]).abs().mean()
+            losses.append(optimizer_step(loss, opt, step=step, owner=f"{owner} (encoder stage)"))
+            report(step + 1, loss=losses[-1])
+        # stage 2: behaviour cloning of the whole policy (the encoder keeps its auxiliary loss)
+        opt = adamw(model, lr=lr, weight_decay=1e-4)
+        for step in range(steps):
+            warmup = max(1, steps // 20)
+            set_lr(opt, warmup_cosine_lr(step, total_steps=steps, peak_lr=lr, warmup_steps=warmup))
+            idx = torch.randint(0, len(demos), (batch_size,), generator=gen)
+            pred, located = model(
+                images[idx], instruction[idx], proprio[idx], return_positions=True
             )
-        idx = torch.randint(0, len(demos), (batch_size,), generator=gen)
-        pred, located = model(images[idx], instruction[idx], proprio[idx], return_positions=True)
-        loss = (pred - targets[idx]).abs().mean()  # L1 on the chunk (OpenVLA-OFT)
-        loss = loss + aux_weight * (located - positions[idx]).abs().mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        losses.append(float(loss.detach()))
-        if on_step is not None:
-            on_step(encoder_steps + step, losses[-1])
+            loss = (pred - targets[idx]).abs().mean()  # L1 on the chunk (OpenVLA-OFT)
+            loss = loss + aux_weight * (located - positions[idx]).abs().mean()
+            losses.append(optimizer_step(loss, opt, step=step, clip=1.0, owner=owner))
+            report(encoder_steps + step + 1, loss=losses[-1])
     model.eval()
     return losses
+
+
+def initial_frames(
+    n: int,
+    split: Literal["clean", "train", "shift"] = "clean",
+    per_episode: int = 4,
+    seed: Seed = 0,
+) -> list[dict[str, Any]]:
+    """The first ``per_episode`` frames of fresh episodes (gripper open, arm at rest), ``n`` in all.
+
+    The static baselines' calibration set (spec §5: initial-phase frames under the default
+    lighting on the ``"clean"`` split): episode layouts are drawn from ``seed`` until ``n``
+    frames are collected.
+
+    Examples
+    --------
+    >>> frames = initial_frames(6, seed=0)
+    >>> len(frames), sorted(frames[0])
+    (6, ['image', 'instruction', 'proprio'])
+    """
+    owner = "initial_frames"
+    n = check_positive_int("n", n, maximum=MAX_EPISODES, owner=owner)
+    split = check_one_of("split", split, SPLITS, owner=owner)
+    per_episode = check_positive_int("per_episode", per_episode, maximum=1000, owner=owner)
+    rng = numpy_generator(check_seed(seed, owner))
+    env = Shift2DPickPlaceEnv(split=split)
+    frames: list[dict[str, Any]] = []
+    while len(frames) < n:
+        obs, _ = env.reset(seed=int(rng.integers(2**31)))
+        for _ in range(per_episode):  # the reach phase's first frames
+            frames.append(obs)
+            obs, *_ = env.step(np.array([0.0, 0.0, -1.0]))
+    return frames[:n]
 
 
 @dataclass(frozen=True)
@@ -281,6 +335,7 @@ def evaluate(
     seeds: Sequence[int] | int = 0,
     execute: int | None = None,
     on_episode: Callable[[Any], None] | None = None,
+    progress: Progress = None,
 ) -> EvalResult:
     """Run ``policy`` closed-loop for ``episodes`` episodes per seed; success per episode.
 
@@ -297,7 +352,11 @@ def evaluate(
     execute
         Actions executed from each chunk before re-querying (default: the whole chunk).
     on_episode
-        Called with the policy after each episode (statistics, progress).
+        Called with the policy after each episode, for statistics (e.g. a
+        :class:`~icml26.ecovla.pruner.PruningLog`).
+    progress
+        ``None``/``False`` (silent), ``True`` (a progress bar) or a callable
+        ``progress(done, total, {"success_rate": value})`` called after each episode.
     """
     from icml26.ecovla.pruner import AbstractPolicy
 
@@ -316,22 +375,25 @@ def evaluate(
     if execute is not None:
         execute = check_positive_int("execute", execute, maximum=64, owner=owner)
     success, length, queries = [], [], []
-    for s in seed_list:
-        for i in range(episodes):
-            obs, info = env.reset(seed=s * 100_003 + i)
-            policy.reset()
-            done, n_queries = False, 0
-            while not done:
-                chunk = np.asarray(policy.step(obs), dtype=np.float64).reshape(-1, 3)
-                n_queries += 1
-                for action in chunk[: execute or len(chunk)]:
-                    obs, _, terminated, truncated, info = env.step(action)
-                    done = terminated or truncated
-                    if done:
-                        break
-            success.append(bool(info["success"]))
-            length.append(int(info["t"]))
-            queries.append(n_queries)
-            if on_episode is not None:
-                on_episode(policy)
+    total = len(seed_list) * episodes
+    with progress_reporter(progress, total, "episodes") as report:
+        for s in seed_list:
+            for i in range(episodes):
+                obs, info = env.reset(seed=s * 100_003 + i)
+                policy.reset()
+                done, n_queries = False, 0
+                while not done:
+                    chunk = np.asarray(policy.step(obs), dtype=np.float64).reshape(-1, 3)
+                    n_queries += 1
+                    for action in chunk[: execute or len(chunk)]:
+                        obs, _, terminated, truncated, info = env.step(action)
+                        done = terminated or truncated
+                        if done:
+                            break
+                success.append(bool(info["success"]))
+                length.append(int(info["t"]))
+                queries.append(n_queries)
+                if on_episode is not None:
+                    on_episode(policy)
+                report(len(success), success_rate=float(np.mean(success)))
     return EvalResult(np.asarray(success), np.asarray(length), np.asarray(queries))

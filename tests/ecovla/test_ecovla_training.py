@@ -1,0 +1,72 @@
+"""Behaviour cloning (two explicit stages, core training pieces, progress); calibration frames."""
+
+import numpy as np
+import pytest
+import torch
+
+from icml26.core import NonFiniteLossError
+from icml26.ecovla import TinyVLA, TinyVLAConfig, collect_demos, initial_frames, train_bc
+
+
+@pytest.fixture(scope="module")
+def demos():
+    return collect_demos(2, seed=0)
+
+
+def tiny(seed=0):
+    return TinyVLA(TinyVLAConfig(d_model=32, n_layers=1, d_ff=64, patch=16), seed=seed)
+
+
+def test_the_encoder_stage_is_explicit_and_counted_in_losses_and_progress(demos):
+    with pytest.raises(TypeError, match="encoder_steps"):
+        train_bc(tiny(), demos, steps=5)  # no silent encoder stage: it must be written
+    seen = []
+    losses = train_bc(
+        tiny(),
+        demos,
+        steps=3,
+        encoder_steps=2,
+        batch_size=4,
+        progress=lambda done, total, m: seen.append((done, total, sorted(m))),
+    )
+    assert len(losses) == 5 and all(np.isfinite(losses))
+    assert seen == [(i, 5, ["loss"]) for i in range(1, 6)]
+    assert len(train_bc(tiny(), demos, steps=2, encoder_steps=0, batch_size=4)) == 2
+
+
+def test_training_is_deterministic_under_a_seed(demos):
+    a, b = tiny(), tiny()
+    backbone = [p.detach().clone() for p in a.backbone.parameters()]
+    la = train_bc(a, demos, steps=1, encoder_steps=2, batch_size=4, seed=3)
+    lb = train_bc(b, demos, steps=1, encoder_steps=2, batch_size=4, seed=3)
+    assert la == lb
+    for p, q in zip(a.parameters(), b.parameters(), strict=True):
+        torch.testing.assert_close(p, q, rtol=0, atol=0)
+    assert any(
+        not torch.equal(p, q) for p, q in zip(a.backbone.parameters(), backbone, strict=True)
+    )
+    assert la != train_bc(tiny(), demos, steps=1, encoder_steps=2, batch_size=4, seed=4)
+    assert not a.training  # left in eval mode
+
+
+def test_a_nan_loss_stops_training_naming_the_step(demos):
+    model = tiny()
+    with torch.no_grad():
+        model.head[0].weight.fill_(float("nan"))
+    with pytest.raises(NonFiniteLossError, match="train_bc: the loss is nan at step 0"):
+        train_bc(model, demos, steps=2, encoder_steps=1, batch_size=4)
+
+
+def test_initial_frames_are_the_first_steps_of_seeded_episodes():
+    frames = initial_frames(6, per_episode=4, seed=1)
+    again = initial_frames(6, per_episode=4, seed=np.random.default_rng(1))
+    assert len(frames) == 6
+    for f, g in zip(frames, again, strict=True):
+        np.testing.assert_array_equal(f["image"], g["image"])
+    assert not np.array_equal(frames[0]["image"], initial_frames(6, seed=2)[0]["image"])
+    # frames 0-3 come from one episode, 4-5 from the next (another instruction or layout)
+    assert all(np.array_equal(frames[0]["instruction"], f["instruction"]) for f in frames[:4])
+    with pytest.raises(ValueError, match="split must be one of"):
+        initial_frames(4, split="dark")
+    with pytest.raises(ValueError, match="n must be an integer"):
+        initial_frames(0)
