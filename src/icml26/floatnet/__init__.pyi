@@ -7,6 +7,8 @@ from icml26.floatnet.constructions import (
     table_values,
 )
 from icml26.floatnet.formats import FORMATS, FloatFormat
+from icml26.floatnet.instances import random_table, random_width1_net
+from icml26.floatnet.interpolant import ReLUInterpolant, relu_interpolant
 from icml26.floatnet.network import ENGINES, ORDERS, FloatReLUNet, NetOutput
 from icml26.floatnet.verification import (
     VerifyReport,
@@ -24,6 +26,7 @@ __all__ = [
     "FloatFormat",
     "FloatReLUNet",
     "NetOutput",
+    "ReLUInterpolant",
     "Table",
     "VerifyReport",
     "build_binary_code_net",
@@ -32,6 +35,9 @@ __all__ = [
     "build_narrow",
     "collisions",
     "is_monotone",
+    "random_table",
+    "random_width1_net",
+    "relu_interpolant",
     "special_values",
     "stratified_sample",
     "table_values",

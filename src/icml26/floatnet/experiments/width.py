@@ -1,0 +1,170 @@
+"""floatnet.width: width 2d + 4 (d + 4 on non-negative inputs) suffices (Cw, T3), a width-5
+network beats width d on {0,1}^8, and width-1 networks are monotone (so width >= 2d is needed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from icml26.core import Claim, RunContext, Table, register
+from icml26.floatnet.experiments.common import PAPER, RESOURCES, parse_case, per_seed_rows
+
+
+@dataclass(frozen=True)
+class WidthConfig:
+    """Cw cases, the binary-code network, and the width-1 monotonicity check."""
+
+    cases: tuple[str, ...] = ("3,3,1", "3,3,1,nonneg", "2,2,2")
+    code_d: int = 8
+    code_p: int = 11  # float16
+    code_emax: int = 15
+    n_monotone: int = 200
+    monotone_depth: int = 4
+
+
+WIDTH = WidthConfig()
+WIDTH_PRESETS = {
+    "smoke": replace(WIDTH, cases=("3,3,1,nonneg",), code_d=6, n_monotone=20),  # seconds
+    "quick": WIDTH,
+    "full": replace(WIDTH, cases=(*WIDTH.cases, "2,3,2", "3,3,2,nonneg", "4,3,1", "2,3,1")),
+}
+WIDTH_CLAIMS = (
+    Claim(
+        "Cw-exact",
+        "Width 2d+4 (d+4 on non-negative inputs) represents every f exactly",
+        "exact_fraction_min",
+        ">=",
+        1.0,
+        "min width <= 2d+4 (d+4)",
+        "abstract (T3); spec 2.5",
+        source="paper",
+        kind="claim",
+    ),
+    Claim(
+        "Cw-width",
+        "Cw has width exactly 2d+4 (d+4): largest deviation",
+        "width_excess",
+        "<=",
+        0.0,
+        "2d+4 / d+4",
+        "abstract (T3)",
+        source="paper",
+        kind="sanity",
+    ),
+    Claim(
+        "Cw-finite",
+        "No hidden activation of Cw is +inf or NaN (dense engine)",
+        "nonfinite_inputs",
+        "<=",
+        0.0,
+        "none",
+        "spec 2.2",
+        source="spec",
+        kind="sanity",
+    ),
+    Claim(
+        "below-d",
+        "A width-5 network represents a random f on {0,1}^d exactly (d = 8: width < d)",
+        "code_exact_fraction",
+        ">=",
+        1.0,
+        "min width can be < d on smaller domains",
+        "abstract (T3); spec 2.6",
+        source="paper",
+        kind="claim",
+    ),
+    Claim(
+        "below-d-width",
+        "d minus the width of the binary-code network (> 0 means width < d)",
+        "code_d_minus_width",
+        ">",
+        0.0,
+        "width < d",
+        "abstract (T3)",
+        source="paper",
+        kind="sanity",
+    ),
+    Claim(
+        "width1-monotone",
+        "Width-1 networks are monotone, so the indicator of {0} needs width >= 2 = 2d (d = 1)",
+        "monotone_fraction",
+        ">=",
+        1.0,
+        "min width >= 2d",
+        "abstract (T3); spec 2.8",
+        source="paper",
+        kind="claim",
+    ),
+)
+
+
+@register(
+    name="floatnet.width",
+    title="Width 2d+4 / d+4 suffice (Cw), width 5 < d on {0,1}^8, width 1 is monotone",
+    paper=PAPER,
+    claims=WIDTH_CLAIMS,
+    presets=WIDTH_PRESETS,
+    tables=lambda metrics, config: width_table(metrics),
+    seeds=1,  # exhaustive and exact
+    resources=RESOURCES,
+)
+def run(config: WidthConfig, ctx: RunContext) -> dict[str, Any]:
+    """Build Cw and the binary-code net for random tables; test random width-1 nets."""
+    from icml26.floatnet import (
+        FloatFormat,
+        build_binary_code_net,
+        build_narrow,
+        is_monotone,
+        random_table,
+        random_width1_net,
+    )
+
+    rng = ctx.numpy_generator()
+    fractions, excess, nonfinite, shapes = [], 0, 0, {}
+    total = len(config.cases) + 1 + config.n_monotone
+    with ctx.progress(total, "Cw, binary-code and width-1 networks") as bar:
+        for case in config.cases:
+            fmt, d, nonneg = parse_case(case)
+            X = fmt.grid(d, nonneg=nonneg)
+            f = random_table(fmt, len(X), rng)
+            net = build_narrow(fmt, d, lambda D, f=f: f, nonneg=nonneg, domain=X)
+            out = net.evaluate(X, engine="dense")
+            fractions.append(float(np.mean(out.y == f)))
+            nonfinite += int(out.nonfinite.sum())
+            excess = max(excess, abs(net.width - ((d if nonneg else 2 * d) + 4)))
+            shapes[case] = [net.width, net.depth]
+            bar.advance()
+        code_fmt = FloatFormat(config.code_p, config.code_emax)
+        codes = range(2**config.code_d)
+        bits = np.array([[(k >> i) & 1 for i in range(config.code_d)] for k in codes])
+        f = random_table(code_fmt, len(bits), rng)
+        code_net = build_binary_code_net(code_fmt, config.code_d, lambda D: f)
+        code_out = code_net.evaluate(bits.astype(np.float64))
+        bar.advance()
+        mono_fmt = FloatFormat(3, 3)
+        nets = [
+            random_width1_net(mono_fmt, config.monotone_depth, rng)
+            for _ in range(config.n_monotone)
+        ]
+        monotone = []
+        for net in nets:
+            monotone.append(is_monotone(net))
+            bar.advance()
+    return {
+        "exact_fraction_min": min(fractions),
+        "width_excess": float(excess),
+        "nonfinite_inputs": float(nonfinite + code_out.nonfinite.sum()),
+        "code_exact_fraction": float(np.mean(code_out.y == f)),
+        "code_d_minus_width": float(config.code_d - code_net.width),
+        "monotone_fraction": float(np.mean(monotone)),
+        "shapes": {**shapes, f"code d={config.code_d}": [code_net.width, code_net.depth]},
+    }
+
+
+def width_table(metrics: list[dict[str, Any]]) -> list[Table]:
+    cases, note = per_seed_rows(metrics, "shapes")
+    rows = [[case, w, dep] for case, (w, dep) in cases]
+    return [Table("Narrow networks (p,emax,d)", ["case", "width", "depth"], rows, note)]
