@@ -14,7 +14,6 @@ plateau comes first; ``--small``: 50 steps, a few minutes). Wall times are the b
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 
 import torch
@@ -22,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 from transformers import GPT2LMHeadModel
 
-from icml26.core import seeded_default_init, torch_threads
+from icml26.core import interleaved_median_seconds, seeded_default_init, torch_threads
 from icml26.nana import (
     ablate,
     decompose_mlp,
@@ -37,14 +36,8 @@ from icml26.nana import (
 )
 
 
-def best_time(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+def median_time(fn: Callable[[], object], repeats: int) -> float:
+    return interleaved_median_seconds({"fn": fn}, repeats)["fn"]
 
 
 def decomposition_vs_transcoders(adapters, tokens, layers, steps: int, repeats: int) -> Table:
@@ -58,7 +51,7 @@ def decomposition_vs_transcoders(adapters, tokens, layers, steps: int, repeats: 
                 decompose_mlp(a, layer, "in")
                 decompose_mlp(a, layer, "out")
 
-        t_svd = best_time(decompose, repeats)
+        t_svd = median_time(decompose, repeats)
         t_tc, n_steps = 0.0, []
         for layer in layers[name]:
             x, y = transcoder_data(adapter, tokens[name], layer)
@@ -80,7 +73,7 @@ def sca_vs_ablation(adapter, tokens, repeats: int) -> Table:
     layer = adapter.n_layers - 1
     units = decompose_model(adapter, ("out",))[(layer, "out")]
     targets = torch.roll(tokens, -1, dims=1)
-    t_sca = best_time(
+    t_sca = median_time(
         lambda: subspace_contributions(adapter, tokens, layer, targets, units), repeats
     )
 
@@ -88,7 +81,7 @@ def sca_vs_ablation(adapter, tokens, repeats: int) -> Table:
         for k in range(units.rank):
             ablate(adapter, tokens, [(layer, "out", [k], "zero")], deus={(layer, "out"): units})
 
-    t_abl = best_time(every_unit, 1)
+    t_abl = median_time(every_unit, 1)
     table = Table(title=f"Scoring all {units.rank} units of layer {layer} (tiny GPT-2)")
     for column in ("SCA s", "ablate each unit s", "ratio"):
         table.add_column(column, justify="right")
@@ -101,10 +94,14 @@ def svd_precision(adapters, repeats: int) -> Table:
     for column in ("model", "float64 s", "float32 s", "f64 / f32"):
         table.add_column(column, justify="right")
     for name, adapter in adapters.items():
-        t64 = best_time(lambda a=adapter: decompose_model(a, ("in", "out")), repeats)
-        t32 = best_time(
-            lambda a=adapter: decompose_model(a, ("in", "out"), dtype=torch.float32), repeats
+        times = interleaved_median_seconds(
+            {
+                "float64": lambda a=adapter: decompose_model(a, ("in", "out")),
+                "float32": lambda a=adapter: decompose_model(a, ("in", "out"), dtype=torch.float32),
+            },
+            repeats,
         )
+        t64, t32 = times["float64"], times["float32"]
         table.add_row(name, f"{t64:.3f}", f"{t32:.3f}", f"{t64 / t32:.2f}")
     return table
 

@@ -71,3 +71,29 @@ def test_next_token_prompts_are_windows_and_their_successors():
     for p, t in zip(prompts, targets, strict=True):
         start = int(torch.nonzero((stream.unfold(0, 9, 1) == p).all(1))[0, 0])
         assert int(stream[start + 9]) == int(t)
+
+
+def test_random_effectors_are_unit_directions_drawn_from_the_seed():
+    from icml26.nana import random_effectors
+
+    g = torch.Generator().manual_seed(0)
+    a, b = random_effectors(5, 7, layer=2, seed=g), random_effectors(5, 7, layer=2, seed=g)
+    assert a.rank == 5 and a.layer == 2 and a.basis == "random"
+    assert torch.allclose(a.effectors.norm(dim=1), torch.ones(5, dtype=torch.float64))
+    assert not torch.equal(a.effectors, b.effectors)  # one generator: fresh directions
+    assert torch.equal(
+        random_effectors(5, 7, seed=3).effectors, random_effectors(5, 7, seed=3).effectors
+    )
+    # identity detectors, σ = 1: the coefficient of unit j is input coordinate j
+    x = torch.randn(3, 5, dtype=torch.float64)
+    assert torch.equal(a.coefficients(x), x)
+
+
+def test_transcoder_training_reports_progress():
+    x = torch.randn(64, 4, generator=torch.Generator().manual_seed(0))
+    seen = []
+    fit = train_transcoder(
+        x, x, expansion=1, steps=3, batch_tokens=8, progress=lambda *a: seen.append(a)
+    )
+    assert [(d, t) for d, t, _ in seen] == [(1, 3), (2, 3), (3, 3)]
+    assert [m["loss"] for _, _, m in seen] == fit.losses

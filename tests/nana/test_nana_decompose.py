@@ -122,3 +122,13 @@ def test_decompose_model_with_data_signs_matches_per_layer_calls(adapter, tokens
     for layer in range(adapter.n_layers):
         one = decompose_mlp(adapter, layer, "out", sign="data", ref_tokens=tokens)
         assert torch.equal(units[(layer, "out")].effectors, one.effectors)
+
+
+def test_reconstruction_errors_cover_every_mlp_and_are_round_off(adapter, tokens):
+    from icml26.nana import reconstruction_errors
+
+    errors = reconstruction_errors(adapter, tokens)
+    assert sorted(errors) == [(layer, side) for layer in range(2) for side in ("in", "out")]
+    assert max(errors.values()) < 1e-12  # float64 SVD of 32 x 128 matrices
+    errors32 = reconstruction_errors(adapter, tokens, dtype=torch.float32)
+    assert 1e-12 < max(errors32.values()) < 1e-5  # float32 units: round-off of float32

@@ -113,3 +113,11 @@ def test_real_minilm_weights_decompose_exactly():
     deus = decompose_mlp(ad, 5, "out")
     err = (deus.reconstruct(cache.acts[5]) - cache.mlp_out[5]).norm() / cache.mlp_out[5].norm()
     assert float(err) < 1e-12  # float64 SVD of the real weights
+
+
+def test_processing_logsoftmax_error_is_round_off(adapter, tokens):
+    from icml26.nana import processing_logsoftmax_error
+
+    assert processing_logsoftmax_error(adapter, tokens) < 1e-10  # float64: as above
+    with pytest.raises(TypeError, match="adapter"):
+        processing_logsoftmax_error(None, tokens)

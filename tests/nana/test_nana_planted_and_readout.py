@@ -74,3 +74,12 @@ def test_token_coherence_is_the_mean_off_diagonal_cosine():
     E = torch.tensor([[1.0, 0.0], [1.0, 1.0], [0.0, 2.0]], dtype=torch.float64)
     c = 2**-0.5
     assert abs(token_coherence([0, 1, 2], E) - (c + 0.0 + c) / 3) < 1e-12
+
+
+def test_planted_experiment_is_reproducible_from_the_context():
+    from icml26.core import RunContext
+    from icml26.nana.experiments.planted import PRESETS, planted
+
+    a = planted(PRESETS["smoke"], RunContext(seed=3))
+    b = planted(PRESETS["smoke"], RunContext(seed=3))
+    assert a == b and a["sca_top1_rate"] == 1.0

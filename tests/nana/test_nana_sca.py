@@ -148,3 +148,11 @@ def test_coverage_size_and_dominant_pathway(adapter, tokens):
     assert path.contributions == sorted(path.contributions, reverse=True)
     full = dominant_pathway(adapter, prompts, [5, 7], coverage=1.0)
     assert full.size >= path.size
+
+
+def test_sca_identity_error_is_round_off_and_refuses_bert(adapter, tokens, targets, bert):
+    from icml26.nana import from_hf_bert, sca_identity_error
+
+    assert sca_identity_error(adapter, tokens, targets) < 1e-12  # float64 throughout
+    with pytest.raises(ValueError, match="LM head"):
+        sca_identity_error(from_hf_bert(bert), tokens[:, :4] % 60, targets[:, :4] % 60)

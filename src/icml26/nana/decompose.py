@@ -30,7 +30,14 @@ import torch
 from icml26.core import check_in_interval, check_one_of, check_positive_int, check_tensor
 from icml26.nana.models import ActivationCache, MLPModelAdapter, check_adapter
 
-__all__ = ["SIDES", "DEUSet", "decompose_mlp", "decompose_model", "deu_set_from_matrix"]
+__all__ = [
+    "SIDES",
+    "DEUSet",
+    "decompose_mlp",
+    "decompose_model",
+    "deu_set_from_matrix",
+    "reconstruction_errors",
+]
 
 SIDES = ("in", "out")
 BASES = ("deu", "neuron", "random")
@@ -328,3 +335,39 @@ def decompose_model(
         for layer in range(adapter.n_layers)
         for side in sides
     }
+
+
+def reconstruction_errors(
+    adapter: MLPModelAdapter, tokens: torch.Tensor, *, dtype: torch.dtype = torch.float64
+) -> dict[tuple[int, str], float]:
+    """Relative error of the DEU reconstruction of every MLP on ``tokens`` (spec §5, N1).
+
+    ``{(layer, "out"): ‖Σ_k α_k v_k + b_out − out‖ / ‖out‖, (layer, "in"): the same for the
+    pre-activation from ñ}``, with units decomposed in ``dtype``: zero up to round-off.
+
+    Example
+    -------
+    >>> import torch
+    >>> from transformers import GPT2Config, GPT2LMHeadModel
+    >>> from icml26.nana import from_hf_gpt2
+    >>> ad = from_hf_gpt2(GPT2LMHeadModel(GPT2Config(vocab_size=64, n_embd=16, n_layer=2,
+    ...                                              n_head=2, n_positions=16)))
+    >>> errors = reconstruction_errors(ad, torch.tensor([[1, 2, 3]]))
+    >>> sorted(errors), max(errors.values()) < 1e-12
+    ([(0, 'in'), (0, 'out'), (1, 'in'), (1, 'out')], True)
+    """
+    owner = "reconstruction_errors"
+    check_adapter(adapter, owner)
+    tokens = adapter.check_tokens(tokens, owner)
+    cache = adapter.run_with_cache(tokens)
+
+    def relative(a: torch.Tensor, b: torch.Tensor) -> float:
+        return float((a - b).norm() / b.norm())
+
+    errors = {}
+    for layer in range(adapter.n_layers):
+        out = decompose_mlp(adapter, layer, "out", dtype=dtype)
+        errors[(layer, "out")] = relative(out.reconstruct(cache.acts[layer]), cache.mlp_out[layer])
+        inn = decompose_mlp(adapter, layer, "in", dtype=dtype)
+        errors[(layer, "in")] = relative(inn.reconstruct(cache.normed[layer]), cache.pre[layer])
+    return errors

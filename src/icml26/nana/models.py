@@ -48,6 +48,7 @@ __all__ = [
     "from_hf_bert",
     "from_hf_gpt2",
     "load_gpt2",
+    "processing_logsoftmax_error",
 ]
 
 SUPPORTED_MODELS = ("transformers.GPT2LMHeadModel", "transformers.BertModel")
@@ -633,3 +634,31 @@ def load_gpt2(
         str(name_or_dir), local_files_only=not allow_hub
     )
     return model, tokenizer
+
+
+def processing_logsoftmax_error(adapter: MLPModelAdapter, tokens: torch.Tensor) -> float:
+    """``max |log_softmax(adapter logits) − log_softmax(HF model logits)|`` over ``tokens``.
+
+    The weight processing of spec §2.2 moves the logits by a per-position constant only, so
+    this is round-off (spec §5, N1d: <= 1e-4).
+
+    Raises
+    ------
+    ValueError
+        For an adapter without an LM head (BERT) or tokens it cannot take.
+
+    Example
+    -------
+    >>> from transformers import GPT2Config, GPT2LMHeadModel
+    >>> ad = from_hf_gpt2(GPT2LMHeadModel(GPT2Config(vocab_size=64, n_embd=16, n_layer=1,
+    ...                                              n_head=2, n_positions=16)))
+    >>> processing_logsoftmax_error(ad, torch.tensor([[1, 2, 3]])) < 1e-10
+    True
+    """
+    owner = "processing_logsoftmax_error"
+    check_adapter(adapter, owner)
+    tokens = adapter.check_tokens(tokens, owner)
+    ours = torch.log_softmax(adapter.logits(tokens), -1)  # (B, T, vocab)
+    with torch.no_grad():
+        ref = torch.log_softmax(adapter.model(input_ids=tokens, use_cache=False).logits, -1)
+    return float((ours - ref).abs().max())

@@ -36,6 +36,7 @@ __all__ = [
     "dla",
     "dominant_pathway",
     "mean_coefficients",
+    "sca_identity_error",
     "subspace_contributions",
     "target_directions",
 ]
@@ -467,3 +468,32 @@ def dominant_pathway(
     chosen = [float(mean[i]) for i in order]
     covered = sum(chosen) / total if total > 0 else float("nan")
     return Pathway([labels[i] for i in order], chosen, total, coverage, covered)
+
+
+def sca_identity_error(adapter: MLPModelAdapter, tokens: torch.Tensor, target_ids: Any) -> float:
+    """Worst violation of ``Σ_k SCA_k + ⟨b_out, w_y⟩/σ_f = MLP DLA`` over every layer.
+
+    Returned relative to the largest ``|DLA|`` of an MLP (spec §5, N1c: <= 1e-5); the identity
+    holds exactly, so this is round-off.
+
+    Example
+    -------
+    >>> from transformers import GPT2Config, GPT2LMHeadModel
+    >>> from icml26.nana import from_hf_gpt2
+    >>> ad = from_hf_gpt2(GPT2LMHeadModel(GPT2Config(vocab_size=64, n_embd=16, n_layer=2,
+    ...                                              n_head=2, n_positions=16)))
+    >>> sca_identity_error(ad, torch.tensor([[1, 2, 3]]), torch.tensor([[4, 5, 6]])) < 1e-10
+    True
+    """
+    owner = "sca_identity_error"
+    tokens, w, _ = target_directions(adapter, tokens, target_ids, owner=owner)
+    cache = adapter.run_with_cache(tokens)
+    parts = dla(adapter, tokens, target_ids, cache=cache)
+    worst, scale = 0.0, 0.0
+    for layer in range(adapter.n_layers):
+        deus = decompose_mlp(adapter, layer, "out")
+        sca = subspace_contributions(adapter, tokens, layer, target_ids, deus, cache=cache)
+        bias = (w @ adapter.mlp(layer).b_out) / cache.sigma_f  # (B, T)
+        worst = max(worst, float((sca.sum(-1) + bias - parts[f"mlp{layer}"]).abs().max()))
+        scale = max(scale, float(parts[f"mlp{layer}"].abs().max()))
+    return worst / scale

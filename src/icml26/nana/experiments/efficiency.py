@@ -1,0 +1,189 @@
+"""N3: the decomposition's wall time vs training one transcoder per layer, and the fidelity of
+splicing the DEU reconstruction or a transcoder into the stand-in.
+
+Times come from the task's clock (``ctx``): the decomposition as the median of ``repeats``
+runs, each transcoder as one training run; they and their ratio are timing metrics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from icml26.core import Claim, RunContext, Table, register
+from icml26.nana.experiments.common import (
+    FULL_STANDIN,
+    PAPER,
+    RESOURCES,
+    SMOKE_STANDIN,
+    WHERE,
+    StandinConfig,
+    corpus_missing,
+    seed_mean,
+    trained_standin,
+)
+
+
+@dataclass(frozen=True)
+class EfficiencyConfig(StandinConfig):
+    transcoder_steps: int = 150  # quick: a small budget; full: 3,000 or plateau
+    plateau_rtol: float | None = None
+    transcoder_windows: int = 128  # windows of 128 tokens: 16k training pairs per layer
+    eval_windows: int = 16
+    repeats: int = 3  # decomposition timed as the median of this many runs
+
+
+DEFAULT = EfficiencyConfig()
+PRESETS = {
+    "smoke": replace(  # seconds; claims may fail
+        DEFAULT,
+        **SMOKE_STANDIN,
+        train_steps=0,  # random init
+        transcoder_steps=5,
+        transcoder_windows=8,
+        eval_windows=2,
+    ),
+    "quick": DEFAULT,
+    "full": replace(
+        DEFAULT,
+        **FULL_STANDIN,
+        transcoder_steps=3000,
+        plateau_rtol=1e-3,  # the spec's "3,000 steps or plateau"
+        transcoder_windows=512,
+        eval_windows=64,
+    ),
+}
+CLAIMS = (
+    Claim(
+        "N3a",
+        "Full decomposition (both sides, all layers) is ≥ 100× faster than training one "
+        "transcoder per layer",
+        "speedup_vs_transcoders",
+        ">=",
+        100.0,
+        "orders of magnitude (abstract); spec: ≥ 100×",
+        WHERE,
+        source="spec",
+    ),
+    Claim(
+        "N3b",
+        "Splicing the DEU reconstruction into every layer changes CE by ≤ 1e-5 nats (max |Δ|)",
+        "nana_splice_ce_change",
+        "<=",
+        1e-5,
+        "spec: ≤ 1e-5 (exact by construction)",
+        WHERE,
+        source="spec",
+        kind="sanity",
+    ),
+    Claim(
+        "N3c",
+        "Every spliced transcoder raises CE (minimum ΔCE over layers > 0)",
+        "transcoder_min_ce_change",
+        ">",
+        0.0,
+        "spec: > 0",
+        WHERE,
+        source="spec",
+    ),
+)
+
+
+def efficiency_tables(metrics: list[dict[str, Any]], config: EfficiencyConfig) -> list[Table]:
+    cols = [
+        seed_mean(metrics, k) for k in ("nana_ce_by_layer", "tc_ce_by_layer", "tc_nmse", "tc_l0")
+    ]
+    rows = [
+        [layer, f"{ce:.2e}", f"{tc:.4f}", f"{nmse:.3f}", f"{l0:.1f}"]
+        for layer, (ce, tc, nmse, l0) in enumerate(zip(*cols, strict=True))
+    ]
+    speedup = seed_mean(metrics, "speedup_vs_transcoders")[0]
+    return [
+        Table(
+            f"Spliced CE change per layer (speed-up {speedup:.0f}×; "
+            f"mean over {len(metrics)} seeds)",
+            ["layer", "NaNA |ΔCE|", "transcoder ΔCE", "transcoder NMSE", "L0"],
+            rows,
+        )
+    ]
+
+
+@register(
+    name="nana.efficiency",
+    title="N3: decomposition vs transcoder training time, and spliced fidelity",
+    paper=PAPER,
+    claims=CLAIMS,
+    presets=PRESETS,
+    data_check=corpus_missing,
+    tables=efficiency_tables,
+    seeds=1,  # timings vary run to run; the ratio is the point
+    resources=RESOURCES,
+    timing_metrics=("speedup_vs_transcoders", "decompose_seconds", "transcoder_seconds_total"),
+)
+def efficiency(config: EfficiencyConfig, ctx: RunContext) -> dict[str, Any]:
+    from icml26.nana import (
+        decompose_model,
+        from_hf_gpt2,
+        next_token_prompts,
+        train_transcoder,
+        transcoder_data,
+        transcoder_splice,
+    )
+
+    s = trained_standin(config, ctx)
+    adapter = from_hf_gpt2(s.model)
+    units = decompose_model(adapter, ("in", "out"))  # also the timing's warm-up
+    decompose_seconds = ctx.median_seconds(
+        {"decompose": lambda: decompose_model(adapter, ("in", "out"))},
+        repeats=config.repeats,
+        warmup=0,
+    )["decompose"]
+    eval_tokens, _ = next_token_prompts(
+        s.val, config.eval_windows, 128, seed=ctx.torch_generator("eval")
+    )
+    train_tokens, _ = next_token_prompts(
+        s.train, config.transcoder_windows, 128, seed=ctx.torch_generator("tc data")
+    )
+    clean = adapter.next_token_loss(eval_tokens)
+
+    def splice_deus(layer):
+        def edit(acts, out):
+            return units[(layer, "out")].reconstruct(acts).to(out.dtype)
+
+        return edit
+
+    nana_ce, tc_ce, tc_seconds, tc_steps, nmse, l0 = [], [], [], [], [], []
+    with ctx.progress(adapter.n_layers, "transcoders") as bar:
+        for layer in range(adapter.n_layers):
+            spliced = adapter.next_token_loss(eval_tokens, write_edits={layer: splice_deus(layer)})
+            nana_ce.append(abs(spliced - clean))
+            x, y = transcoder_data(adapter, train_tokens, layer)
+            start = ctx.clock()
+            fit = train_transcoder(
+                x,
+                y,
+                layer=layer,
+                steps=config.transcoder_steps,
+                plateau_rtol=config.plateau_rtol,
+                seed=ctx.torch_generator(f"tc{layer}"),
+            )
+            tc_seconds.append(ctx.clock() - start)
+            replaced = {layer: transcoder_splice(fit.transcoder)}
+            tc_ce.append(adapter.next_token_loss(eval_tokens, replacements=replaced) - clean)
+            tc_steps.append(fit.steps)
+            nmse.append(fit.nmse)
+            l0.append(fit.l0)
+            bar.advance()
+    return {
+        "speedup_vs_transcoders": sum(tc_seconds) / decompose_seconds,
+        "nana_splice_ce_change": max(nana_ce),
+        "transcoder_min_ce_change": min(tc_ce),
+        "decompose_seconds": decompose_seconds,
+        "transcoder_seconds_total": sum(tc_seconds),
+        "clean_ce": clean,
+        "nana_ce_by_layer": nana_ce,
+        "tc_ce_by_layer": tc_ce,
+        "tc_nmse": nmse,
+        "tc_l0": l0,
+        "tc_steps": tc_steps,
+    }
