@@ -25,6 +25,7 @@ from pathlib import Path
 
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
+from icml26.core import interleaved_median_seconds
 from icml26.sgg_dp import (
     InfeasibleMemberWarning,
     SGGMechanism,
@@ -40,14 +41,9 @@ BASELINE_FILES = ("calibration", "gaussian", "mechanism", "profile", "radial", "
 JOSEPH_RATIO = {(3, 1.0, 1e-5): 1.0038, (5, 0.5, 1e-2): 1.0029, (10, 1.0, 1e-3): 1.0019}
 
 
-def best_time(fn, repeat: int = 3) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+def median_time(fn, repeat: int = 3) -> float:
+    """Median wall seconds of ``repeat`` runs after one warm-up."""
+    return interleaved_median_seconds({"fn": fn}, repeat)["fn"]
 
 
 def timed(fn):
@@ -162,21 +158,29 @@ def main() -> None:
         (50, 49.0, 1.5),
     ]:
         m = SGGMechanism(T, k, p, sigma=3.0)
-        t_delta = best_time(lambda m=m: m.delta(0.5))
-        t_cal = best_time(lambda m=m: m.calibrate(0.5, 1e-2), repeat=1)
+        t_delta = median_time(lambda m=m: m.delta(0.5))
+        t_cal = median_time(lambda m=m: m.calibrate(0.5, 1e-2), repeat=1)
         rows.append(f"| ({T}, {k:g}, {p:g}) | {1e3 * t_delta:.1f} | {t_cal:.2f} |")
     print("| (T, k, p) | δ(ε) [ms] | calibrate [s] |\n|---|---|---|\n" + "\n".join(rows))
 
     search_section(args.skip_baseline)
 
     std = 2.0
-    ours = best_time(lambda: gaussian_member(5, std=std).to_pld(M=1000).self_compose(16), 1)
-    ref = best_time(
-        lambda: pld_lib.from_gaussian_mechanism(
-            std, value_discretization_interval=1e-3
-        ).self_compose(16),
-        1,
+    vdi = 1e-3  # one loss grid for both
+    times = interleaved_median_seconds(
+        {
+            "ours": lambda: (
+                gaussian_member(5, std=std)
+                .to_pld(value_discretization_interval=vdi, M=1000)
+                .self_compose(16)
+            ),
+            "ref": lambda: pld_lib.from_gaussian_mechanism(
+                std, value_discretization_interval=vdi
+            ).self_compose(16),
+        },
+        repeats=1,
     )
+    ours, ref = times["ours"], times["ref"]
     print(f"\nPLD build + 16-fold composition: SGG Gaussian member {ours:.2f} s, "
           f"dp_accounting Gaussian {ref:.2f} s, ratio {ours / ref:.1f}x")  # fmt: skip
 

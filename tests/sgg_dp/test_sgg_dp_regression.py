@@ -115,7 +115,7 @@ def test_issue_example_search_skips_an_infeasible_grid_point():
         ({"T": 2**31}, ValueError, "T"),
         ({"sensitivity": -1.0}, ValueError, "sensitivity"),
         ({"refine": 2}, TypeError, "refine"),
-        ({"callback": 3}, TypeError, "callback"),
+        ({"progress": 3}, TypeError, "progress"),
     ],
 )
 def test_best_member_refuses_bad_input_before_calibrating(kwargs, error, name):

@@ -35,6 +35,7 @@ from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from dp_accounting.privacy_accountant import NeighboringRelation as NeighborRel
 
 from icml26.core import check_in_interval, check_positive_int
+from icml26.sgg_dp.pld import make_pld
 
 __all__ = ["SGGDpEvent", "SGGPLDAccountant"]
 
@@ -117,8 +118,6 @@ class SGGPLDAccountant(pld_privacy_accountant.PLDAccountant):
     def _release_pld(self, event: SGGDpEvent) -> pld_lib.PrivacyLossDistribution:
         """One release's PLD, built once per event (a DP-SGD loop composes the same one)."""
         if event not in self._release_plds:
-            from icml26.sgg_dp.pld import make_pld
-
             self._release_plds[event] = make_pld(
                 event.T, event.k, event.p, event.noise_multiplier, 1.0,
                 self._value_discretization_interval, event.M, event.n_panels,

@@ -1,9 +1,10 @@
-"""Privacy-loss distributions (PLDs) of SGG mechanisms as dp_accounting objects, and composition.
+"""Privacy-loss distributions (PLDs) of SGG mechanisms as dp_accounting objects.
 
 The pair (P, P shifted by Δe₁) dominates one release (spherical symmetry and shift monotonicity),
 and n adaptive releases are dominated by the product of such pairs (composition theorem for
 dominating pairs, Zhu–Dong–Wang 2022), attained by non-adaptive worst-case shifts: composing the
-PLDs is therefore tight up to discretisation. All convolution is done by dp_accounting.
+PLDs is therefore tight up to discretisation (:mod:`icml26.sgg_dp.composition`). All convolution
+is done by dp_accounting.
 
 Construction (spec §2.5, changed: see Deviations). The loss L is discretised directly on the grid
 c_j = j·vdi. At each radial Gauss–Legendre node r, the conditional survival S(c | r) = P_u[L > c]
@@ -28,9 +29,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
@@ -38,13 +37,10 @@ from scipy import special
 
 from icml26.core import check_in_interval, check_positive_int
 from icml26.sgg_dp.level_sets import level_set, u_lower
-from icml26.sgg_dp.mechanism import check_mechanism
+from icml26.sgg_dp.profile import log_loss_survival
 from icml26.sgg_dp.radial import log_radial_profile, radius_nodes
 
-if TYPE_CHECKING:
-    from icml26.sgg_dp.mechanism import SGGMechanism
-
-__all__ = ["compose_delta", "compose_epsilon", "composed_pld", "make_pld"]
+__all__ = ["make_pld"]
 
 # Mass moved pessimistically at each end of the loss support (up to +inf / onto the lowest atom
 # kept), so that the dense PMF dp_accounting builds stays short.
@@ -74,7 +70,6 @@ SCAN_STEP = 0.25
 TAIL_STEP_REL = 0.02
 TAIL_STEP_MIN = 0.01
 SURVIVAL_MARGIN = 1e-6  # relative: the survival's quadrature error is far below
-MAX_COUNT = 100_000  # largest count of one mechanism in a composition (checked first)
 
 
 @dataclass(frozen=True)
@@ -236,8 +231,6 @@ def _exact_tail(acc, T, k, p, sigma, Delta, vdi) -> None:
     Ĝ >= S there (S is non-increasing); it is applied from the first scanned level where Ĝ < S,
     and below it Ĝ is raised to at most S of that level, which keeps Ĝ non-increasing.
     """
-    from icml26.sgg_dp.profile import log_loss_survival
-
     pmf = acc.pmf
     # G[i] = P̂[L > (i − J)·vdi]: the mass at higher levels and at +inf
     G = np.concatenate([np.cumsum(pmf[::-1])[::-1][1:], [0.0]]) + acc.infinity
@@ -375,98 +368,3 @@ def make_pld(
         vdi,
         pessimistic_estimate=True,
     )
-
-
-def composed_pld(
-    mechanisms: Sequence[tuple[SGGMechanism, int]], **pld_options: float
-) -> pld_lib.PrivacyLossDistribution:
-    """PLD of releasing each mechanism ``count`` times (dp_accounting self-compose and compose).
-
-    Parameters
-    ----------
-    mechanisms
-        ``[(mechanism, count), ...]`` of calibrated mechanisms and positive counts
-        (each at most ``MAX_COUNT`` = 100 000).
-    pld_options
-        Passed to :meth:`SGGMechanism.to_pld` (``value_discretization_interval``, ``M``,
-        ``n_panels``); all PLDs must share one discretisation to be composable.
-
-    Raises
-    ------
-    TypeError
-        If ``mechanisms`` is not a list of (SGGMechanism, int) pairs.
-    ValueError
-        If the list is empty, a count is not in [1, MAX_COUNT] or a mechanism is uncalibrated.
-    """
-    owner = "composed_pld"
-    shape = "a non-empty list of (SGGMechanism, count) pairs"
-    if not isinstance(mechanisms, Sequence) or isinstance(mechanisms, str):
-        raise TypeError(f"{owner}: mechanisms must be {shape}; got {type(mechanisms).__name__}.")
-    if len(mechanisms) == 0:
-        raise ValueError(f"{owner}: mechanisms must be {shape}; got an empty list.")
-    pairs = []
-    for item in mechanisms:
-        if not isinstance(item, Sequence) or len(item) != 2:
-            raise TypeError(f"{owner}: mechanisms must be {shape}; got an item {item!r}.")
-        mechanism = check_mechanism("mechanisms", item[0], owner)
-        count = check_positive_int("count", item[1], owner=owner, maximum=MAX_COUNT)
-        mechanism._scale("build its PLD")
-        pairs.append((mechanism, count))
-    total = None
-    for mechanism, count in pairs:
-        pld = mechanism.to_pld(**pld_options).self_compose(count)
-        total = pld if total is None else total.compose(pld)
-    return total
-
-
-def compose_epsilon(
-    mechanisms: Sequence[tuple[SGGMechanism, int]], delta: float, **pld_options: float
-) -> float:
-    """ε of the composition of ``mechanisms`` at ``delta`` (tight PLD accounting).
-
-    Parameters
-    ----------
-    mechanisms
-        ``[(mechanism, count), ...]``.
-    delta
-        Target δ in (0, 1).
-    pld_options
-        See :func:`composed_pld`.
-
-    Returns
-    -------
-    float
-        The smallest ε on the PLD's grid with δ_composed(ε) <= ``delta``.
-
-    Raises
-    ------
-    ValueError
-        If ``delta`` is not in (0, 1) or ``mechanisms`` is malformed.
-
-    Example
-    -------
-    >>> from icml26.sgg_dp import gaussian_member
-    >>> eps = compose_epsilon([(gaussian_member(3, std=4.0), 4)], 1e-5, M=200, n_panels=50)
-    >>> round(eps, 1)
-    2.0
-    """
-    delta = check_in_interval(
-        "delta", delta, low=0.0, high=1.0, closed="neither", owner="compose_epsilon"
-    )
-    return float(composed_pld(mechanisms, **pld_options).get_epsilon_for_delta(delta))
-
-
-def compose_delta(
-    mechanisms: Sequence[tuple[SGGMechanism, int]], eps: float, **pld_options: float
-) -> float:
-    """δ(ε) of the composition of ``mechanisms`` (tight PLD accounting).
-
-    See :func:`compose_epsilon` for the parameters.
-
-    Raises
-    ------
-    ValueError
-        If ``eps < 0`` or ``mechanisms`` is malformed.
-    """
-    eps = check_in_interval("eps", eps, low=0.0, owner="compose_delta")
-    return float(composed_pld(mechanisms, **pld_options).get_delta_for_epsilon(eps))

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize
 
-from icml26.core import check_in_interval, check_positive_int
+from icml26.core import Progress, check_in_interval, check_positive_int, progress_reporter
 from icml26.sgg_dp.mechanism import SHIFT_GRID, SGGMechanism, check_mechanism
 from icml26.sgg_dp.profile import log_hockey_stick
 from icml26.sgg_dp.radial import radius_moment
@@ -88,6 +88,23 @@ def _calibrated(T, k, p, eps, delta, sensitivity, mse_hint):
     return m, MemberResult(k=m.k, p=m.p, sigma=float(m.sigma), mse=m.mse())
 
 
+def _grid_search(T, ks, ps, eps, delta, sensitivity, table, report) -> SGGMechanism | None:
+    """Calibrate every (k, p), appending a row to ``table`` each; the best member or None."""
+    best: SGGMechanism | None = None
+    mse_hint = None
+    for k in ks:
+        for p in ps:
+            m, row = _calibrated(T, k, p, eps, delta, sensitivity, mse_hint)
+            table.append(row)
+            report(len(table), k=row.k, p=row.p, mse=row.mse)
+            if m is None:
+                continue
+            mse_hint = row.mse
+            if best is None or row.mse < best.mse():
+                best = m
+    return best
+
+
 def best_member(
     eps: float,
     delta: float,
@@ -96,7 +113,7 @@ def best_member(
     p_grid: Sequence[float] | None = None,
     refine: bool = False,
     sensitivity: float = 1.0,
-    callback: Callable[[MemberResult], None] | None = None,
+    progress: Progress = None,
 ) -> tuple[SGGMechanism, list[MemberResult]]:
     """Calibrate every (k, p) of a grid at (ε, δ) and return the member with the smallest MSE.
 
@@ -117,9 +134,11 @@ def best_member(
         Polish the best grid point with Nelder–Mead on (ln k, ln p) (tens of calibrations).
     sensitivity
         ℓ2 sensitivity Δ > 0.
-    callback
-        Called with each row of the table as soon as it is computed (e.g. to advance a progress
-        bar): ``len(k_grid) * len(p_grid)`` times, once more with ``refine``.
+    progress
+        ``None``/``False`` (silent), ``True`` (a progress bar) or a callable
+        ``progress(done, total, metrics)``, called as each grid point is calibrated
+        (``len(k_grid) * len(p_grid)`` times, once more with ``refine``) with the point's
+        ``{"k", "p", "mse"}``.
 
     Returns
     -------
@@ -133,8 +152,8 @@ def best_member(
         If a privacy parameter, ``T`` or ``sensitivity`` is out of range, a grid is empty, too
         large or holds a value that is not > 0, or no grid point is feasible.
     TypeError
-        If a grid is not a sequence of numbers, ``refine`` is not a bool or ``callback`` is not
-        callable.
+        If a grid is not a sequence of numbers, ``refine`` is not a bool or ``progress`` is not
+        a bool, ``None`` or callable.
 
     Warns
     -----
@@ -155,9 +174,10 @@ def best_member(
                                     owner=owner)  # fmt: skip
     if not isinstance(refine, (bool, np.bool_)):
         raise TypeError(f"{owner}: refine must be a bool; got {type(refine).__name__}.")
-    if callback is not None and not callable(callback):
+    if not (progress is None or isinstance(progress, bool) or callable(progress)):
         raise TypeError(
-            f"{owner}: callback must be callable or None; got {type(callback).__name__}."
+            f"{owner}: progress must be True, False, None or a callable progress(done, total, "
+            f"metrics); got {type(progress).__name__}."
         )
     if k_grid is None:
         ks = [T + o for o in DEFAULT_K_OFFSETS if T + o > 0]
@@ -171,49 +191,38 @@ def best_member(
         )
 
     table: list[MemberResult] = []
-    best: SGGMechanism | None = None
-    mse_hint = None
-    for k in ks:
-        for p in ps:
-            m, row = _calibrated(T, k, p, eps, delta, sensitivity, mse_hint)
+    total = len(ks) * len(ps) + int(bool(refine))
+    with progress_reporter(progress, total, "calibrating SGG members") as report:
+        best = _grid_search(T, ks, ps, eps, delta, sensitivity, table, report)
+        skipped = [(r.k, r.p) for r in table if not r.feasible]
+        if best is None:
+            raise ValueError(
+                f"{owner}: no grid point reaches (eps, delta) = ({eps:g}, {delta:g}) with "
+                f"sigma <= 1e3·sensitivity; tried (k, p) = {skipped}."
+            )
+        if skipped:
+            warnings.warn(
+                f"{owner}: skipped {len(skipped)} grid point(s) that no sigma <= 1e3·sensitivity "
+                f"brings to (eps, delta) = ({eps:g}, {delta:g}): (k, p) = {skipped}.",
+                InfeasibleMemberWarning,
+                stacklevel=2,
+            )
+        if refine:
+
+            def objective(z: np.ndarray) -> float:
+                row = _calibrated(T, math.exp(z[0]), math.exp(z[1]), eps, delta, sensitivity, None)
+                return row[1].mse  # inf where infeasible
+
+            start = np.log([best.k, best.p])
+            res = optimize.minimize(
+                objective, start, method="Nelder-Mead", options={"xatol": 1e-3, "fatol": 1e-6}
+            )
+            k, p = math.exp(res.x[0]), math.exp(res.x[1])
+            m, row = _calibrated(T, k, p, eps, delta, sensitivity, best.mse())
             table.append(row)
-            if callback is not None:
-                callback(row)
-            if m is None:
-                continue
-            mse_hint = row.mse
-            if best is None or row.mse < best.mse():
+            report(len(table), k=row.k, p=row.p, mse=row.mse)
+            if m is not None and row.mse < best.mse():
                 best = m
-    skipped = [(r.k, r.p) for r in table if not r.feasible]
-    if best is None:
-        raise ValueError(
-            f"{owner}: no grid point reaches (eps, delta) = ({eps:g}, {delta:g}) with "
-            f"sigma <= 1e3·sensitivity; tried (k, p) = {skipped}."
-        )
-    if skipped:
-        warnings.warn(
-            f"{owner}: skipped {len(skipped)} grid point(s) that no sigma <= 1e3·sensitivity "
-            f"brings to (eps, delta) = ({eps:g}, {delta:g}): (k, p) = {skipped}.",
-            InfeasibleMemberWarning,
-            stacklevel=2,
-        )
-    if refine:
-
-        def objective(z: np.ndarray) -> float:
-            row = _calibrated(T, math.exp(z[0]), math.exp(z[1]), eps, delta, sensitivity, None)
-            return row[1].mse  # inf where infeasible
-
-        start = np.log([best.k, best.p])
-        res = optimize.minimize(
-            objective, start, method="Nelder-Mead", options={"xatol": 1e-3, "fatol": 1e-6}
-        )
-        k, p = math.exp(res.x[0]), math.exp(res.x[1])
-        m, row = _calibrated(T, k, p, eps, delta, sensitivity, best.mse())
-        table.append(row)
-        if callback is not None:
-            callback(row)
-        if m is not None and row.mse < best.mse():
-            best = m
     return best, table
 
 
