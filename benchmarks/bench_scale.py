@@ -1,8 +1,9 @@
 """Decoding cost of SCALE vs greedy vs Best-of-N, and tempered-attention overheads (SCALE).
 
 One process, TinyARVLA at the spec's size (ViT d=64 x3, decoder d=96 x3; random weights: cost does
-not depend on them). Per control step: forward passes (counted by hooks) and wall-clock (median
-over interleaved repeats after a warm-up) as ratios to greedy; the paper's claim is that SCALE
+not depend on them). Per control step: forward passes (``count_forward_passes``) and wall-clock
+(``interleaved_median_seconds``: medians over round-robin repeats after a warm-up) as ratios to
+greedy; the paper's claim is that SCALE
 costs one pass like greedy while Best-of-N costs N. Second table: the hand-written tempered
 attention (``scaled_dot_attention``) and the query-hook patch (``AttentionTemperature``) vs
 torch's SDPA / the unpatched ViT.
@@ -11,12 +12,12 @@ torch's SDPA / the unpatched ViT.
 """
 
 import argparse
-import time
 
 import numpy as np
 import torch
 import torch.nn.functional as F  # noqa: N812
 
+from icml26.core import interleaved_median_seconds
 from icml26.scale import (
     AttentionTemperature,
     BestOfN,
@@ -25,18 +26,9 @@ from icml26.scale import (
     TinyARVLA,
     TinyVLAAdapter,
     UncertaintyState,
+    count_forward_passes,
     scaled_dot_attention,
 )
-
-
-def _median_seconds(fn, repeats: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def decoding_table(batch: int, steps: int, repeats: int) -> None:
@@ -45,10 +37,6 @@ def decoding_table(batch: int, steps: int, repeats: int) -> None:
     rng = np.random.default_rng(0)
     images = torch.as_tensor(rng.integers(0, 256, (steps, batch, 48, 48, 3), dtype=np.uint8))
     instr = torch.as_tensor(rng.integers(0, 8, batch))
-    passes = {"n": 0}
-    hook = model.blocks[0].register_forward_pre_hook(
-        lambda *_: passes.__setitem__("n", passes["n"] + 1)
-    )
     decoders = {
         "greedy": GreedyDecoder(),
         "SCALE": ScaleDecoder(seed=0),
@@ -61,38 +49,47 @@ def decoding_table(batch: int, steps: int, repeats: int) -> None:
         for t in range(steps):
             decoder.decode(adapter, images[t], instr, state)
 
-    counts, times = {}, {name: [] for name in decoders}
-    for name, decoder in decoders.items():
-        passes["n"] = 0
-        episode(decoder)
-        counts[name] = passes["n"] / steps
-    for _ in range(repeats):  # interleaved, so load changes hit every decoder alike
+    counts = {}
+    with count_forward_passes(model) as passes:
         for name, decoder in decoders.items():
-            start = time.perf_counter()
+            before = passes["decoder"]
             episode(decoder)
-            times[name].append((time.perf_counter() - start) / steps)
-    hook.remove()
-    base = np.median(times["greedy"])
+            counts[name] = (passes["decoder"] - before) / steps
+    # interleaved, so load changes hit every decoder alike
+    seconds = interleaved_median_seconds(
+        {name: lambda d=decoder: episode(d) for name, decoder in decoders.items()}, repeats
+    )
+    times = {name: s / steps for name, s in seconds.items()}
+    base = times["greedy"]
     print(
         f"decoder      passes/step  x greedy   ms/step   x greedy   (batch {batch}, {steps} steps)"
     )
     for name in decoders:
-        ms = 1e3 * np.median(times[name])
+        ms = 1e3 * times[name]
         print(f"{name:<12} {counts[name]:<12.0f} {counts[name] / counts['greedy']:<10.2f} "
-              f"{ms:<9.2f} {np.median(times[name]) / base:.3f}")  # fmt: skip
+              f"{ms:<9.2f} {times[name] / base:.3f}")  # fmt: skip
 
 
 def attention_table(repeats: int) -> None:
     g = torch.Generator().manual_seed(0)
     q, k, v = (torch.randn(16, 4, 36, 16, generator=g) for _ in range(3))
-    sdpa = _median_seconds(lambda: F.scaled_dot_product_attention(q, k, v), repeats * 20)
-    manual = _median_seconds(lambda: scaled_dot_attention(q, k, v, gamma=1.3), repeats * 20)
+    attention = interleaved_median_seconds(
+        {
+            "sdpa": lambda: F.scaled_dot_product_attention(q, k, v),
+            "manual": lambda: scaled_dot_attention(q, k, v, gamma=1.3),
+        },
+        repeats * 20,
+    )
+    sdpa, manual = attention["sdpa"], attention["manual"]
     model = TinyARVLA(seed=0).eval()
     pixels = model._pixels(torch.zeros(16, 48, 48, 3, dtype=torch.uint8))
     with torch.no_grad():
-        plain = _median_seconds(lambda: model.vision(pixels), repeats * 5)
+        plain = interleaved_median_seconds({"vit": lambda: model.vision(pixels)}, repeats * 5)[
+            "vit"
+        ]
         with AttentionTemperature(model.vision_attention_modules(), gamma=1.3):
-            hooked = _median_seconds(lambda: model.vision(pixels), repeats * 5)
+            hooked = interleaved_median_seconds({"vit": lambda: model.vision(pixels)}, repeats * 5)
+    hooked = hooked["vit"]
     print("\nattention (batch 16, 4 heads, 36 tokens)        ms       ratio")
     print(f"SDPA                                            {1e3 * sdpa:<8.3f} 1.000")
     print(

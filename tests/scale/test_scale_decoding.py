@@ -16,6 +16,7 @@ from icml26.scale import (
     TopKDecoder,
     TopPDecoder,
     UncertaintyState,
+    count_forward_passes,
     top_k_filter,
     top_p_filter,
 )
@@ -47,19 +48,6 @@ def test_kv_cached_decoding_equals_full_forward(model):
     torch.testing.assert_close(torch.stack(cached, 1), full, atol=1e-5, rtol=0)
 
 
-def _counting(model):
-    counts = {"decoder": 0, "vision": 0}
-    handles = [
-        model.blocks[0].register_forward_pre_hook(
-            lambda *_: counts.__setitem__("decoder", counts["decoder"] + 1)
-        ),
-        model.vision.register_forward_pre_hook(
-            lambda *_: counts.__setitem__("vision", counts["vision"] + 1)
-        ),
-    ]
-    return counts, handles
-
-
 @pytest.mark.parametrize(
     "decoder",
     [
@@ -74,16 +62,13 @@ def _counting(model):
 def test_every_decoder_is_one_prefix_plus_ka_minus_one_cached_passes(model, decoder):
     adapter = TinyVLAAdapter(model)
     state = UncertaintyState(3, batch_size=4)
-    counts, handles = _counting(model)
-    try:
+    with count_forward_passes(model) as counts:
         for step in range(3):  # SCALE tempers the ViT from the second step on
             tokens, info = decoder.decode(
                 adapter, _images(4, step), torch.zeros(4, dtype=torch.long), state
             )
-    finally:
-        for h in handles:
-            h.remove()
     assert counts == {"decoder": 3 * 3, "vision": 3}  # per step: 1 prefix + (K_a - 1) = 2 cached
+    assert not model.blocks[0]._forward_pre_hooks and not model.vision._forward_pre_hooks
     assert info.forward_passes == 3 and info.prefix_passes == 1
     start, stop = model.action_token_range
     assert bool(((tokens >= start) & (tokens < stop)).all())
@@ -222,3 +207,9 @@ def test_gini_measure_tau_closed_form():
     # the top-K renormalisation: extra tail tokens outside the top K do not change tau
     wide = torch.cat([two, torch.full((1, 4), -1e4, dtype=torch.float64)], dim=1)
     assert decoder._tau(wide, None, K).item() == pytest.approx(expected, rel=1e-9)
+
+
+def test_count_forward_passes_refuses_other_models():
+    counter = count_forward_passes(torch.nn.Linear(2, 2))
+    with pytest.raises(TypeError, match="model must be a TinyARVLA"):
+        counter.__enter__()

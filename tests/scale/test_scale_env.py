@@ -15,6 +15,7 @@ from icml26.scale import (
     TinyVLAAdapter,
     collect_demonstrations,
     evaluate,
+    expert_success_rate,
     scripted_expert,
     train_bc,
 )
@@ -42,6 +43,16 @@ def test_expert_succeeds_on_every_split(split):
     env = AmbiguousReach2DEnv(split)
     rewards = [rollout(env, seed)[0] for seed in range(60)]
     assert np.mean(rewards) >= 0.95
+
+
+def test_expert_success_rate_runs_the_episodes_evaluate_runs():
+    env = AmbiguousReach2DEnv("ood_hue", n_walls=(1, 1))
+    by_hand = [rollout(env, 7 * 1_000_003 + i)[0] for i in range(5)]
+    assert expert_success_rate(env, 5, seed=7) == np.mean(by_hand)
+    with pytest.raises(TypeError, match="env must be an AmbiguousReach2DEnv"):
+        expert_success_rate("id", 5, seed=7)
+    with pytest.raises(ValueError, match="episodes"):
+        expert_success_rate(env, 0, seed=7)
 
 
 def test_deterministic_under_seed_and_splits_differ_only_as_specified():

@@ -20,7 +20,7 @@ from icml26.scale.env import (
     AmbiguousReach2DEnv,
     scripted_expert,
 )
-from icml26.scale.evaluation import evaluate
+from icml26.scale.evaluation import count_forward_passes, evaluate, expert_success_rate
 from icml26.scale.model import TinyARVLA
 from icml26.scale.openvla import (
     LIBERO_MAX_STEPS,
@@ -29,7 +29,7 @@ from icml26.scale.openvla import (
     load_openvla,
     run_libero,
 )
-from icml26.scale.policies import SHIPPED_POLICIES, load_policy, save_policy, train_policy
+from icml26.scale.standins import SHIPPED_POLICIES, load_policy, policy_trainer, train_policy
 from icml26.scale.tokenizer import ActionTokenizer
 from icml26.scale.training import collect_demonstrations, train_bc
 from icml26.scale.uncertainty import (
@@ -69,13 +69,15 @@ __all__ = [
     "attention_probs",
     "attention_temperature",
     "collect_demonstrations",
+    "count_forward_passes",
     "evaluate",
+    "expert_success_rate",
     "load_openvla",
     "load_policy",
     "make_decoder",
+    "policy_trainer",
     "run_libero",
     "sample_with_temperature",
-    "save_policy",
     "scaled_dot_attention",
     "scripted_expert",
     "self_uncertainty",

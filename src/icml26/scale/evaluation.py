@@ -2,13 +2,16 @@
 
 Episodes of one seed run in lock-step as one batch (each with its own env and its own rows of the
 :class:`UncertaintyState`); finished episodes leave the batch. The state is fresh for every
-episode, as the official protocol resets SCALE's state per episode.
+episode, as the official protocol resets SCALE's state per episode. :func:`expert_success_rate`
+runs the scripted expert on the same episodes; :func:`count_forward_passes` counts a TinyARVLA's
+decoder and vision-encoder passes (what a decoder costs, independent of the clock).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,10 +20,11 @@ import torch
 from icml26.core.validation import check_positive_int
 from icml26.scale.adapters import VLAAdapter, check_adapter
 from icml26.scale.decoding import Decoder
-from icml26.scale.env import AmbiguousReach2DEnv
+from icml26.scale.env import AmbiguousReach2DEnv, scripted_expert
+from icml26.scale.model import TinyARVLA
 from icml26.scale.uncertainty import UncertaintyState
 
-__all__ = ["EvalResult", "evaluate"]
+__all__ = ["EvalResult", "count_forward_passes", "evaluate", "expert_success_rate"]
 
 
 @dataclass
@@ -130,8 +134,7 @@ def evaluate(
     owner = "evaluate"
     if not isinstance(decoder, Decoder):
         raise TypeError(f"{owner}: decoder must be a Decoder; got {type(decoder).__name__}.")
-    if not isinstance(getattr(env, "unwrapped", None), AmbiguousReach2DEnv):
-        raise TypeError(f"{owner}: env must be an AmbiguousReach2DEnv; got {type(env).__name__}.")
+    _check_env(env, owner)
     check_adapter(adapter, owner)
     episodes = check_positive_int("episodes", episodes, owner=owner, maximum=10_000)
     if (
@@ -152,3 +155,78 @@ def evaluate(
         gamma_trace=runs[0][4],
         tau_trace=runs[0][5],
     )
+
+
+def _check_env(env: AmbiguousReach2DEnv, owner: str) -> AmbiguousReach2DEnv:
+    if not isinstance(getattr(env, "unwrapped", None), AmbiguousReach2DEnv):
+        raise TypeError(f"{owner}: env must be an AmbiguousReach2DEnv; got {type(env).__name__}.")
+    return env.unwrapped
+
+
+def expert_success_rate(env: AmbiguousReach2DEnv, episodes: int, seed: int) -> float:
+    """Success rate of :func:`~icml26.scale.scripted_expert` on ``episodes`` episodes of ``env``.
+
+    Episode ``i`` resets with seed ``seed * 1000003 + i``, the episodes :func:`evaluate` runs
+    for evaluation seed ``seed``: a ceiling for the decoders on the same episodes.
+
+    Example
+    -------
+    >>> expert_success_rate(AmbiguousReach2DEnv("ood_noise"), episodes=3, seed=0)
+    1.0
+    """
+    owner = "expert_success_rate"
+    env = _check_env(env, owner)
+    episodes = check_positive_int("episodes", episodes, owner=owner, maximum=10_000)
+    seed = check_positive_int("seed", seed, owner=owner, minimum=0, maximum=2**31)
+    wins = []
+    for i in range(episodes):
+        env.reset(seed=seed * 1_000_003 + i)
+        while True:
+            _, reward, terminated, truncated, _ = env.step(scripted_expert(env))
+            if terminated or truncated:
+                wins.append(reward)
+                break
+    return float(np.mean(wins))
+
+
+@contextmanager
+def count_forward_passes(model: TinyARVLA) -> Iterator[dict[str, int]]:
+    """Count ``model``'s decoder passes and vision-encoder passes inside the ``with`` block.
+
+    Yields a dict ``{"decoder": n, "vision": m}`` that forward hooks (on the first decoder block
+    and on the vision encoder) update while the block runs; the hooks are removed on exit. A
+    prefix pass and each cached one-token pass count as one decoder pass each.
+
+    Example
+    -------
+    >>> import torch
+    >>> from icml26.scale import GreedyDecoder, TinyVLAAdapter, UncertaintyState
+    >>> model = TinyARVLA(d_vision=16, d_model=16, seed=0)
+    >>> images = torch.zeros(2, 48, 48, 3, dtype=torch.uint8)
+    >>> with count_forward_passes(model) as counts:
+    ...     _ = GreedyDecoder().decode(TinyVLAAdapter(model), images, torch.tensor([0, 1]),
+    ...                                UncertaintyState(model.n_action_tokens, batch_size=2))
+    >>> counts
+    {'decoder': 3, 'vision': 1}
+    """
+    if not isinstance(model, TinyARVLA):
+        raise TypeError(
+            f"count_forward_passes: model must be a TinyARVLA; got {type(model).__name__}."
+        )
+    counts = {"decoder": 0, "vision": 0}
+
+    def bump(key: str):
+        def hook(*_: object) -> None:
+            counts[key] += 1
+
+        return hook
+
+    handles = [
+        model.blocks[0].register_forward_pre_hook(bump("decoder")),
+        model.vision.register_forward_pre_hook(bump("vision")),
+    ]
+    try:
+        yield counts
+    finally:
+        for handle in handles:
+            handle.remove()

@@ -3,19 +3,20 @@
 Demonstrations are (image, instruction, expert action) triples from rolled-out expert episodes;
 actions become OpenVLA tokens. Training minimises the cross-entropy of the teacher-forced action
 tokens (optionally against a Gaussian over neighbouring bins), with AdamW and a warm-up/cosine
-schedule.
+schedule (the pieces of :mod:`icml26.core.training`; the loop can resume after an interruption).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import torch
+import torch.nn.functional as F  # noqa: N812 (the usual alias)
 
+from icml26.core.progress import Progress, progress_reporter
 from icml26.core.schedules import warmup_cosine_lr
+from icml26.core.training import TrainingCheckpoint, adamw, optimizer_step, set_lr
 from icml26.core.validation import (
     Seed,
     check_in_interval,
@@ -108,7 +109,8 @@ def train_bc(
     weight_decay: float = 0.01,
     label_sigma: float = 0.0,
     seed: Seed = 0,
-    on_step: Callable[[int, float], None] | None = None,
+    progress: Progress = None,
+    resume: TrainingCheckpoint | None = None,
 ) -> list[float]:
     """Behaviour cloning: cross-entropy of the expert's action tokens; returns per-step losses.
 
@@ -126,8 +128,18 @@ def train_bc(
         0: one-hot targets (OpenVLA); > 0: a Gaussian over neighbouring bins with this sigma.
     seed
         Seed of the minibatch draws.
-    on_step
-        Called as ``on_step(step, loss)`` after each step (progress bars).
+    progress
+        ``None``/``False`` (silent), ``True`` (a progress bar) or ``progress(done, total,
+        metrics)`` after every step (:mod:`icml26.core.progress`).
+    resume
+        A :class:`~icml26.core.TrainingCheckpoint`: training restores from it (model,
+        optimizer, minibatch generator, losses so far) and saves to it every ``resume.every``
+        steps, so an interrupted run continues to the same result as an uninterrupted one.
+
+    Raises
+    ------
+    NonFiniteLossError
+        When a loss is NaN or infinite (before that step's update).
 
     Example
     -------
@@ -151,33 +163,32 @@ def train_bc(
     images = torch.as_tensor(demos.images)
     instructions = torch.as_tensor(demos.instructions)
     tokens = torch.as_tensor(tokenizer.encode(demos.actions))  # (N, 3)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    optimizer = adamw(model, lr=lr, weight_decay=weight_decay)
+    start = 0 if resume is None else resume.restore(model, optimizer, {"batches": generator})
+    losses: list[float] = list(resume.extra.get("losses", [])) if start else []
     model.train()
-    losses = []
     warmup = max(1, steps // 20)
-    for step in range(steps):
-        for group in optimizer.param_groups:
-            group["lr"] = warmup_cosine_lr(
-                step, total_steps=steps, peak_lr=lr, warmup_steps=warmup, final_lr=lr / 10
+    with progress_reporter(progress, steps, "behaviour cloning") as report:
+        for step in range(start, steps):
+            set_lr(
+                optimizer,
+                warmup_cosine_lr(
+                    step, total_steps=steps, peak_lr=lr, warmup_steps=warmup, final_lr=lr / 10
+                ),
             )
-        idx = torch.randint(0, len(demos), (batch_size,), generator=generator)
-        logits = model(images[idx], instructions[idx], tokens[idx])  # (B, K_a, vocab)
-        if label_sigma > 0:
-            target = _soft_targets(
-                tokens[idx], model.vocab_size, tokenizer.token_range[0], label_sigma
-            )
-            loss = -(target * torch.log_softmax(logits, -1)).sum(-1).mean()
-        else:
-            loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), tokens[idx].flatten())
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        value = float(loss.detach())
-        if not math.isfinite(value):
-            raise FloatingPointError(f"{owner}: the loss became {value} at step {step}.")
-        losses.append(value)
-        if on_step is not None:
-            on_step(step, value)
+            idx = torch.randint(0, len(demos), (batch_size,), generator=generator)
+            logits = model(images[idx], instructions[idx], tokens[idx])  # (B, K_a, vocab)
+            if label_sigma > 0:
+                target = _soft_targets(
+                    tokens[idx], model.vocab_size, tokenizer.token_range[0], label_sigma
+                )
+                loss = -(target * torch.log_softmax(logits, -1)).sum(-1).mean()
+            else:
+                loss = F.cross_entropy(logits.flatten(0, 1), tokens[idx].flatten())
+            losses.append(optimizer_step(loss, optimizer, step=step, clip=1.0, owner=owner))
+            report(step + 1, loss=losses[-1])
+            if resume is not None:
+                resume.save_if_due(step + 1, model, optimizer, {"batches": generator},
+                                   {"losses": losses})  # fmt: skip
     model.eval()
     return losses

@@ -1,0 +1,192 @@
+"""Behaviour-cloned TinyARVLA policies: how they are trained, how they load, the shipped one.
+
+SCALE is a test-time method applied to an already trained VLA. The quick reproduction therefore
+evaluates a shipped policy instead of training one (about 6 CPU-minutes). A policy is a core
+checkpoint (:mod:`icml26.core.standins`): ``<name>.safetensors`` beside ``<name>.json`` holding
+the TinyARVLA keywords (``config``), the training ``recipe``, the ``data``, the final BC loss
+(``metrics``), the command and the code fingerprint. :data:`STANDINS` declares the shipped
+``reach_quick``; it is retrained (resuming after an interruption) with::
+
+    OMP_NUM_THREADS=1 icml26 tool scale train-standin reach_quick [--out DIR]
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from icml26.core.progress import Progress
+from icml26.core.standins import (
+    Standin,
+    TrainedStandin,
+    TrainFn,
+    checkpoint_dir,
+    load_checkpoint,
+)
+from icml26.core.training import TrainingCheckpoint
+from icml26.core.validation import Seed, check_in_interval, check_positive_int
+from icml26.scale.env import AmbiguousReach2DEnv
+from icml26.scale.model import TinyARVLA
+from icml26.scale.training import collect_demonstrations, train_bc
+
+__all__ = ["SHIPPED_POLICIES", "STANDINS", "load_policy", "policy_trainer", "train_policy"]
+
+
+def train_policy(
+    demos: int = 3000,
+    steps: int = 6000,
+    batch_size: int = 64,
+    lr: float = 1e-3,
+    walls: tuple[int, int] = (1, 1),
+    seed: Seed = 0,
+    progress: Progress = None,
+    resume: TrainingCheckpoint | None = None,
+    **model_kwargs: Any,
+) -> tuple[TinyARVLA, list[float]]:
+    """Roll out ``demos`` expert episodes on the ID split and behaviour-clone a TinyARVLA.
+
+    ``seed`` seeds the demonstrations, the initialisation and the minibatches; ``model_kwargs``
+    go to :class:`TinyARVLA`; ``progress`` and ``resume`` to :func:`train_bc`. Returns the
+    trained model (eval mode) and its per-step losses.
+
+    Example
+    -------
+    >>> model, losses = train_policy(demos=2, steps=3, batch_size=4, d_vision=16, d_model=16)
+    >>> len(losses)
+    3
+    """
+    owner = "train_policy"
+    demos = check_positive_int("demos", demos, owner=owner, maximum=100_000)
+    steps = check_positive_int("steps", steps, owner=owner, maximum=10**6)
+    batch_size = check_positive_int("batch_size", batch_size, owner=owner, maximum=4096)
+    lr = check_in_interval("lr", lr, low=0.0, high=1.0, closed="right", owner=owner)
+    if (
+        not isinstance(walls, tuple | list)
+        or len(walls) != 2
+        or not all(isinstance(w, int) and not isinstance(w, bool) for w in walls)
+        or not 0 <= walls[0] <= walls[1] <= 3
+    ):
+        raise ValueError(f"{owner}: walls must be two ints 0 <= low <= high <= 3; got {walls!r}.")
+    env = AmbiguousReach2DEnv("id", n_walls=tuple(walls))
+    data = collect_demonstrations(env, demos, seed=seed)
+    model = TinyARVLA(**model_kwargs, seed=seed)
+    losses = train_bc(
+        model,
+        data,
+        steps=steps,
+        batch_size=batch_size,
+        lr=lr,
+        seed=seed,
+        progress=progress,
+        resume=resume,
+    )
+    return model, losses
+
+
+def policy_trainer(model_kwargs: Mapping[str, Any], **recipe: Any) -> TrainFn:
+    """The ``train(resume, progress)`` of a :class:`~icml26.core.standins.Standin`.
+
+    It runs :func:`train_policy` with the keyword ``recipe`` (``demos``, ``steps``,
+    ``batch_size``, ``lr``, ``walls``, ``seed``) and the TinyARVLA keywords ``model_kwargs``,
+    and returns the model with its config, full recipe (defaults included) and final BC loss
+    (mean of the last 20 steps), ready for ``icml26.core.standins.train_standin``.
+
+    Example
+    -------
+    >>> train = policy_trainer({"d_vision": 16, "d_model": 16}, demos=2, steps=3, batch_size=4)
+    >>> trained = train(None, None)
+    >>> trained.config["d_model"], sorted(trained.metrics)
+    (16, ['final_bc_loss'])
+    """
+    if not isinstance(model_kwargs, Mapping):
+        raise TypeError(
+            f"policy_trainer: model_kwargs must be a mapping; got {type(model_kwargs).__name__}."
+        )
+
+    defaults = {
+        name: p.default
+        for name, p in inspect.signature(train_policy).parameters.items()
+        if name in ("demos", "steps", "batch_size", "lr", "walls", "seed")
+    }
+    full = {**defaults, **recipe}  # what the metadata records: every setting, defaults included
+
+    def train(resume: TrainingCheckpoint | None, progress: Progress) -> TrainedStandin:
+        model, losses = train_policy(**recipe, progress=progress, resume=resume, **model_kwargs)
+        return TrainedStandin(
+            model=model,
+            config=model.config,
+            recipe={**full, "walls": list(full["walls"])},
+            data=(
+                f"{full['demos']} scripted-expert episodes on AmbiguousReach2D's ID "
+                "split (icml26.scale.collect_demonstrations), seeded from the recipe's seed"
+            ),
+            metrics={"final_bc_loss": float(np.mean(losses[-20:]))},
+        )
+
+    return train
+
+
+# the quick preset's policy: a smaller model than the spec's (ViT d=32 x2, decoder d=48 x2)
+REACH_QUICK_MODEL = {"d_vision": 32, "d_model": 48, "vision_layers": 2, "layers": 2, "mlp_ratio": 2}
+REACH_QUICK_RECIPE = {
+    "demos": 3000,
+    "steps": 6000,
+    "batch_size": 64,
+    "lr": 1e-3,
+    "walls": [1, 1],
+    "seed": 0,
+}
+STANDINS = {
+    "reach_quick": Standin(
+        name="reach_quick",
+        system="scale",
+        description="TinyARVLA behaviour-cloned on 3000 AmbiguousReach2D demos: the quick policy",
+        train=policy_trainer(REACH_QUICK_MODEL, **REACH_QUICK_RECIPE),
+        checkpoint_every=500,
+    ),
+}
+SHIPPED_POLICIES = tuple(STANDINS)
+
+
+def load_policy(name_or_path: str | Path) -> tuple[TinyARVLA, dict[str, Any]]:
+    """Load a shipped policy by name (:data:`SHIPPED_POLICIES`) or a checkpoint stem.
+
+    A checkpoint is one written by :func:`icml26.core.standins.save_checkpoint` whose metadata
+    holds the TinyARVLA keywords under ``"config"`` (``model.config``). Returns the model in
+    eval mode and the metadata.
+
+    Example
+    -------
+    >>> model, meta = load_policy("reach_quick")
+    >>> meta["recipe"]["demos"], meta["recipe"]["steps"]
+    (3000, 6000)
+    """
+    owner = "load_policy"
+    if not isinstance(name_or_path, str | Path):
+        raise TypeError(
+            f"{owner}: name_or_path must be a str or Path; got {type(name_or_path).__name__}."
+        )
+    if isinstance(name_or_path, str) and name_or_path in SHIPPED_POLICIES:
+        name_or_path = checkpoint_dir("scale") / name_or_path
+    try:
+        state, meta = load_checkpoint(name_or_path)
+    except FileNotFoundError:
+        raise ValueError(
+            f"{owner}: name_or_path must be one of {list(SHIPPED_POLICIES)} or a checkpoint "
+            f"stem with a .safetensors and a .json file; got {str(name_or_path)!r}."
+        ) from None
+    keywords = set(inspect.signature(TinyARVLA).parameters) - {"seed"}
+    config = meta.get("config")
+    if not isinstance(config, dict) or not set(config) <= keywords:
+        raise ValueError(
+            f"{owner}: {str(name_or_path)!r} is not a TinyARVLA checkpoint (its metadata must "
+            f"hold 'config' with TinyARVLA keywords: {sorted(keywords)})."
+        )
+    model = TinyARVLA(**config, seed=0)
+    model.load_state_dict(state)
+    model.eval()
+    return model, meta
