@@ -175,7 +175,7 @@ def execute(
     )
     threads_before = torch.get_num_threads()
     torch.set_num_threads(threads)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     metrics: dict[str, Any] = {}
     error = None
     caught: list[warnings.WarningMessage] = []
@@ -203,6 +203,7 @@ def execute(
         metrics={} if error else metrics,
         error=error,
         wall_time_s=time.perf_counter() - start,
+        cpu_time_s=time.process_time() - cpu_start,
         versions=versions(task.requires),
         git_revision=git_revision(),
         git_dirty=git_dirty(),
