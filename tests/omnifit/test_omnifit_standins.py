@@ -85,7 +85,12 @@ def test_train_standin_command_writes_a_loadable_core_checkpoint(tmp_path):
     model, meta = load_standin(stem)
     straight, history = train_standin(TINY, **TINY_RECIPE)
     assert _same_weights(model, straight) and not model.training
-    assert meta["config"] == dataclasses.asdict(TINY) and meta["recipe"] == TINY_RECIPE
+    assert meta["config"] == dataclasses.asdict(TINY) and meta["recipe"] == {
+        **TINY_RECIPE,
+        "clutter": 0.3,
+        "lr": 2e-3,
+        "infonce_weight": 0.1,
+    }
     assert meta["metrics"]["train_accuracy"] == history.train_accuracy
     assert meta["command"] == "icml26 tool omnifit train-standin tiny"
     assert not (tmp_path / "tiny.resume.pt").exists()

@@ -15,6 +15,7 @@ interruption) with::
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -97,8 +98,9 @@ def standin_trainer(config: TinyOmniConfig, **recipe: Any) -> TrainFn:
 
     It runs :func:`train_standin` with ``config`` and the keyword ``recipe`` (its
     ``train_samples``, ``windows``, ``clutter``, ``epochs``, ``batch_size``, ``lr``,
-    ``infonce_weight`` and ``seed``) and returns the model with its config, recipe and final
-    training metrics, ready for ``icml26.core.standins.train_standin``.
+    ``infonce_weight`` and ``seed``) and returns the model with its config, full recipe
+    (defaults included) and final training metrics, ready for
+    ``icml26.core.standins.train_standin``.
 
     Example
     -------
@@ -113,16 +115,24 @@ def standin_trainer(config: TinyOmniConfig, **recipe: Any) -> TrainFn:
             f"standin_trainer: config must be a TinyOmniConfig; got {type(config).__name__}."
         )
 
+    settings = ("train_samples", "windows", "clutter", "epochs", "batch_size", "lr",
+                "infonce_weight", "seed")  # fmt: skip
+    defaults = {
+        name: p.default
+        for name, p in inspect.signature(train_standin).parameters.items()
+        if name in settings
+    }
+    full = {**defaults, **recipe}  # what the metadata records: every setting, defaults included
+
     def train(resume: TrainingCheckpoint | None, progress: Progress) -> TrainedStandin:
         model, history = train_standin(config, **recipe, progress=progress, resume=resume)
-        samples = recipe.get("train_samples", 30_000)
         return TrainedStandin(
             model=model,
             config=dataclasses.asdict(config),
-            recipe=dict(recipe),
+            recipe=full,
             data=(
-                f"{samples} AV-Sync QA training streams (icml26.omnifit.make_dataset, split "
-                "'train'), generated from the recipe's seed"
+                f"{full['train_samples']} AV-Sync QA training streams (icml26.omnifit."
+                "make_dataset, split 'train'), generated from the recipe's seed"
             ),
             metrics={
                 "train_accuracy": history.train_accuracy,  # over the last epoch
