@@ -9,7 +9,9 @@ One process, ratios against the anchors measured here:
 * certification cost per prompt (n = 100 perturbations): one predict call per prompt block
   (``certify_many``) vs one call per perturbed input.
 
-Step times are the median gap between consecutive ``on_step`` callbacks after ``WARMUP`` steps.
+Step times are the median gap between consecutive ``progress`` callbacks after ``WARMUP`` steps
+(the optimiser steps of one run, without the teacher pass before them); certification times are
+medians of round-robin rounds (``interleaved_median_seconds``).
 
     python benchmarks/bench_debias.py [--no-minilm] [--steps 12]
 """
@@ -23,8 +25,9 @@ import time
 
 import torch
 
-from icml26.core import torch_threads
+from icml26.core import interleaved_median_seconds, torch_threads
 from icml26.debias import (
+    TextClassifier,
     batch_perturber,
     certify,
     certify_many,
@@ -34,9 +37,9 @@ from icml26.debias import (
     lora_model,
     make_intent_texts,
     make_toy_intent_task,
+    train_head,
     train_toy_model,
 )
-from icml26.debias.hf import TextClassifier, train_head
 
 WARMUP = 2
 
@@ -44,8 +47,12 @@ WARMUP = 2
 def step_time(model, batches, perturb, params, steps, lr):
     """Median seconds per step of ``debias_finetune`` and the trainable-parameter count."""
     stamps = []
+
+    def stamp(done, total, metrics):
+        stamps.append(time.perf_counter())
+
     log = debias_finetune(model, batches, perturb, params=params, steps=steps, lr=lr,
-                          on_step=lambda i, loss: stamps.append(time.perf_counter()))  # fmt: skip
+                          progress=stamp)  # fmt: skip
     gaps = [b - a for a, b in zip(stamps[WARMUP:], stamps[WARMUP + 1 :], strict=False)]
     return statistics.median(gaps), log.n_trainable, log.n_total
 
@@ -64,26 +71,29 @@ def compare(name, make_model, lora_targets, batches, perturb, steps, lr):
         print(f"{label:<12}{n:>12,}{100 * n / total:>11.3f}%{1e3 * t:>12.1f}{t / full_t:>13.2f}")
 
 
-def certification_cost(task, model, n_prompts=40, n=100):
+def certification_cost(task, model, n_prompts=40, n=100, repeats=3):
     @torch.no_grad()
     def predict(xs):
         return model(torch.stack(xs)).argmax(-1)
-
-    xs, ys = list(task.test_tokens[:n_prompts]), task.test_labels[:n_prompts].tolist()
-    t0 = time.perf_counter()
-    batched = certify_many(predict, xs, ys, task.perturb_example, n=n, seed=1, prompts_per_call=20)
-    t_batched = (time.perf_counter() - t0) / n_prompts
 
     @torch.no_grad()
     def predict_one_by_one(xs):
         return [int(model(x[None]).argmax(-1)) for x in xs]
 
-    t0 = time.perf_counter()
-    single = [certify(predict_one_by_one, x, y, task.perturb_example, n=n, seed=1)
-              for x, y in zip(xs, ys, strict=True)]  # fmt: skip
-    t_single = (time.perf_counter() - t0) / n_prompts
-    if batched[0] != single[0]:  # prompt 0 draws the same stream in both modes
+    xs, ys = list(task.test_tokens[:n_prompts]), task.test_labels[:n_prompts].tolist()
+
+    def batched():
+        return certify_many(predict, xs, ys, task.perturb_example, n=n, seed=1,
+                            prompts_per_call=20)  # fmt: skip
+
+    def single():
+        return [certify(predict_one_by_one, x, y, task.perturb_example, n=n, seed=1)
+                for x, y in zip(xs, ys, strict=True)]  # fmt: skip
+
+    if batched()[0] != single()[0]:  # prompt 0 draws the same stream in both modes
         raise RuntimeError("batched and one-by-one certificates differ")
+    seconds = interleaved_median_seconds({"batched": batched, "single": single}, repeats)
+    t_batched, t_single = seconds["batched"] / n_prompts, seconds["single"] / n_prompts
     print(f"\ncertification, toy net, n = {n} perturbations per prompt")
     print(f"{'mode':<28}{'ms / prompt':>12}{'ratio':>8}")
     print(f"{'batched (certify_many)':<28}{1e3 * t_batched:>12.1f}{1.0:>8.2f}")

@@ -181,3 +181,20 @@ def test_training_restores_each_submodules_own_mode():
     assert wrapper.training and not inner.training
     debias_finetune(wrapper, [torch.randn(8, 4)], _shift, steps=2)
     assert wrapper.training and not inner.training and not inner[1].training
+
+
+def test_debias_finetune_reports_progress_and_stops_before_a_non_finite_update():
+    from icml26.core import NonFiniteLossError
+
+    net = _mlp()
+    x = [torch.randn(16, 4, generator=torch.Generator().manual_seed(0))]
+    seen = []
+    log = debias_finetune(net, x, lambda b, rng: b + 1.0, steps=3,
+                          progress=lambda *args: seen.append(args))  # fmt: skip
+    assert seen == [(i + 1, 3, {"loss": loss}) for i, loss in enumerate(log.losses)]
+    before = copy.deepcopy(net.state_dict())
+    flags = {n: p.requires_grad for n, p in net.named_parameters()}
+    with pytest.raises(NonFiniteLossError, match="debias_finetune: the loss is nan at step 0"):
+        debias_finetune(net, x, lambda b, rng: b * float("nan"), p_clean=0.0, steps=3)
+    assert all(torch.equal(before[k], v) for k, v in net.state_dict().items())  # no update
+    assert {n: p.requires_grad for n, p in net.named_parameters()} == flags  # flags restored

@@ -21,6 +21,8 @@ from icml26.debias import (
     lora_model,
     masked_mean_pool,
     residual_write_modules,
+    tiny_minilm,
+    train_head,
 )
 
 WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "set", "an", "alarm", "play", "jazz",
@@ -170,3 +172,31 @@ def test_sentence_encoder_bad_input(tiny_bert_dir):
     with pytest.raises(TypeError, match="name_or_dir must be a str or path"):
         load_causal_lm(3)
     assert isinstance(enc, SentenceEncoder)
+
+
+def test_embed_batches_like_one_call_and_tiny_minilm_is_seeded():
+    enc = tiny_minilm(seed=0)
+    texts = ["set an alarm", "play some jazz please", "the news", "hi!", "thanks"]
+    with torch.no_grad():
+        whole = enc(texts)
+    # padding differs per chunk; masked mean pooling ignores it (float32 rounding only)
+    assert torch.allclose(enc.embed(texts, batch_size=2), whole, atol=1e-6)
+    assert torch.equal(tiny_minilm(seed=0).embed(texts), enc.embed(texts))
+    assert not torch.equal(tiny_minilm(seed=1).embed(texts), enc.embed(texts))
+    assert enc.tokenizer.vocab_size == 30522  # the real all-MiniLM-L6-v2 tokenizer
+    with pytest.raises(ValueError, match="hidden_size must be divisible by n_heads"):
+        tiny_minilm(hidden_size=30, n_heads=4)
+    with pytest.raises(ValueError, match="batch_size must be an integer"):
+        enc.embed(texts, batch_size=0)
+
+
+def test_train_head_reports_progress_per_epoch():
+    x = torch.randn(20, 3, generator=torch.Generator().manual_seed(0))
+    seen = []
+    train_head(x, (x[:, 0] > 0).long(), hidden=4, epochs=2, progress=lambda *a: seen.append(a))
+    assert [(done, total) for done, total, _ in seen] == [(1, 2), (2, 2)]
+
+
+def test_load_causal_lm_checks_the_device():
+    with pytest.raises(ValueError, match="load_causal_lm: device must be a torch device name"):
+        load_causal_lm("some/model", device="gpu0")

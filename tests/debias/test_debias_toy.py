@@ -100,3 +100,27 @@ def test_bias_only_debiasing_helps_in_the_systematic_regime(systematic):
 def test_bad_regime():
     with pytest.raises(ValueError, match="regime must be one of"):
         make_toy_intent_task("adversarial", seed=0)
+
+
+def test_train_batches_cover_the_training_set_once_in_a_seeded_order():
+    task = make_toy_intent_task("systematic", seed=0, n_train=100, n_test=10)
+    batches = task.train_batches(32, seed=3)
+    assert [len(b) for b in batches] == [32, 32, 32, 4]
+    rows = {tuple(r.tolist()) for b in batches for r in b}
+    assert rows == {tuple(r.tolist()) for r in task.train_tokens}  # every prompt exactly once
+    again = task.train_batches(32, seed=np.random.default_rng(3))  # an int seeds the same stream
+    assert all(torch.equal(a, b) for a, b in zip(batches, again, strict=True))
+    gauss = make_toy_intent_task("gaussian", seed=0, n_train=10, n_test=10).train_batches(4)
+    assert set(gauss[0]) == {"tokens", "noise"} and not gauss[0]["noise"].any()  # clean inputs
+
+
+def test_training_reports_progress_and_stops_on_a_non_finite_loss():
+    from icml26.core import NonFiniteLossError
+
+    task = make_toy_intent_task("systematic", seed=0, n_train=50, n_test=10)
+    seen = []
+    train_toy_model(task, epochs=3, progress=lambda *args: seen.append(args))
+    assert [(done, total) for done, total, _ in seen] == [(1, 3), (2, 3), (3, 3)]
+    # lr 1e30: the first Adam step moves every weight by ~1e30, so the next loss is NaN
+    with pytest.raises(NonFiniteLossError, match="train_toy_model: the loss is nan at step 1"):
+        train_toy_model(task, epochs=3, lr=1e30)

