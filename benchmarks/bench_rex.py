@@ -12,16 +12,18 @@
    ``RexScheduler`` against ``RexSolver`` on the same UNet through ``from_diffusers``, RK4, same
    grid, interleaved over rounds (skipped without diffusers).
 
+Times are medians of round-robin rounds after one warm-up round
+(``icml26.core.interleaved_median_seconds``); ratios are ratios of the medians.
+
 Run: python benchmarks/bench_rex.py
 """
 
 from __future__ import annotations
 
-import time
-
 import torch
 import torchdiffeq
 
+from icml26.core import interleaved_median_seconds
 from icml26.rex import (
     BDIA,
     DDIM,
@@ -34,14 +36,6 @@ from icml26.rex import (
     roundtrip_error,
     train_denoiser,
 )
-
-
-def timed(fn, repeats: int = 5) -> float:
-    fn()  # warm-up
-    start = time.perf_counter()
-    for _ in range(repeats):
-        fn()
-    return (time.perf_counter() - start) / repeats
 
 
 def main() -> None:
@@ -72,8 +66,9 @@ def main() -> None:
         torchdiffeq.odeint(pf_ode, x_T, torch.tensor(ts, dtype=torch.float32), method="rk4")
 
     with torch.no_grad():
-        t_rex, t_plain, t_ode = timed(rex), timed(princeps), timed(odeint)
-    print("1. one RK4 sampling sweep, 50 steps, batch 1024, MLP 2x128 (1 thread)")
+        t = interleaved_median_seconds({"rex": rex, "princeps": princeps, "odeint": odeint}, 5)
+    t_rex, t_plain, t_ode = t["rex"], t["princeps"], t["odeint"]
+    print("1. one RK4 sampling sweep, 50 steps, batch 1024, MLP 2x128 (1 thread, median of 5)")
     print(f"   {'solver':<28}{'seconds':>10}{'ratio to Rex':>15}")
     for name, t in [("Rex (reversible)", t_rex), ("Princeps (non-reversible)", t_plain),
                     ("torchdiffeq odeint rk4", t_ode)]:  # fmt: skip
@@ -87,26 +82,23 @@ def main() -> None:
                "BDIA": BDIA(net, schedule), "O-BELM": OBELM(net, schedule)}  # fmt: skip
     for tableau in ("euler", "midpoint", "rk4"):
         methods[f"Rex-{tableau}"] = RexSolver(net, schedule, tableau=tableau, n_steps=20)
+
+    def round_trip(m):
+        if isinstance(m, RexSolver):
+            return lambda: m.decode(*m.encode(data, ts20), ts20)[0]
+        return lambda: m.decode(m.encode(data, ts20), ts20)
+
+    runs = {name: round_trip(m) for name, m in methods.items()}
     print(f"   {'method':<16}{'MSE':>12}{'seconds':>10}")
     with torch.no_grad():
-        for name, m in methods.items():
-            if isinstance(m, RexSolver):
-
-                def run(m=m):
-                    return m.decode(*m.encode(data, ts20), ts20)[0]
-            else:
-
-                def run(m=m):
-                    return m.decode(m.encode(data, ts20), ts20)
-
-            seconds = timed(run, repeats=3)
-            print(f"   {name:<16}{roundtrip_error(run(), data):>12.2e}{seconds:>10.4f}")
+        seconds = interleaved_median_seconds(runs, 3)
+        for name, run in runs.items():
+            print(f"   {name:<16}{roundtrip_error(run(), data):>12.2e}{seconds[name]:>10.4f}")
 
 
 def brownian_cost(rounds: int = 5) -> None:
     """Section 3: seconds per Rex-EM sweep, grid-derived depth vs fixed depth 20."""
     import itertools
-    import statistics
 
     from icml26.rex import SeededBrownian
 
@@ -117,34 +109,27 @@ def brownian_cost(rounds: int = 5) -> None:
     x_T = torch.randn(1024, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
     deep = solver.brownian(ts, x_T)
 
-    def sweep(bm) -> float:
-        start = time.perf_counter()
+    def sweep(depth: int) -> None:
+        # a fresh path each time: no cached splits
+        bm = SeededBrownian(solver.seed, x_T.shape, deep.lo, deep.hi, depth=depth, dtype=x_T.dtype)
         x, x_hat = x_T, x_T.clone()
         for t0, t1 in itertools.pairwise(ts):
             x, x_hat, _ = solver.forward_step(x, x_hat, t0, t1, solver.noise(bm, t0, t1))
-        return time.perf_counter() - start
 
-    def fresh(depth):
-        return SeededBrownian(
-            solver.seed, x_T.shape, deep.lo, deep.hi, depth=depth, dtype=x_T.dtype
-        )
-
-    sweep(fresh(deep.depth))  # warm-up
-    times = {deep.depth: [], 20: []}
-    for _ in range(rounds):
-        for depth in times:
-            times[depth].append(sweep(fresh(depth)))  # a fresh path: no cached splits
-    ratio = statistics.median(a / b for a, b in zip(times[deep.depth], times[20], strict=True))
+    depths = {f"tree depth {d:>2}": d for d in (deep.depth, 20)}
+    times = interleaved_median_seconds(
+        {name: lambda d=d: sweep(d) for name, d in depths.items()}, rounds
+    )
+    grid_depth, fixed_depth = times.values()
+    ratio = grid_depth / fixed_depth
     print(f"\n3. Rex-EM sweep, 50 log-SNR steps, batch 1024 (median of {rounds} rounds)")
-    for depth, ts_ in times.items():
-        print(f"   tree depth {depth:>2}: {statistics.median(ts_):.4f} s")
+    for name, seconds in times.items():
+        print(f"   {name}: {seconds:.4f} s")
     print(f"   depth {deep.depth} (from the shortest step) / fixed depth 20 = {ratio:.2f}x")
 
 
 def scheduler_overhead(rounds: int = 5) -> None:
     """Section 4: seconds per sampling sweep, RexScheduler in a pipeline vs RexSolver."""
-    import statistics
-
     try:
         import diffusers
     except ImportError:
@@ -166,28 +151,17 @@ def scheduler_overhead(rounds: int = 5) -> None:
     solver = RexSolver(model, schedule, model_output=output, tableau="rk4", n_steps=10)
     x_T = torch.randn(4, 3, 16, 16, generator=torch.Generator().manual_seed(0))
 
-    def in_pipeline() -> float:
-        start = time.perf_counter()
+    def in_pipeline() -> None:
         pipe(batch_size=4, num_inference_steps=10, output_type="np",
              generator=torch.Generator().manual_seed(0))  # fmt: skip
-        return time.perf_counter() - start
 
-    def direct() -> float:
-        start = time.perf_counter()
-        solver.sample(x_T)
-        return time.perf_counter() - start
-
-    in_pipeline(), direct()  # warm-up
-    times = {"pipeline + RexScheduler": [], "RexSolver": []}
-    for _ in range(rounds):
-        times["pipeline + RexScheduler"].append(in_pipeline())
-        times["RexSolver"].append(direct())
-    ratio = statistics.median(
-        a / b for a, b in zip(times["pipeline + RexScheduler"], times["RexSolver"], strict=True)
+    times = interleaved_median_seconds(
+        {"pipeline + RexScheduler": in_pipeline, "RexSolver": lambda: solver.sample(x_T)}, rounds
     )
+    ratio = times["pipeline + RexScheduler"] / times["RexSolver"]
     print(f"\n4. RK4, 10 steps (80 UNet calls), batch 4 x 3 x 16 x 16 (median of {rounds} rounds)")
-    for name, ts_ in times.items():
-        print(f"   {name:<26}{statistics.median(ts_):.4f} s")
+    for name, seconds in times.items():
+        print(f"   {name:<26}{seconds:.4f} s")
     print(f"   pipeline + RexScheduler / RexSolver = {ratio:.2f}x")
 
 

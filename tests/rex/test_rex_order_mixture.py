@@ -23,6 +23,7 @@ from icml26.rex import (
     RexSolver,
     VPSchedule,
     observed_order,
+    pf_ode_reference,
     princeps_solve,
 )
 
@@ -84,6 +85,27 @@ def test_reference_agrees_with_the_package_denoiser(problem):
     t = torch.full((x_T.shape[0],), 0.3, dtype=torch.float64)
     np.testing.assert_allclose(model(x_T, t).numpy(), _posterior_mean(x_T.numpy(), 0.3),
                                atol=1e-12)  # fmt: skip
+
+
+def test_the_package_reference_solver_agrees_with_the_independent_one(problem):
+    schedule, model, x_T, reference = problem
+    ours = pf_ode_reference(model, schedule, x_T, T_END)
+    # both DOP853 at rtol = atol = 1e-12; the right-hand sides differ only in round-off
+    assert float((ours - reference).abs().max()) < 1e-9
+
+
+def test_pf_ode_reference_bad_input(problem):
+    schedule, model, x_T, _ = problem
+    from icml26.rex import FlowMatchingSchedule
+
+    with pytest.raises(TypeError, match="pf_ode_reference: schedule must be a VPSchedule"):
+        pf_ode_reference(model, FlowMatchingSchedule(), x_T, T_END)
+    with pytest.raises(TypeError, match="x_T must be float64"):
+        pf_ode_reference(model, schedule, x_T.float(), T_END)
+    with pytest.raises(ValueError, match="t_end"):
+        pf_ode_reference(model, schedule, x_T, 2.0)
+    with pytest.raises(TypeError, match="model must be callable"):
+        pf_ode_reference(None, schedule, x_T, T_END)
 
 
 @pytest.mark.parametrize(("tableau", "nominal"), [("euler", 1), ("midpoint", 2), ("heun", 2),

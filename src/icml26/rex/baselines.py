@@ -11,6 +11,10 @@ end ts[-1]. Every baseline has ``encode(x0, ts) -> state`` (data -> noise) and
 - BDIA (gamma = 0.5): first step DDIM, then
   x_{i+1} = gamma x_{i-1} + D(x_i; i->i+1) - gamma D(x_i; i->i-1);
   its inverse divides by gamma; its state is the pair (x_0, x_1) at the noise end.
+- SDE-DPM-Solver++(1) (:func:`sde_dpm_solver_pp1_step`), the first-order stochastic solver in
+  data prediction, one step with h = lambda_j - lambda_i and z ~ N(0, I):
+  x_j = (sigma_j/sigma_i) e^-h x_i + alpha_j (1 - e^-2h) x0_hat(x_i, t_i)
+        + sigma_j sqrt(1 - e^-2h) z.
 - O-BELM: first step DDIM, then with chi = sigma/alpha at p = i-1, t = i, s = i+1,
   x_{i+1} = (d2 d3 a_s / d1) eps(x_i) + (d2/d1)^2 (a_s/a_p) x_{i-1}
             + ((d1-d2) d3 / d1^2)(a_s/a_t) x_i,
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import abc
 import itertools
+import math
 from collections.abc import Sequence
 
 import torch
@@ -30,7 +35,7 @@ from icml26.rex._checks import check_callable, check_grid, check_schedule, check
 from icml26.rex.parameterization import MODEL_OUTPUTS, Model, convert_output
 from icml26.rex.schedules import Schedule
 
-__all__ = ["BDIA", "DDIM", "EDICT", "OBELM"]
+__all__ = ["BDIA", "DDIM", "EDICT", "OBELM", "sde_dpm_solver_pp1_step"]
 
 
 class _EpsSolver:
@@ -256,3 +261,51 @@ class OBELM(_TwoStep):
     def _backward(self, x_next, x_cur, ts, i):
         A, B, C = self._coeffs(ts, i)
         return (x_next - A * self._eps(x_cur, ts[i]) - C * x_cur) / B
+
+
+def sde_dpm_solver_pp1_step(
+    model: Model,
+    schedule: Schedule,
+    x: torch.Tensor,
+    t0: float,
+    t1: float,
+    noise: torch.Tensor,
+    *,
+    model_output: str = "data",
+) -> torch.Tensor:
+    """One step of SDE-DPM-Solver++(1) from ``t0`` to ``t1`` with standard normal ``noise``.
+
+    x_1 = (sigma_1/sigma_0) e^-h x + alpha_1 (1 - e^-2h) x0_hat(x, t0) + sigma_1 sqrt(1 - e^-2h) z,
+    h = lambda_1 - lambda_0 (Lu et al., DPM-Solver++). Princeps-EM on the data SDE is this step
+    when ``noise`` is the Brownian increment over the step divided by the root of its length.
+
+    Examples
+    --------
+    >>> from icml26.rex import GaussianData, VPSchedule
+    >>> schedule = VPSchedule()
+    >>> model = GaussianData(mu=0.5, s=0.5, dim=2).denoiser(schedule)
+    >>> x = torch.zeros(4, 2, dtype=torch.float64)
+    >>> sde_dpm_solver_pp1_step(model, schedule, x, 1.0, 0.5, torch.zeros_like(x)).shape
+    torch.Size([4, 2])
+    """
+    owner = "sde_dpm_solver_pp1_step"
+    check_callable("model", model, owner=owner)
+    check_schedule("schedule", schedule, owner=owner)
+    check_state("x", x, owner=owner)
+    check_state("noise", noise, owner=owner)
+    if noise.shape != x.shape:
+        raise ValueError(
+            f"{owner}: noise must have the shape of x {tuple(x.shape)}; got {tuple(noise.shape)}."
+        )
+    t0 = check_time(schedule, "t0", t0, owner=owner)
+    t1 = check_time(schedule, "t1", t1, owner=owner)
+    model_output = check_one_of("model_output", model_output, MODEL_OUTPUTS, owner=owner)
+    h = schedule.log_snr(t1) - schedule.log_snr(t0)
+    a1, s0, s1 = schedule.alpha(t1), schedule.sigma(t0), schedule.sigma(t1)
+    out = model(x, torch.full((x.shape[0],), t0, dtype=x.dtype, device=x.device))
+    x0_hat = convert_output(out, x, t0, schedule, source=model_output, target="data")
+    return (
+        (s1 / s0) * math.exp(-h) * x
+        + a1 * -math.expm1(-2 * h) * x0_hat
+        + s1 * math.sqrt(-math.expm1(-2 * h)) * noise
+    )

@@ -8,18 +8,20 @@ eps-prediction loss E || eps_theta(alpha_t x0 + sigma_t eps, t) - eps ||^2, t un
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 import torch
 from torch import nn
 
 from icml26.core import (
+    Progress,
     Seed,
     check_in_interval,
     check_positive_int,
     check_tensor,
     numpy_generator,
+    optimizer_step,
+    progress_reporter,
     seeded_default_init,
     torch_generator,
 )
@@ -99,23 +101,13 @@ class MLPDenoiser(nn.Module):
 MAX_WIDTH = 8192  # widest layer / data dimension of the toy denoiser
 
 
-def _numpy_seed(seed: Seed, owner: str) -> np.random.Generator:
-    if isinstance(seed, bool) or not (
-        seed is None or isinstance(seed, int | np.random.Generator | torch.Generator)
-    ):
-        raise TypeError(f"{owner}: seed must be an int, a generator or None; got {seed!r}.")
-    if isinstance(seed, int) and seed < 0:
-        raise ValueError(f"{owner}: seed must be >= 0; got {seed!r}.")
-    return numpy_generator(seed)
-
-
 def make_moons_data(n: int, *, noise: float = 0.05, seed: Seed = 0) -> torch.Tensor:
     """Two-moons points (scikit-learn), standardised to zero mean and unit variance per axis."""
     from sklearn.datasets import make_moons  # the rex extra; the package checks it is installed
 
     n = check_positive_int("n", n, owner="make_moons_data", minimum=2, maximum=MAX_POINTS)
     noise = check_in_interval("noise", noise, low=0.0, high=1e3, owner="make_moons_data")
-    rng = _numpy_seed(seed, "make_moons_data")
+    rng = numpy_generator(seed, name="make_moons_data: seed")
     x, _ = make_moons(n_samples=n, noise=noise, random_state=int(rng.integers(2**31)))
     x = (x - x.mean(0)) / x.std(0)
     return torch.as_tensor(x, dtype=torch.float64)
@@ -130,21 +122,33 @@ def train_denoiser(
     lr: float = 2e-3,
     t_min: float = 1e-3,
     seed: Seed = 0,
-    callback: Callable[[int, float], object] | None = None,
+    progress: Progress = None,
 ) -> MLPDenoiser:
     """Train an :class:`MLPDenoiser` on ``data`` (n, d) with the eps-prediction loss.
 
     Adam with a cosine learning rate (torch's ``CosineAnnealingLR`` over ``steps``, no warm-up).
     One generator drawn from ``seed`` gives, in order, the initial weights and then each step's
-    batch indices, times and noise.
+    batch indices, times and noise. A NaN or infinite loss stops training with
+    :class:`icml26.core.NonFiniteLossError` naming the step.
 
     Parameters
     ----------
-    callback
-        Called as ``callback(step, loss)`` after every optimiser step (e.g. a progress bar).
+    progress
+        ``None``/``False`` (silent), ``True`` (a progress bar) or a callable
+        ``progress(done, total, {"loss": value})`` called after every optimiser step (see
+        :mod:`icml26.core.progress`).
 
     Returns the trained network in eval mode with gradients off (float32; ``.double()`` for
     float64 use).
+
+    Examples
+    --------
+    >>> from icml26.rex import VPSchedule
+    >>> seen = []
+    >>> net = train_denoiser(make_moons_data(64, seed=0), VPSchedule(), steps=3, batch_size=16,
+    ...                      progress=lambda done, total, m: seen.append((done, total)))
+    >>> seen, net.training
+    ([(1, 3), (2, 3), (3, 3)], False)
     """
     owner = "train_denoiser"
     check_tensor("data", data, owner=owner, ndim=2, finite=True)
@@ -160,8 +164,6 @@ def train_denoiser(
     t_min = check_time(schedule, "t_min", t_min, owner=owner)
     if not t_min < 1.0:
         raise ValueError(f"{owner}: t_min must be below 1; got {t_min!r}.")
-    if callback is not None and not callable(callback):
-        raise TypeError(f"{owner}: callback must be callable or None; got {callback!r}.")
     g = torch_generator(seed)
     net = MLPDenoiser(data.shape[1], seed=g)  # one draw from g seeds the initialisation
     grid = np.linspace(t_min, 1.0, 1000)
@@ -172,17 +174,15 @@ def train_denoiser(
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps)
     net.train()
-    for step in range(steps):
-        idx = torch.randint(0, x_all.shape[0], (batch_size,), generator=g)
-        k = torch.randint(0, len(grid), (batch_size,), generator=g)
-        eps = torch.randn(batch_size, x_all.shape[1], generator=g)
-        x_t = alphas[k, None] * x_all[idx] + sigmas[k, None] * eps
-        loss = (net(x_t, times[k]) - eps).pow(2).mean()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        if callback is not None:
-            callback(step, float(loss.detach()))
+    with progress_reporter(progress, steps, "training the denoiser") as report:
+        for step in range(steps):
+            idx = torch.randint(0, x_all.shape[0], (batch_size,), generator=g)
+            k = torch.randint(0, len(grid), (batch_size,), generator=g)
+            eps = torch.randn(batch_size, x_all.shape[1], generator=g)
+            x_t = alphas[k, None] * x_all[idx] + sigmas[k, None] * eps
+            loss = (net(x_t, times[k]) - eps).pow(2).mean()
+            value = optimizer_step(loss, opt, step=step, owner=owner)
+            sched.step()
+            report(step + 1, loss=value)
     net.eval().requires_grad_(False)
     return net

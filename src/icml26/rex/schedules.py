@@ -157,6 +157,16 @@ class VPSchedule(Schedule):
             return self.beta0 + t * (self.beta1 - self.beta0)
         return (math.sqrt(self.beta0) + t * (math.sqrt(self.beta1) - math.sqrt(self.beta0))) ** 2
 
+    def beta(self, t: float) -> float:
+        """The noise rate beta(t) = -2 d log(alpha_t) / dt, t in [T_MIN, 1].
+
+        Example
+        -------
+        >>> round(VPSchedule(beta0=0.1, beta1=20.0).beta(0.5), 12)
+        10.05
+        """
+        return self._beta(self._t(t))
+
     def alpha(self, t: float) -> float:
         """alpha_t = exp(-1/2 int_0^t beta), t in [T_MIN, 1]."""
         return math.exp(-self._integral_beta(self._t(t)) / 2)

@@ -192,3 +192,26 @@ class GaussianMixtureData:
             return (post[:, :, None] * cond_mean).sum(1)
 
         return model
+
+    def marginal_moments(self, schedule: Schedule, t: float) -> tuple[torch.Tensor, torch.Tensor]:
+        """Per-coordinate mean and variance of x_t = alpha_t x0 + sigma_t eps, shape (dim,) each.
+
+        mean = alpha sum_k w_k m_k; var = alpha^2 (sum_k w_k (v_k + m_k^2) - mean_0^2) + sigma^2,
+        with mean_0 the data mean.
+
+        Example
+        -------
+        >>> from icml26.rex import VPSchedule
+        >>> mixture = GaussianMixtureData(((-1.0,), (1.0,)), (0.5, 0.5), (0.5, 0.5))
+        >>> mean, var = mixture.marginal_moments(VPSchedule(t_data=1e-3), 1e-3)  # ~ the data
+        >>> mean.tolist(), round(float(var[0]), 3)  # weights 1/2: var = 0.5 + 1 = 1.5
+        ([0.0], 1.5)
+        """
+        owner = "GaussianMixtureData.marginal_moments"
+        check_schedule("schedule", schedule, owner=owner)
+        t = check_time(schedule, "t", t, owner=owner)
+        alpha, sigma = schedule.alpha(t), schedule.sigma(t)
+        w, m, v = self.weights, self.means, self.variances
+        mean = (w[:, None] * m).sum(0)
+        second = (w[:, None] * (v[:, None] + m**2)).sum(0)
+        return alpha * mean, alpha**2 * (second - mean**2) + sigma**2

@@ -1,0 +1,3 @@
+"""Pieces every rex reproduction shares: the paper."""
+
+PAPER = "Blasingame & Liu, Rex: reversible exponential (stochastic) Runge-Kutta solvers, ICML 2026"
