@@ -19,6 +19,7 @@ def record(**changes):
         status="ok",
         metrics={"p_hat": 0.31},
         wall_time_s=0.5,
+        cpu_time_s=0.25,
     )
     spec.update(changes)
     return TaskRecord(**spec)
