@@ -138,6 +138,8 @@ def _run(
     jobs = available_cores() if jobs is None else jobs
     if jobs < 1:
         _fail(f"--jobs must be >= 1; got {jobs}")
+    if not str(out).strip() or out == Path():
+        _fail("--out needs a folder name (the run folder is not the current folder)")
     if out.exists() and not out.is_dir():
         _fail(f"--out {out} is a file, not a run folder")
     try:
@@ -176,7 +178,12 @@ def _exit_if_failed(records: list[TaskRecord], out: Path) -> None:
         raise typer.Exit(1)
 
 
+MAX_SEEDS = 1000
+
+
 def _plan(experiment: Experiment, preset: str, seeds: int | None, overrides=None) -> list[Task]:
+    if seeds is not None and not 1 <= seeds <= MAX_SEEDS:
+        _fail(f"--seeds must be in [1, {MAX_SEEDS}]; got {seeds}")
     try:
         return plan(experiment, preset, experiment.seeds if seeds is None else seeds, overrides)
     except (ValueError, TypeError) as err:

@@ -238,3 +238,45 @@ def test_show_finds_the_docs_page_where_a_wheel_installs_it(tmp_path, monkeypatc
     monkeypatch.setattr(cli, "DOCS_DIRS", (tmp_path / "nowhere",))
     result = CliRunner().invoke(cli.app, ["show", "toy"])
     assert "docs: docs/toy.md in the icml26 source tree" in result.output
+
+
+def test_values_render_as_text_and_the_report_reads_only_its_own_figures(run_dir, tmp_path):
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(b"\x89PNG not yours")
+    record_file = next((run_dir / "toy.coin").glob("*-seed0.json"))
+    data = json.loads(record_file.read_text())
+    data["error"] = f"```\n![x]({secret})\n<script>alert(1)</script>"
+    data["status"] = "failed"
+    record_file.write_text(json.dumps(data))
+    _, html = write_report(run_dir, TOY)
+    page = html.read_text()
+    assert "not yours" not in page and "<script>" not in page
+    assert "base64" in page  # the report's own figure is still embedded
+
+
+def test_damaged_records_are_named_and_rerun(tmp_path):
+    from icml26.core.results import InvalidRecordError, TaskRecord
+
+    exp = TOY.get("toy.coin")
+    tasks = plan(exp, "smoke", 2)
+    first = run_tasks(tasks, tmp_path, progress=False)
+    files = sorted((tmp_path / "toy.coin").glob("*.json"))
+    good = json.loads(files[0].read_text())
+    damages = {
+        "list": [],
+        "null": None,
+        "deep": "[" * 100_000 + "]" * 100_000,
+        "string seed index": {**good, "seed_index": "0"},
+        "metrics not a dict": {**good, "metrics": [1, 2]},
+        "config edited": {**good, "config": {**good["config"], "flips": 7}},
+        "copied to another seed": {**good, "seed_index": 0},
+    }
+    for why, content in damages.items():
+        target = files[1] if why == "copied to another seed" else files[0]
+        text = content if isinstance(content, str) else json.dumps(content)
+        target.write_text(text)
+        with pytest.raises(InvalidRecordError, match=target.name):
+            TaskRecord.load(target)
+        again = run_tasks(tasks, tmp_path, progress=False)  # moved aside and re-run
+        assert [r.metrics for r in again] == [r.metrics for r in first], why
+        assert list((tmp_path / "toy.coin").glob("*.corrupt"))

@@ -5,7 +5,13 @@ import numpy as np
 import pytest
 import torch
 
-from icml26.core.results import TaskRecord, atomic_write_text, load_records, to_jsonable
+from icml26.core.results import (
+    TaskRecord,
+    atomic_write_text,
+    config_hash,
+    load_records,
+    to_jsonable,
+)
 
 
 def record(**changes):
@@ -13,7 +19,7 @@ def record(**changes):
         experiment="toy.coin",
         preset="smoke",
         config={"p": 0.3},
-        config_hash="abc",
+        config_hash=config_hash({"p": 0.3}),
         seed_index=0,
         seed=11,
         status="ok",
@@ -28,7 +34,7 @@ def record(**changes):
 def test_record_save_load_roundtrip(tmp_path):
     r = record(metrics={"p_hat": 0.31, "curve": [1.0, float("inf")]}, versions={"numpy": "2"})
     path = r.save(tmp_path)
-    assert path == tmp_path / "toy.coin" / "abc-seed0.json"
+    assert path == tmp_path / "toy.coin" / f"{r.config_hash}-seed0.json"
     assert TaskRecord.load(path) == r
     assert list(load_records(tmp_path)) == [r]
 

@@ -32,7 +32,9 @@ def test_run_writes_one_record_per_seed(tmp_path):
     assert [r.seed for r in records] == [t.seed for t in tasks]
     assert sorted(load_records(tmp_path), key=lambda r: r.seed_index) == records
     r = records[0]
-    assert r.config["flips"] == 200 and r.versions["numpy"] and r.wall_time_s > 0 and r.cpu_time_s > 0
+    assert (
+        r.config["flips"] == 200 and r.versions["numpy"] and r.wall_time_s > 0 and r.cpu_time_s > 0
+    )
 
 
 def test_a_failing_task_is_recorded_and_the_others_go_on(tmp_path):

@@ -290,10 +290,20 @@ def _reference(v: Verdict) -> str:
 _TEMPLATE = Path(__file__).with_name("report.md.j2")  # the Markdown report, as Jinja2
 
 
+_MARKUP = re.compile(r"([\\`*_\[\]<|])")
+
+
 def _cell(value: Any) -> str:
-    """One table cell / inline text: numbers to 3 significant digits, no pipes or line breaks."""
+    """One table cell / inline text, shown as text: numbers to 3 significant digits, Markdown
+    punctuation escaped (a value can be no image, link or HTML), no line breaks."""
     text = f"{value:.3g}" if isinstance(value, float) else str(value)
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    return _MARKUP.sub(r"\\\1", text).replace("\n", " ")
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any run of backticks in ``text`` (so it cannot be closed early)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def _figures(result: ExperimentResult, registry: Registry, run_dir: Path) -> list[dict[str, str]]:
@@ -345,6 +355,7 @@ def _heading(result: ExperimentResult) -> str:
 
 
 def _view(result: ExperimentResult, registry: Registry, run_dir: Path) -> dict[str, Any]:
+    config_text = "\n".join(f"{k} = {v!r}" for k, v in result.config.items())
     claims = [
         {
             "id": v.claim.id + (" (headline)" if v.claim.headline else ""),
@@ -369,7 +380,9 @@ def _view(result: ExperimentResult, registry: Registry, run_dir: Path) -> dict[s
         "overrides_text": ", ".join(f"{k}={v!r}" for k, v in result.overrides.items()),
         "n_ok": len(result.ok_metrics),
         "wall": f"{result.wall_time_s:.1f}",
-        "config_text": "\n".join(f"{k} = {v!r}" for k, v in result.config.items()),
+        "config_text": config_text,
+        "config_fence": _fence(config_text),
+        "error_fence": _fence("".join(r.error or "" for r in result.failed)),
         "claims": claims,
         "failed": result.failed,
         "fingerprint": result.fingerprint,
@@ -437,6 +450,18 @@ td.broken, td.fails { color: #b3261e; font-weight: bold; }
 """
 
 
+def _embed(image: Any, run_dir: Path) -> None:
+    """Embed one of the report's own figures as a data URI; any other image source is dropped
+    (the report never reads a file outside its run folder's ``figures/``)."""
+    figures = (run_dir / "figures").resolve()
+    path = (run_dir / str(image.attrGet("src") or "")).resolve()
+    if path.parent == figures and path.suffix == ".png" and path.is_file():
+        data = base64.b64encode(path.read_bytes()).decode()
+        image.attrSet("src", f"data:image/png;base64,{data}")
+    else:
+        image.attrSet("src", "")
+
+
 def _html(markdown: str, run_dir: Path) -> str:
     """Render the Markdown with markdown-it: GitHub's heading ids, embedded figures."""
     import html
@@ -454,9 +479,7 @@ def _html(markdown: str, run_dir: Path) -> str:
         elif token.type == "inline":
             for child in token.children or []:
                 if child.type == "image":
-                    src = child.attrGet("src") or ""
-                    data = base64.b64encode((run_dir / str(src)).read_bytes()).decode()
-                    child.attrSet("src", f"data:image/png;base64,{data}")
+                    _embed(child, run_dir)
     body = md.renderer.render(tokens, md.options, {})
     return (
         "<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
@@ -526,16 +549,17 @@ def _readme_rows(summary: dict[str, Any], run_name: str) -> list[str]:
             statement = f"{h['statement']} ({h['criterion']})"
             head = [statement, f"{h['reference']} ({h['where']})", ours, h["verdict"]]
         counts = " / ".join(str(s[k]) for k in [*(status.value for status in CLAIM_STATUSES)])
-        run = f"`{run_name}`, {'/'.join(s['presets'])}, {summary['written']}"
+        run = f"`{_cell(run_name)}`, {'/'.join(s['presets'])}, {summary['written']}"
         cells = [
-            f"`{slug}`",
-            *head,
-            f"{counts} of {s['claims']}",
-            f"{s['gates_held']}/{s['gates']}",
-            f"{s['sanity_held']}/{s['sanity']}",
-            run,
+            _cell(c)
+            for c in (
+                *head,
+                f"{counts} of {s['claims']}",
+                f"{s['gates_held']}/{s['gates']}",
+                f"{s['sanity_held']}/{s['sanity']}",
+            )
         ]
-        rows.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        rows.append("| " + " | ".join([f"`{slug}`", *cells, run]) + " |")
     return rows
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from icml26.core.annotations import check_fields
 from icml26.core.imports import module_versions
 
 __all__ = [
@@ -214,10 +215,54 @@ class TaskRecord:
 
     @classmethod
     def load(cls, path: Path) -> TaskRecord:
-        """Read a record written by :meth:`save`."""
-        data = json.loads(Path(path).read_text())
+        """Read a record written by :meth:`save`, checking its schema and its place.
+
+        Raises
+        ------
+        InvalidRecordError
+            Naming the file and what is wrong: not a JSON object, a field of the wrong type, a
+            config that does not hash to ``config_hash``, or a record whose experiment, config
+            hash or seed index does not match the file's name and folder (a copied or moved
+            record).
+        """
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text())
+        except RecursionError:
+            raise InvalidRecordError(f"{path}: JSON nested too deeply") from None
+        except json.JSONDecodeError as err:
+            raise InvalidRecordError(f"{path}: not JSON ({err})") from None
+        if not isinstance(data, dict):
+            raise InvalidRecordError(
+                f"{path}: a record is a JSON object; got {type(data).__name__}"
+            )
         names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        required = {"experiment", "preset", "config", "config_hash", "seed_index", "seed", "status"}
+        missing = sorted(required - set(data))
+        if missing:
+            raise InvalidRecordError(f"{path}: missing fields {missing}")
+        try:
+            record = cls(**{k: v for k, v in data.items() if k in names})
+            check_fields(record, nan_ok=("wall_time_s", "cpu_time_s"))
+        except TypeError as err:
+            raise InvalidRecordError(f"{path}: {err}") from None
+        if record.status not in ("ok", "failed") or record.seed_index < 0:
+            raise InvalidRecordError(
+                f"{path}: status must be 'ok' or 'failed' and seed_index >= 0; got "
+                f"{record.status!r}, {record.seed_index}"
+            )
+        if config_hash(record.config) != record.config_hash:
+            raise InvalidRecordError(f"{path}: its config does not hash to {record.config_hash}")
+        expected = record_path(record.experiment, record.config_hash, record.seed_index)
+        if path.parts[-2:] != expected.parts:
+            raise InvalidRecordError(
+                f"{path}: it records {expected}, not this file (copied or moved?)"
+            )
+        return record
+
+
+class InvalidRecordError(ValueError):
+    """A record file that cannot be trusted; the message names the file and why."""
 
 
 def record_path(experiment: str, config_hash: str, seed_index: int) -> Path:
@@ -231,5 +276,5 @@ def load_records(run_dir: Path) -> Iterator[TaskRecord]:
     for path in sorted(Path(run_dir).glob("*/*-seed*.json")):
         try:
             yield TaskRecord.load(path)
-        except (OSError, ValueError, TypeError) as err:
+        except (OSError, ValueError) as err:
             log.warning("unreadable record %s left out: %s", path, err)

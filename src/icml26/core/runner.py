@@ -262,7 +262,7 @@ def _previous(task: Task, run_dir: Path, reuse_stale: bool) -> tuple[TaskRecord 
         return None, None
     try:
         record = TaskRecord.load(path)
-    except (OSError, ValueError, TypeError) as err:
+    except (OSError, ValueError) as err:
         aside = path.with_suffix(".json.corrupt")
         os.replace(path, aside)
         log.warning("unreadable record %s (%s): moved to %s, re-running its task", path, err, aside)
