@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import json
 import logging
 import os
 import sys
@@ -95,6 +97,9 @@ def _experiment(registry: Registry, name: str) -> Experiment:
     try:
         experiment = registry.get(name)
     except KeyError as err:
+        close = difflib.get_close_matches(name, [e.name for e in registry], n=1, cutoff=0.8)
+        if close:
+            _fail(f"unknown experiment {name!r}; did you mean {close[0]!r}? (icml26 list)")
         _fail(str(err.args[0]))
     reason = experiment.unavailable_reason
     if reason:
@@ -108,7 +113,9 @@ def _check_systems(registry: Registry, slugs: list[str]) -> None:
             _fail(f"{slug} is {registry.unavailable[slug]}")
         if not registry.of_system(slug):
             known = sorted({*registry.systems(), *registry.unavailable})
-            _fail(f"unknown system {slug!r}; choose from: {', '.join(known)}")
+            close = difflib.get_close_matches(slug, known, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            _fail(f"unknown system {slug!r}; {hint}choose from: {', '.join(known)}")
 
 
 def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
@@ -210,19 +217,25 @@ def _print_verdicts(out: Path, registry: Registry, names: set[str]) -> None:
 
 @app.command("list")
 def list_(
+    slugs: Annotated[
+        list[str] | None, typer.Argument(help="Only these systems (default: all).")
+    ] = None,
     runs: Annotated[Path, typer.Option(help="Run folder whose verdicts are shown.")] = Path(
         "runs/quick"
     ),
+    long: Annotated[bool, typer.Option("--long", "-l", help="Also show each title.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """List the systems, their experiments, claim counts and latest verdicts."""
+    """List the experiments (ids you can run), their claims and latest verdicts."""
     registry = _registry()
+    _check_systems(registry, slugs or [])
     verdicts = (
         {r.experiment: r.verdicts for r in summarize(runs, registry)} if runs.exists() else {}
     )
-    table = RichTable("system", "experiment", "title", "claims", f"status ({runs})")
-    for slug, reason in sorted(registry.unavailable.items()):
-        table.add_row(slug, f"{slug}.*", "", "", reason)
+    rows = []
     for experiment in registry:
+        if slugs and experiment.system not in slugs:
+            continue
         found = verdicts.get(experiment.name)
         if experiment.unavailable_reason:
             status = experiment.unavailable_reason
@@ -232,16 +245,34 @@ def list_(
             claims = [v for v in found if v.claim.kind == "claim"]
             n_ok = sum(v.status is Status.REPRODUCED for v in claims)
             status = f"{n_ok}/{len(claims)} claims reproduced"
-        table.add_row(
-            experiment.system,
-            experiment.name,
-            experiment.title,
-            str(len(experiment.claims)),
-            status,
+        rows.append(
+            {
+                "experiment": experiment.name,
+                "title": experiment.title,
+                "claims": sum(c.kind == "claim" for c in experiment.claims),
+                "checks": len(experiment.claims),
+                "status": status,
+            }
         )
-    if not len(registry) and not registry.unavailable:
+    unavailable = {s: why for s, why in registry.unavailable.items() if not slugs or s in slugs}
+    if as_json:
+        typer.echo(json.dumps({"experiments": rows, "unavailable": unavailable}, indent=2))
+        return
+    if not rows and not unavailable:
         console.print("No system is registered yet.")
         return
+    width = max([len(r["experiment"]) for r in rows] + [10])
+    table = RichTable(box=None, pad_edge=False)
+    table.add_column("experiment", no_wrap=True, min_width=width)  # ids stay whole
+    if long:
+        table.add_column("title")
+    table.add_column("claims", justify="right", no_wrap=True)
+    table.add_column(f"status ({runs})")
+    for slug, reason in sorted(unavailable.items()):
+        table.add_row(f"{slug}.*", *([""] if long else []), "", reason)
+    for r in rows:
+        title = [r["title"]] if long else []
+        table.add_row(r["experiment"], *title, str(r["claims"]), r["status"])
     console.print(table)
 
 
@@ -376,7 +407,9 @@ def report(
 )
 def tool(
     ctx: typer.Context,
-    slug: Annotated[str, typer.Argument(help="System slug whose own commands to run.")],
+    slug: Annotated[
+        str | None, typer.Argument(help="System slug whose own commands to run.")
+    ] = None,
 ) -> None:
     """Run a system's own commands, e.g. ``train-standin NAME`` or real-model runs.
 
@@ -389,6 +422,9 @@ def tool(
     from icml26.core.standins import standins_of
 
     registry = _registry()
+    if slug is None or slug in ("--help", "-h"):
+        _list_tools(registry)
+        return
     _check_systems(registry, [slug])
     args = list(ctx.args)
     standins = standins_of(slug)
@@ -415,6 +451,28 @@ def tool(
             _fail(f"{slug} has no commands of its own")
         return
     module.app(args=args, prog_name=f"icml26 tool {slug}")
+
+
+def _list_tools(registry: Registry) -> None:
+    """``icml26 tool`` without a system: every system's own commands."""
+    import importlib.util
+
+    from icml26.core.standins import standins_of
+
+    console.print("usage: icml26 tool SLUG COMMAND ...   (icml26 tool SLUG --help for details)")
+    for slug in registry.systems():
+        commands = []
+        names = sorted(standins_of(slug))
+        if names:
+            commands.append(f"train-standin {{{','.join(names)}}}")
+        try:
+            has_cli = importlib.util.find_spec(f"icml26.{slug}.cli") is not None
+        except ModuleNotFoundError:  # a registry of systems outside the package (tests)
+            has_cli = False
+        if has_cli:
+            commands.append(f"its own commands (icml26.{slug}.cli)")
+        if commands:
+            console.print(f"  {slug}: " + "; ".join(commands))
 
 
 def _train_standin(slug: str, standins: dict, args: list[str]) -> None:

@@ -174,7 +174,12 @@ def test_cli_reproduce_writes_the_report(invoke, tmp_path):
         (("reproduce", "nope"), "unknown system 'nope'; choose from: toy"),
         (("show", "nope"), "unknown system 'nope'; choose from: toy"),
         (("run", "toy"), "toy is a system; run all of it with `icml26 reproduce toy`, or one of:"),
-        (("run", "toy.coin", "--seeds", "0"), "plan: seeds must be an integer >= 1; got 0"),
+        (("run", "toy.coin", "--seeds", "0"), "--seeds must be in [1, 1000]; got 0"),
+        (("run", "toy.coin", "--seeds", "100000000"), "--seeds must be in [1, 1000]"),
+        (("run", "toy.coin", "--out", ""), "--out needs a folder name"),
+        (("run", "toy.con"), "unknown experiment 'toy.con'; did you mean 'toy.coin'?"),
+        (("show", "tyo"), "unknown system 'tyo'; did you mean 'toy'?"),
+        (("run", "toy.coin", "--set", "sizes=x"), "e.g. --set sizes='[3, 3]'"),
         (("report", "/nonexistent/run"), "no run folder at /nonexistent/run"),
     ],
 )
@@ -280,3 +285,17 @@ def test_damaged_records_are_named_and_rerun(tmp_path):
         again = run_tasks(tasks, tmp_path, progress=False)  # moved aside and re-run
         assert [r.metrics for r in again] == [r.metrics for r in first], why
         assert list((tmp_path / "toy.coin").glob("*.corrupt"))
+
+
+def test_list_keeps_ids_whole_filters_by_system_and_speaks_json(invoke, monkeypatch):
+    monkeypatch.setattr(cli, "console", Console(width=40))
+    narrow = invoke("list", "toy")
+    assert narrow.exit_code == 0 and "toy.coin" in narrow.output and "toy.context" in narrow.output
+    data = json.loads(invoke("list", "toy", "--json").output)
+    assert {r["experiment"] for r in data["experiments"]} >= {"toy.coin", "toy.context"}
+    assert invoke("list", "nope").exit_code == 2
+
+
+def test_tool_without_a_system_lists_every_systems_commands(invoke):
+    result = invoke("tool")
+    assert result.exit_code == 0 and "usage: icml26 tool SLUG" in result.output

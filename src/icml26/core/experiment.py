@@ -35,6 +35,8 @@ import importlib
 import importlib.util
 import math
 import pkgutil
+import types
+import typing
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -262,7 +264,24 @@ def _coerce(key: str, text: str, hint: Any, current: Any) -> Any:
         pass
     if finite and _has_non_finite(value):
         raise ValueError(f"--set {key}: expected finite numbers; got {text!r}")
-    raise ValueError(f"--set {key}: expected {annotation_text(hint)}; got {text!r}")
+    raise ValueError(
+        f"--set {key}: expected {annotation_text(hint)}; got {text!r} "
+        f"(write it as YAML, e.g. --set {key}={_example(hint)})"
+    )
+
+
+def _example(hint: Any) -> str:
+    """A value of the annotation ``hint`` as a user types it after ``--set key=``."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in args if a is not type(None)]
+        return _example(options[0]) if options else "null"
+    if origin is typing.Literal:
+        return str(args[0])
+    if origin is tuple:
+        inner = [_example(a) for a in args if a is not Ellipsis] or ["1"]
+        return "'[" + ", ".join((inner * 2)[:2] if Ellipsis in args else inner) + "]'"
+    return {bool: "true", int: "3", float: "0.5", str: "text"}.get(hint, "...")
 
 
 def _has_non_finite(value: Any) -> bool:
