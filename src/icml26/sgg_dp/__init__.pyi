@@ -1,4 +1,4 @@
-from icml26.sgg_dp.accountant import SGGDpEvent, SGGPLDAccountant
+from icml26.sgg_dp.accountant import SGGDpEvent, SGGPLDAccountant, SGGRdpAccountant
 from icml26.sgg_dp.composition import compose_delta, compose_epsilon, composed_pld
 from icml26.sgg_dp.dpsgd import sgg_noise_like
 from icml26.sgg_dp.gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
@@ -17,6 +17,7 @@ __all__ = [
     "SGGDpEvent",
     "SGGMechanism",
     "SGGPLDAccountant",
+    "SGGRdpAccountant",
     "analytic_gaussian_delta",
     "analytic_gaussian_sigma",
     "best_member",

@@ -1,11 +1,13 @@
 """A DP-SGD hook: SGG noise for a torch gradient vector, in place of Gaussian noise.
 
-Accounting limits. The guarantee of a calibrated mechanism is for one release of a query with ℓ2
+Accounting. The guarantee of a calibrated mechanism is for one release of a query with ℓ2
 sensitivity Δ = ``mechanism.sensitivity``: in DP-SGD, the *sum* of per-example gradients clipped to
-norm C over a batch fixed in advance (add/remove-one neighbours: Δ = C). Composition over steps is
-tight through :func:`compose_epsilon` ``([(mechanism, n_steps)], delta)``. Privacy amplification by
-subsampling (Poisson or shuffled batches) is **not** covered: the accountant treats every step as a
-full-batch release, which is valid but pessimistic for subsampled training.
+norm C (add/remove-one neighbours: Δ = C). Composition over steps is tight through
+:func:`compose_epsilon` ``([(mechanism, n_steps)], delta)`` or dp_accounting's interface
+(:class:`SGGPLDAccountant` composing ``mechanism.to_dp_event()``). Poisson-subsampled batches
+(each example in a step's batch with probability q) are accounted as
+``PoissonSampledDpEvent(q, mechanism.to_dp_event())`` (amplification by subsampling, add/remove-one
+neighbours); shuffled fixed-size batches are not covered (account them as full-batch releases).
 """
 
 from __future__ import annotations

@@ -28,9 +28,8 @@ from icml26.sgg_dp.profile import log_hockey_stick, privacy_loss
 from icml26.sgg_dp.radial import radius_moment, sample_sgg
 
 if TYPE_CHECKING:
+    from dp_accounting import dp_event
     from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
-
-    from icml26.sgg_dp.accountant import SGGDpEvent
 
 __all__ = [
     "WORST_CASES",
@@ -342,10 +341,15 @@ class SGGMechanism:
             ) from None
         return replace(self, sigma=math.exp(log_sigma))
 
-    def to_dp_event(self, M: int = 65536, n_panels: int = 40) -> SGGDpEvent:
-        """This release as a dp_accounting event, for :class:`SGGPLDAccountant`.
+    def to_dp_event(self, M: int = 65536, n_panels: int = 40) -> dp_event.DpEvent:
+        """This release as a dp_accounting event.
 
-        ``M``/``n_panels`` set the resolution of the PLD the accountant builds (:meth:`to_pld`).
+        The Gaussian member (k = T, p = 2) gives dp_accounting's own
+        ``GaussianDpEvent(noise_multiplier=std/Δ)``, which every dp_accounting accountant
+        composes (PLD, RDP, inside ``PoissonSampledDpEvent`` too). Any other member gives an
+        :class:`~icml26.sgg_dp.SGGDpEvent` (``sgg_scale`` = σ/Δ) for
+        :class:`~icml26.sgg_dp.SGGPLDAccountant`; ``M``/``n_panels`` set the resolution of the
+        PLD the accountant builds (:meth:`to_pld`).
 
         Example
         -------
@@ -355,21 +359,31 @@ class SGGMechanism:
         >>> acc = SGGPLDAccountant().compose(dp_event.SelfComposedDpEvent(m.to_dp_event(), 10))
         >>> 1.0 < acc.get_epsilon(1e-5) < 10 * m.epsilon(1e-5 / 10)  # tight, below basic
         True
+        >>> gaussian_member(3, std=2.0, sensitivity=0.5).to_dp_event()
+        GaussianDpEvent(noise_multiplier=4.0)
         """
         from icml26.sgg_dp.accountant import SGGDpEvent
 
         sigma = self._scale("describe it as a DpEvent")
         M = check_positive_int("M", M, owner=OWNER)
         n_panels = check_positive_int("n_panels", n_panels, owner=OWNER)
-        return SGGDpEvent(self.T, self.k, self.p, sigma / self.sensitivity, M, n_panels)
+        event = SGGDpEvent(self.T, self.k, self.p, sigma / self.sensitivity, M, n_panels)
+        return event.as_gaussian_event() if event.is_gaussian else event
 
     def to_pld(
-        self, value_discretization_interval: float = 1e-3, M: int = 65536, n_panels: int = 40
+        self,
+        value_discretization_interval: float = 1e-4,
+        M: int = 65536,
+        n_panels: int = 40,
+        sampling_prob: float = 1.0,
     ) -> PrivacyLossDistribution:
         """The privacy-loss distribution of (P, P shifted by Δe₁) as a dp_accounting object.
 
-        Compose with ``.self_compose(n)`` / ``.compose(other)`` and query with
-        ``.get_delta_for_epsilon`` / ``.get_epsilon_for_delta``; see :func:`make_pld`.
+        The loss grid defaults to dp_accounting's 1e-4 (that of its ``PLDAccountant`` and of
+        :class:`~icml26.sgg_dp.SGGPLDAccountant`); ``sampling_prob`` q < 1 gives the PLD of the
+        release on a Poisson subsample (add-or-remove-one neighbours). Compose with
+        ``.self_compose(n)`` / ``.compose(other)`` and query with ``.get_delta_for_epsilon`` /
+        ``.get_epsilon_for_delta``; see :func:`~icml26.sgg_dp.make_pld`.
         """
         from icml26.sgg_dp.pld import make_pld
 
@@ -383,6 +397,7 @@ class SGGMechanism:
             value_discretization_interval,
             M,
             n_panels,
+            sampling_prob,
         )
 
 
