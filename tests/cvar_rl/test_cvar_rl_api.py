@@ -212,3 +212,30 @@ def test_optimal_cvar_rollouts_simulate_the_policy_read_off_the_solution(chain_s
         optimal_cvar_rollouts(other, sol, 0.5, 10, 3)
     with pytest.raises(ValueError, match="alpha"):
         optimal_cvar_rollouts(mdp, sol, 0.0, 10, 3)
+
+
+def test_chow_policy_batch_computes_each_distinct_pair_once_with_the_same_result():
+    # act_batch / update_memory work on the distinct (state, level[, next state]) rows and
+    # scatter back: every row must equal the same row computed alone.
+    from icml26.cvar_rl import ChowPolicy, random_layered_mdp
+
+    mdp = random_layered_mdp(width=3, n_actions=2, horizon=3, seed=4)
+    policy = ChowPolicy(chow_cvar_vi(mdp), 0.3)
+    rng = np.random.default_rng(0)
+    states = rng.integers(0, mdp.n_states, 40)
+    levels = rng.choice([0.3, 0.5, 1.0], 40)
+    actions = policy.act_batch(states, levels)
+    alone = [policy.act_batch(states[i : i + 1], levels[i : i + 1])[0] for i in range(40)]
+    assert actions.tolist() == alone
+    next_states = rng.integers(0, mdp.n_states, 40)
+    rewards = np.zeros(40)
+    memory = policy.update_memory(levels, states, actions, rewards, next_states)
+    for i in range(40):
+        one = policy.update_memory(
+            levels[i : i + 1],
+            states[i : i + 1],
+            actions[i : i + 1],
+            rewards[:1],
+            next_states[i : i + 1],
+        )
+        assert memory[i] == one[0]
