@@ -1,7 +1,9 @@
 from icml26.hybrid_seq.accounting import (
+    SizeToReach,
     WorkingMemory,
     count_params,
     min_state_bits,
+    params_to_reach,
     working_memory,
 )
 from icml26.hybrid_seq.constructions import (
@@ -63,6 +65,7 @@ __all__ = [
     "SSMConfig",
     "SelectiveCopying",
     "ShiftResult",
+    "SizeToReach",
     "TextLM",
     "TrainConfig",
     "TrainHistory",
@@ -78,6 +81,7 @@ __all__ = [
     "min_correct_weight",
     "min_state_bits",
     "noise_shift_tasks",
+    "params_to_reach",
     "selective_recurrence",
     "train",
     "train_lr_search",

@@ -19,10 +19,13 @@ the paper's theorem.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, final
 
-from icml26.core import check_positive_int
+import numpy as np
+
+from icml26.core import check_array, check_in_interval, check_positive_int
 
 if TYPE_CHECKING:
     from torch import nn
@@ -30,7 +33,14 @@ if TYPE_CHECKING:
     from icml26.hybrid_seq.models import AbstractSequenceModel
     from icml26.hybrid_seq.tasks import AbstractTask
 
-__all__ = ["WorkingMemory", "count_params", "min_state_bits", "working_memory"]
+__all__ = [
+    "SizeToReach",
+    "WorkingMemory",
+    "count_params",
+    "min_state_bits",
+    "params_to_reach",
+    "working_memory",
+]
 
 
 @final
@@ -202,3 +212,81 @@ def min_state_bits(task: AbstractTask) -> float:
         "min_state_bits: task must be a SelectiveCopying, PlainCopying or MQAR; got "
         f"{type(task).__name__}."
     )
+
+
+@final
+@dataclass(frozen=True)
+class SizeToReach:
+    """Where a family's accuracy-vs-parameters envelope first reaches a level τ.
+
+    Attributes
+    ----------
+    params
+        The parameter count: interpolated where ``bound`` is ``"exact"``, else a grid size.
+    bound
+        ``"exact"`` (interpolated between two grid sizes), ``"at most"`` (the smallest size
+        already reaches τ, so the true size is <= ``params``) or ``"more than"`` (no size of the
+        grid reaches τ; ``params`` is the largest size, a lower bound).
+    """
+
+    params: float
+    bound: str
+
+    @property
+    def reached(self) -> bool:
+        """Whether some size of the grid reaches τ."""
+        return self.bound != "more than"
+
+
+def params_to_reach(params: Sequence[float], accuracy: Sequence[float], tau: float) -> SizeToReach:
+    """Size at which the running-max envelope of accuracy vs parameters first reaches ``tau``.
+
+    The models of one family (e.g. every width of ``AA``) are sorted by parameter count and
+    their accuracies replaced by the running maximum (a larger model can always be trained no
+    worse than a smaller one, so a dip is noise). The crossing is interpolated linearly in log
+    parameters between the last size below ``tau`` and the first at or above it (issue 46's
+    P_f(τ); R(τ) = min over non-hybrid families of P_f(τ) / P_hybrid(τ)).
+
+    Parameters
+    ----------
+    params
+        Parameter counts (> 0), one per model, in any order.
+    accuracy
+        The models' accuracies in [0, 1], in the same order.
+    tau
+        The level, in (0, 1].
+
+    Example
+    -------
+    >>> size = params_to_reach([100, 400], [0.5, 1.0], 0.75)  # half-way in log parameters
+    >>> round(size.params), size.bound
+    (200, 'exact')
+    >>> params_to_reach([100, 400], [0.2, 0.3], 0.9).bound
+    'more than'
+    """
+    owner = "params_to_reach"
+    p = check_array("params", params, owner=owner, ndim=1)
+    a = check_array("accuracy", accuracy, owner=owner, ndim=1)
+    tau = check_in_interval("tau", tau, low=0.0, high=1.0, closed="right", owner=owner)
+    if p.size == 0 or p.size != a.size:
+        raise ValueError(
+            f"{owner}: params and accuracy must be non-empty and of one length; got "
+            f"{p.size} and {a.size}."
+        )
+    if p.size > 1_000_000:
+        raise ValueError(f"{owner}: params must hold at most 1,000,000 models; got {p.size}.")
+    if not (p > 0).all():
+        raise ValueError(f"{owner}: params must be > 0; got {p.min():g}.")
+    if not ((a >= 0) & (a <= 1)).all():
+        raise ValueError(f"{owner}: accuracy must lie in [0, 1]; got {a.min():g} to {a.max():g}.")
+    order = np.argsort(p, kind="stable")
+    p, envelope = p[order], np.maximum.accumulate(a[order])
+    above = np.flatnonzero(envelope >= tau)
+    if above.size == 0:
+        return SizeToReach(float(p[-1]), "more than")
+    i = int(above[0])
+    if i == 0:
+        return SizeToReach(float(p[0]), "at most")
+    lo, hi = math.log(p[i - 1]), math.log(p[i])
+    t = (tau - envelope[i - 1]) / (envelope[i] - envelope[i - 1])
+    return SizeToReach(float(math.exp(lo + t * (hi - lo))), "exact")

@@ -20,6 +20,7 @@ PAPER = (
 )
 WHERE_ABSTRACT = "abstract (full text not available)"
 WHERE_SPEC = "spec §5 (the spec author's small-scale target; no paper table available)"
+WHERE_ISSUE46 = "issue 46 (the project's small-scale target; no paper table available)"
 # one thread: these d <= 128 models run several times slower on two OpenMP threads when the
 # cores are shared, and barely faster on an idle machine
 TRAIN_RESOURCES = Resources(cpus=1)

@@ -8,11 +8,14 @@ and recurrent state do not depend on T_max; the figure compares working memory w
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
 from icml26.core import Claim, RunContext, register
-from icml26.hybrid_seq.experiments.common import EXACT_RESOURCES, PAPER, WHERE_ABSTRACT, WHERE_SPEC
+from icml26.hybrid_seq.experiments.common import EXACT_RESOURCES, PAPER, WHERE_SPEC
+
+MARGIN_BOUND = 1 / (1 + math.exp(-2))  # the constructions' soft-attention guarantee, ≈ 0.881
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,8 @@ def _constructions_plot(metrics: list[dict[str, Any]], config: ConstructionsConf
     name="hybrid_seq.constructions",
     title="A1: constructed SC/MQAR hybrids are exact with length-independent size and state",
     paper=PAPER,
+    # every check here holds by construction (weights set by hand, sizes fixed by the builders):
+    # sanity checks of the library, never counted as reproductions of the paper
     claims=(
         Claim(
             "A1a",
@@ -77,9 +82,10 @@ def _constructions_plot(metrics: list[dict[str, Any]], config: ConstructionsConf
             "sc_hybrid_min_accuracy",
             ">=",
             1.0,
-            "SC has hybrids small in parameters and working memory",
-            WHERE_ABSTRACT,
+            "exact (abstract: SC has hybrids small in parameters and working memory)",
+            WHERE_SPEC,
             source="spec",
+            kind="sanity",
         ),
         Claim(
             "A1b",
@@ -87,9 +93,10 @@ def _constructions_plot(metrics: list[dict[str, Any]], config: ConstructionsConf
             "ar_hybrid_min_accuracy",
             ">=",
             1.0,
-            "AR has hybrids small in parameters and working memory",
-            WHERE_ABSTRACT,
+            "exact (abstract: AR has hybrids small in parameters and working memory)",
+            WHERE_SPEC,
             source="spec",
+            kind="sanity",
         ),
         Claim(
             "A1c",
@@ -97,9 +104,10 @@ def _constructions_plot(metrics: list[dict[str, Any]], config: ConstructionsConf
             "slot_ssm_min_accuracy",
             ">=",
             1.0,
-            "pure SSMs need state growing with k",
+            "exact with k·V state",
             WHERE_SPEC,
             source="spec",
+            kind="sanity",
         ),
         Claim(
             "A1d",
@@ -125,10 +133,11 @@ def _constructions_plot(metrics: list[dict[str, Any]], config: ConstructionsConf
         ),
         Claim(
             "A1f",
-            "Soft attention keeps >= 1/(1+e^-2) ≈ 0.881 weight on the right position",
-            "min_correct_weight",
-            ">=",
-            0.88,
+            "Soft attention keeps >= 1/(1+e^-2) ≈ 0.881 weight on the right position "
+            "(checked batches with an instance below the bound)",
+            "margin_bound_violations",
+            "<=",
+            0.0,
             "β = ln T_max + 2 margin bound",
             WHERE_SPEC,
             source="spec",
@@ -139,6 +148,13 @@ def _constructions_plot(metrics: list[dict[str, Any]], config: ConstructionsConf
     plot=_constructions_plot,
     seeds=1,  # exact constructions: more seeds only redraw instances that must all be right
     resources=EXACT_RESOURCES,
+    # exact for every draw of the instances: one seed is the verdict
+    deterministic_metrics=(
+        "*_min_accuracy",
+        "slot_over_hybrid_state",
+        "size_spread",
+        "margin_bound_violations",
+    ),
 )
 def constructions(config: ConstructionsConfig, ctx: RunContext) -> dict[str, Any]:
     import torch
@@ -196,6 +212,7 @@ def constructions(config: ConstructionsConfig, ctx: RunContext) -> dict[str, Any
         "slot_over_hybrid_state": slot_state / hybrid_state,
         "size_spread": float(len(sizes["sc"]) - 1 + len(sizes["ar"]) - 1),
         "min_correct_weight": min(weights),
+        "margin_bound_violations": float(sum(w < MARGIN_BOUND for w in weights)),
         "sc_accuracy_by_T": sc_acc,
         "ar_accuracy_by_T": ar_acc,
         "hybrid_recurrent_state": hybrid_state,

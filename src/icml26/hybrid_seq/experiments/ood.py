@@ -7,7 +7,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from icml26.core import Claim, RunContext, register
-from icml26.hybrid_seq.experiments.common import PAPER, TRAIN_RESOURCES, WHERE_SPEC, by_params, fit
+from icml26.hybrid_seq.experiments.common import (
+    PAPER,
+    TRAIN_RESOURCES,
+    WHERE_ISSUE46,
+    WHERE_SPEC,
+    by_params,
+    fit,
+)
 
 
 @dataclass(frozen=True)
@@ -76,6 +83,39 @@ OOD_PRESETS = {
     paper=PAPER,
     claims=(
         Claim(
+            "G4a",
+            "Gate: the hybrid has learned MQAR in distribution (token accuracy >= 0.95)",
+            "hybrid_iid_acc",
+            ">=",
+            0.95,
+            "A3/A4 only after an in-distribution gate (>= 0.95)",
+            WHERE_ISSUE46,
+            source="spec",
+            kind="gate",
+        ),
+        Claim(
+            "G4b",
+            "Gate: the reference Transformer has learned MQAR in distribution (>= 0.95)",
+            "reference_iid_acc",
+            ">=",
+            0.95,
+            "A3/A4 only after an in-distribution gate (>= 0.95)",
+            WHERE_ISSUE46,
+            source="spec",
+            kind="gate",
+        ),
+        Claim(
+            "G4c",
+            "Gate (premise): the shift costs the reference Transformer >= 0.05 token accuracy",
+            "transformer_drop",
+            ">=",
+            0.05,
+            "a shift that hurts non-hybrids",
+            WHERE_SPEC,
+            source="spec",
+            kind="gate",
+        ),
+        Claim(
             "A4",
             "Hybrid's drop - 0.5 × the matching Transformer's drop <= 0",
             "hybrid_drop_minus_half_transformer_drop",
@@ -84,6 +124,11 @@ OOD_PRESETS = {
             "stronger OOD robustness",
             WHERE_SPEC,
             source="spec",
+            control=(
+                "the matching Transformer in place of the hybrid: 0.5 × its drop, >= 0.025 once "
+                "G4c holds"
+            ),
+            control_value=0.025,
         ),
     ),
     presets=OOD_PRESETS,
@@ -138,6 +183,7 @@ def ood(config: OODConfig, ctx: RunContext) -> dict[str, Any]:
         "hybrid_drop": hybrid["drop"],
         "reference_transformer": f"{reference['pattern']} d={reference['d_model']}",
         "reference_matches": float(bool(matching)),
+        "reference_iid_acc": reference["iid_acc"],
         "transformer_drop": reference["drop"],
         "hybrid_drop_minus_half_transformer_drop": hybrid["drop"] - 0.5 * reference["drop"],
         "runs": runs,
