@@ -25,7 +25,9 @@ def test_robustness_smoke_metrics_and_hooks(tmp_path):
         assert m["f1_gain"] == m["f1_placy"] - m["f1_granger"]
         assert m["feature_max_abs_err"] < 1e-9  # two float64 OLS solvers
     (table,) = experiment.tables(metrics, config)
-    assert table.rows[0][-1] == f"{sum(m['placy_ge_granger'] for m in metrics):.0f}/2"
+    wins = sum(m["placy_ge_granger"] for m in metrics)
+    strict = sum(m["placy_beats_granger"] for m in metrics)
+    assert table.rows[0][-1] == f"{wins:.0f}/2 ({strict:.0f} strict)"
     assert set(experiment.plot(metrics, config)) == {"f1_per_seed"}
 
 

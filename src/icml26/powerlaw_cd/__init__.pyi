@@ -24,6 +24,7 @@ from icml26.powerlaw_cd.sweep import (
     pool_summaries,
     run_benchmark,
     summarize_benchmark,
+    worst_cell_gains,
 )
 from icml26.powerlaw_cd.wald import WaldResult, lagged_design, var_wald_test
 
@@ -61,4 +62,5 @@ __all__ = [
     "var_wald_test",
     "window_frequencies",
     "windowed_scores",
+    "worst_cell_gains",
 ]

@@ -4,12 +4,15 @@ summarise the scores per cell, pool summaries of several runs, and compare two m
 The pipeline: :func:`run_benchmark` → one row per (cell, seed, method); :func:`summarize_benchmark`
 → per (cell, method) the mean and standard deviation over seeds of F1 and TNR and the dataset
 count; :func:`pool_summaries` → several such summaries (runs with other seeds) as if one sample;
-:func:`min_cell_gain` → the worst cell's mean F1 gain of one method over another.
+:func:`min_cell_gain` → the worst cell's mean F1 gain of one method over another;
+:func:`worst_cell_gains` → that cell's paired per-dataset gains on held-out seeds (for an
+interval).
 """
 
 from __future__ import annotations
 
 import inspect
+import math
 import time
 import zlib
 from collections.abc import Callable, Mapping, Sequence
@@ -30,6 +33,7 @@ __all__ = [
     "pool_summaries",
     "run_benchmark",
     "summarize_benchmark",
+    "worst_cell_gains",
 ]
 
 Method = Callable[[np.ndarray], CDResult]
@@ -399,6 +403,19 @@ def min_cell_gain(
     0.1
     """
     owner = "min_cell_gain"
+    table = _paired_table(frame, ours, other, by, score, owner=owner)
+    if table is None:
+        return float("nan")
+    levels = list(range(table.index.nlevels - 1))
+    gains = (table[ours] - table[other]).groupby(level=levels).mean()
+    return float(gains.min()) if len(gains) else float("nan")
+
+
+def _paired_table(
+    frame: Any, ours: str, other: str, by: Sequence[str] | None, score: str, *, owner: str
+) -> Any:
+    """``score`` per (cell..., seed) row and method, on the datasets ``other`` ran on; None when
+    ``other`` has no score."""
     score = check_one_of("score", score, ("f1", "tnr"), owner=owner)
     for name, value in (("ours", ours), ("other", other)):
         if not isinstance(value, str):
@@ -408,9 +425,67 @@ def min_cell_gain(
     _check_frame("frame", frame, index, owner=owner)
     table = frame.pivot_table(index=index, columns="method", values=score)
     if other not in table or table[other].isna().all():
-        return float("nan")
+        return None
     if ours not in table:
         raise ValueError(f"{owner}: ours={ours!r} has no {score} in frame; other={other!r} has.")
     table = table.dropna(subset=[other])
-    gains = (table[ours] - table[other]).groupby(level=list(range(len(index) - 1))).mean()
-    return float(gains.min()) if len(gains) else float("nan")
+    return table if len(table) else None
+
+
+def worst_cell_gains(
+    frame: Any, ours: str, other: str, by: Sequence[str] | None = None, score: str = "f1"
+) -> list[float]:
+    """Paired per-dataset gains ``score(ours) − score(other)`` in the worst cell, held out.
+
+    For "in every cell, ours beats other" judged with an interval: the cells are ranked by their
+    mean gain on half the seeds (the 1st, 3rd, ... of each cell's seeds on which ``other`` ran),
+    and the gains of the worst of them on the *other* half are returned, one per dataset. Picking
+    the worst cell on the seeds it is then judged on would bias the gain downwards (the minimum
+    of noisy means); held-out seeds make the returned values an unbiased sample of that cell.
+    A cell with a single seed is judged on it (nothing is held out).
+
+    Parameters
+    ----------
+    frame
+        A :func:`run_benchmark` frame.
+    ours, other
+        Method names in ``frame["method"]``.
+    by
+        The columns that name a cell; default as in :func:`summarize_benchmark`.
+    score
+        ``"f1"`` or ``"tnr"``.
+
+    Returns
+    -------
+    list of float
+        Empty when ``other`` has no score in ``frame`` (it did not run, or no cell is selected).
+
+    Raises
+    ------
+    TypeError
+        If ``frame`` is not a DataFrame or a name is not a string.
+    ValueError
+        If a needed column is missing, ``score`` is unknown, or ``ours`` has no row although
+        ``other`` has.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"cell": [1] * 4 + [2] * 4, "seed": [0, 0, 1, 1] * 2,
+    ...                       "method": ["a", "b"] * 4,
+    ...                       "f1": [0.9, 0.5, 0.8, 0.5, 0.6, 0.5, 0.7, 0.5]})
+    >>> [round(g, 6) for g in worst_cell_gains(frame, "a", "b")]  # cell 2, ranked on seed 0
+    [0.2]
+    """
+    owner = "worst_cell_gains"
+    table = _paired_table(frame, ours, other, by, score, owner=owner)
+    if table is None:
+        return []
+    gains = table[ours] - table[other]
+    worst, worst_gain, held_out = None, math.inf, []
+    for _, cell in gains.groupby(level=list(range(gains.index.nlevels - 1))):
+        cell = cell.sort_index(level=-1)
+        pick, judge = (cell.iloc[::2], cell.iloc[1::2]) if len(cell) > 1 else (cell, cell)
+        if float(pick.mean()) < worst_gain:
+            worst, worst_gain, held_out = cell, float(pick.mean()), judge
+    return [float(g) for g in held_out] if worst is not None else []

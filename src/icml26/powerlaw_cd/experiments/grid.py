@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, Resources, RunContext, Table, register
-from icml26.powerlaw_cd.experiments.common import PAPER, WHERE
+from icml26.powerlaw_cd.experiments.common import PAPER, WHERE, WHERE_ABSTRACT
 
 DATA = {
     "ou_stationary": dict(stock_like=False, stationary=True),
@@ -151,39 +151,63 @@ def _pooled_note(n_tasks: int) -> str:
     name="powerlaw_cd.grid",
     title="F1-F3: PLaCy vs Granger, PCMCI+ and RCV-VarLiNGAM over the §2.5 grid",
     paper=PAPER,
+    # F0-F2 are judged on paired per-dataset F1 gains in the worst cell, the cell picked on half
+    # the seeds and judged on the other half (worst_cell_gains): an interval, without the
+    # downward bias of judging the minimum of noisy cell means on the data that picked it
     claims=(
+        Claim(
+            "F0",
+            "Consistently outperforms: in every cell of the grid PLaCy's F1 > Granger's (worst "
+            "cell's paired per-dataset gains, held-out seeds)",
+            "gains_worst_cell_granger",
+            ">",
+            0.0,
+            "consistently outperforms",
+            WHERE_ABSTRACT,
+            source="paper",
+            headline=True,
+            over="items",
+            control="Granger in place of PLaCy (gain 0 on every dataset)",
+            control_value=0.0,
+        ),
         Claim(
             "F1a",
             "Every stock-like non-stationary cell with σ_b >= 0.5: PLaCy F1 >= Granger + 0.10",
-            "f1_min_gain_granger",
+            "gains_f1_cells_granger",
             ">=",
             0.10,
             "'consistently outperforms'; spec: +0.27, +0.23",
             WHERE,
             source="spec",
-            kind="claim",
+            over="items",
+            control="Granger in place of PLaCy (gain 0)",
+            control_value=0.0,
         ),
         Claim(
             "F1b",
-            "... and PLaCy F1 >= PCMCI+ on the same cells",
-            "f1_min_gain_pcmci",
-            ">=",
+            "... and PLaCy F1 > PCMCI+ on the same cells",
+            "gains_f1_cells_pcmci",
+            ">",
             0.0,
             "spec: 0.88 vs 0.47 (5 seeds)",
             WHERE,
             source="spec",
-            kind="claim",
+            over="items",
+            control="PCMCI+ in place of PLaCy (gain 0)",
+            control_value=0.0,
         ),
         Claim(
             "F2",
-            "Additive OU cells: PLaCy F1 no worse than Granger - 0.10 (no superiority claimed)",
-            "f2_min_gain_ou",
+            "Sanity (no harm): on additive OU cells PLaCy's F1 is no worse than Granger's - 0.10 "
+            "(worst cell, held-out seeds; Granger itself passes this, so it is no reproduction)",
+            "gains_ou_cells_granger",
             ">=",
             -0.10,
             "spec: -0.06 to +0.01",
             WHERE,
             source="spec",
-            kind="claim",
+            kind="sanity",
+            over="items",
         ),
         Claim(
             "F3a",
@@ -213,11 +237,17 @@ def _pooled_note(n_tasks: int) -> str:
     tables=_grid_tables,
     seeds=1,  # one task sweeps all n_seeds itself: the claims are per-cell means over seeds
     resources=Resources(cpus=2),  # numpy, but on n_jobs = 2 joblib processes (quick, full)
+    deterministic_metrics=("f3_*",),  # 0 by construction on every dataset
 )
 def grid(config: GridConfig, ctx: RunContext) -> dict[str, Any]:
     import pandas as pd
 
-    from icml26.powerlaw_cd import min_cell_gain, run_benchmark, summarize_benchmark
+    from icml26.powerlaw_cd import (
+        min_cell_gain,
+        run_benchmark,
+        summarize_benchmark,
+        worst_cell_gains,
+    )
 
     base = int(ctx.numpy_generator().integers(2**31))
     seeds = [base + k for k in range(config.n_seeds)]
@@ -247,6 +277,12 @@ def grid(config: GridConfig, ctx: RunContext) -> dict[str, Any]:
     acyclic = frame[frame["method"] == "placy_acyclic"]
     summary = summarize_benchmark(frame, by=CELL)
     return {
+        "gains_worst_cell_granger": worst_cell_gains(frame, "placy", "granger", by=CELL),
+        "gains_f1_cells_granger": worst_cell_gains(frame[f1_cells], "placy", "granger", by=CELL),
+        "gains_f1_cells_pcmci": worst_cell_gains(frame[f1_cells], "placy", "pcmci_plus", by=CELL),
+        "gains_ou_cells_granger": worst_cell_gains(frame[ou_cells], "placy", "granger", by=CELL),
+        # the minimum over cells of the mean gain (all seeds), for the record
+        "min_gain_granger": min_cell_gain(frame, "placy", "granger", by=CELL),
         "f1_min_gain_granger": min_cell_gain(frame[f1_cells], "placy", "granger", by=CELL),
         "f1_min_gain_pcmci": min_cell_gain(frame[f1_cells], "placy", "pcmci_plus", by=CELL),
         "f2_min_gain_ou": min_cell_gain(frame[ou_cells], "placy", "granger", by=CELL),
