@@ -22,6 +22,9 @@ PAPER = (
 )
 GREEDY, SAMPLING = "greedy", "bounded_circuit"
 RESOURCES = Resources(cpus=1)  # numpy and pure Python: one core per task
+# E1/E2 metrics that do not vary with the seed: the sizes, the bound's own slope, and the Las
+# Vegas agreement (1 on every instance, by construction)
+DETERMINISTIC = ("ns", "bound_slope", "agreement")
 
 
 def greedy_vs_sampling(c: int, growth: float) -> dict[str, Callable[..., Sequence[int]]]:
@@ -63,6 +66,12 @@ def summarize_scaling(records: list[ScalingRecord], c: int) -> dict[str, Any]:
         "sampling_over_greedy": [s / g for s, g in zip(sampling, greedy, strict=True)],
         "greedy_slope": fit_loglog_slope(ns, greedy),
         "sampling_slope": fit_loglog_slope(ns, sampling),
+        # the exponent of cost / (n^{2-1/c} log2 n): <= 0 when the cost grows no faster than
+        # the paper's bound over these n (the bound's own slope here is 2 - 1/c + its log share)
+        "sampling_slope_over_bound": fit_loglog_slope(
+            ns, [s / theory[n] for s, n in zip(sampling, ns, strict=True)]
+        ),
+        "bound_slope": fit_loglog_slope(ns, [theory[n] for n in ns]),
         "sampling_norm_max": float(max(sampling_norm)),
     }
 
