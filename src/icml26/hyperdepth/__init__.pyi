@@ -12,6 +12,7 @@ from icml26.hyperdepth.filters import AbstractFilter, PolyFilter, ProjectorFilte
 from icml26.hyperdepth.hypergraph import Hypergraph, drop_incidence_mask
 from icml26.hyperdepth.metrics import (
     alignment,
+    centroid_sfi,
     dendrogram_purity,
     evaluate_embedding,
     kmeans_nmi,
@@ -47,6 +48,7 @@ __all__ = [
     "PrototypeTree",
     "TriCLLite",
     "alignment",
+    "centroid_sfi",
     "dendrogram_purity",
     "drop_incidence_mask",
     "edge_means",

@@ -8,6 +8,8 @@ validation split; on L2-normalised embeddings ``ẑ``:
 - alignment ``A = mean_i ‖ẑ1_i − ẑ2_i‖^α``;
 - SFI ``= d_sib / d_cous``: mean distance of same-coarse/different-fine pairs over the mean
   distance of different-coarse pairs (flattened → 1, hierarchy kept → < 1);
+- centroid SFI: the same ratio on the fine classes' mean embeddings (issue 45), which is not
+  dominated by within-class spread as the pairwise SFI is;
 - dendrogram purity (Heller & Ghahramani 2005) of Ward clustering w.r.t. the labels;
 - k-means NMI at a label level.
 
@@ -28,6 +30,7 @@ from icml26.core.validation import Seed
 
 __all__ = [
     "alignment",
+    "centroid_sfi",
     "dendrogram_purity",
     "evaluate_embedding",
     "kmeans_nmi",
@@ -129,6 +132,55 @@ def semantic_flattening_index(
         )
     d = dist[iu]
     return float(d[sibling].mean() / d[cousin].mean())
+
+
+def centroid_sfi(z: Any, y_fine: Any, y_coarse: Any) -> float:
+    """SFI on class means: ``d_sib / d_cous`` between the fine classes' centroids (issue 45).
+
+    Rows are L2-normalised, each fine class is replaced by its mean ``μ_f``; ``d_sib`` is the
+    mean ``‖μ_f − μ_g‖`` over fine-class pairs with the same coarse label, ``d_cous`` over pairs
+    with different coarse labels. Unlike the pairwise SFI it does not count within-class spread,
+    so noise around well-separated class means does not read as flattening. A fine class must
+    sit under one coarse label.
+
+    Example
+    -------
+    >>> z = [[1.0, 0.1], [1.0, -0.1], [-1.0, 0.1], [-1.0, -0.1]]
+    >>> round(centroid_sfi(z, [0, 1, 2, 3], [0, 0, 1, 1]), 3)  # siblings close: hierarchy kept
+    0.1
+
+    Raises
+    ------
+    ValueError
+        If there are no sibling or no cousin class pairs, a fine class spans two coarse labels,
+        or a label array has the wrong length.
+    """
+    owner = "centroid_sfi"
+    z = _normalise(_embedding(z, owner))
+    fine = _labels("y_fine", y_fine, z.shape[0], owner)
+    coarse = _labels("y_coarse", y_coarse, z.shape[0], owner)
+    classes = np.unique(fine)
+    parents = []
+    for c in classes:
+        parent = np.unique(coarse[fine == c])
+        if parent.size != 1:
+            raise ValueError(
+                f"{owner}: every fine class must sit under one coarse label; fine class {c!r} "
+                f"has {parent.size}."
+            )
+        parents.append(parent[0])
+    parents_arr = np.asarray(parents)
+    means = np.stack([z[fine == c].mean(axis=0) for c in classes])
+    dist = _pairwise_distances(means)
+    iu = np.triu_indices(len(classes), k=1)
+    same = parents_arr[iu[0]] == parents_arr[iu[1]]
+    if not same.any() or same.all():
+        raise ValueError(
+            f"{owner}: needs fine classes that share a coarse label and fine classes that do not; "
+            f"got {int(same.sum())} sibling and {int((~same).sum())} cousin class pairs."
+        )
+    d = dist[iu]
+    return float(d[same].mean() / d[~same].mean())
 
 
 def dendrogram_purity(z: Any, y: Any, *, method: str = "ward") -> float:
@@ -298,7 +350,7 @@ def evaluate_embedding(
     -------
     dict
         ``fine_acc``, ``fine_acc_std``, ``uniformity``, ``nmi_fine`` and, when ``y_coarse`` is
-        given, ``coarse_acc``, ``sfi``, ``dp``, ``nmi_coarse``.
+        given, ``coarse_acc``, ``sfi``, ``centroid_sfi``, ``dp``, ``nmi_coarse``.
     """
     owner = "evaluate_embedding"
     z = _embedding(z, owner)
@@ -318,6 +370,7 @@ def evaluate_embedding(
     if y_coarse is not None:
         out["coarse_acc"] = linear_probe(z, y_coarse, n_splits=n_splits, seed=seeds[0])["mean"]
         out["sfi"] = semantic_flattening_index(z, y, y_coarse, seed=seeds[1])
+        out["centroid_sfi"] = centroid_sfi(z, y, y_coarse)
         out["dp"] = dendrogram_purity(z, y)
         out["nmi_coarse"] = kmeans_nmi(z, y_coarse, seed=seeds[3])
     return out

@@ -8,6 +8,9 @@ task asks for one CPU.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,6 +33,33 @@ METHOD_LABELS = {
     "hd_noenergy": "HyperDepth − energy (λ=0)",
     "hd_coupled": "HyperDepth coupled (1 branch)",
 }
+
+
+def thread_budget(ctx: RunContext) -> AbstractContextManager[Any]:
+    """``ctx.threads`` for every BLAS/OpenMP pool, the ones loaded inside ``run`` included.
+
+    The runner limits the pools that are loaded when a task starts; scipy's and scikit-learn's
+    own OpenBLAS/OpenMP are loaded later (the experiments import them inside ``run``) and would
+    otherwise run one thread per core — on a shared machine mostly spinning (measured: 24 vs
+    4 CPU-s for the orthogonality task). Restores the previous limits on exit.
+    """
+    import scipy.linalg  # noqa: F401  (load the pools before limiting them)
+    import sklearn.linear_model  # noqa: F401
+    import torch  # noqa: F401
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=ctx.threads)
+
+
+def within_thread_budget(run: Callable[[Any, RunContext], Any]) -> Callable[[Any, RunContext], Any]:
+    """Decorate an experiment's ``run`` to execute under :func:`thread_budget`."""
+
+    @functools.wraps(run)
+    def wrapped(config: Any, ctx: RunContext) -> Any:
+        with thread_budget(ctx):
+            return run(config, ctx)
+
+    return wrapped
 
 
 def make_method(name: str, config: Any, tree: tuple[int, ...]) -> AbstractContrastiveTrainer | None:
@@ -95,6 +125,33 @@ def run_methods(
             out.update({f"{name}_{key}": value for key, value in metrics.items()})
             bar.advance()
     return out
+
+
+def premise_metrics(data: HypergraphData, out: dict[str, Any]) -> dict[str, float]:
+    """Issue 45's premise: does the contrastive reference flatten more than its own input?
+
+    HyperGRACE is two HGNN propagations plus node InfoNCE, so its untrained counterpart is the
+    smoothed input ``P²X``. ``premise_centroid_sfi_gap`` = centroid SFI(HyperGRACE) − centroid
+    SFI(P²X) (``> 0``: contrast flattens the hierarchy it was given); ``premise_sfi_gap`` is
+    the same on the pairwise SFI. NaN when HyperGRACE was not run.
+    """
+    from icml26.hyperdepth import centroid_sfi, raw_features, semantic_flattening_index
+
+    smoothed = raw_features(data.x, data.hypergraph, 2)
+    p2x = {
+        "p2x_centroid_sfi_input": centroid_sfi(smoothed, data.y, data.y_coarse),
+        "p2x_sfi_input": semantic_flattening_index(smoothed, data.y, data.y_coarse),
+    }
+    nan = float("nan")
+    p2x["premise_centroid_sfi_gap"] = (
+        out["hypergrace_centroid_sfi"] - p2x["p2x_centroid_sfi_input"]
+        if "hypergrace_centroid_sfi" in out
+        else nan
+    )
+    p2x["premise_sfi_gap"] = (
+        out["hypergrace_sfi"] - p2x["p2x_sfi_input"] if "hypergrace_sfi" in out else nan
+    )
+    return p2x
 
 
 def best_baseline(out: dict[str, Any], metric: str, methods: tuple[str, ...], fn: Any) -> float:
