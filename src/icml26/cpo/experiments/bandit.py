@@ -45,35 +45,81 @@ BANDIT_PRESETS = {
     "quick": BANDIT,
     "full": replace(BANDIT, n_prompts=1000),  # more prompts: tighter per-seed estimates
 }
+# The paper gives no numbers (only its abstract and the official loss code could be read): the
+# headline is its qualitative claim at the weakest bar that states it (accuracies on the right
+# side of 1/2); every numeric bar below is the spec's acceptance (spec §5.1, 5 seeds).
+SPEC = "spec §5.1"
 BANDIT_CLAIMS = (
+    Claim("G1", "Premise: on violated prompts the reference prefers y_l (acc ≤ 0.25), so "
+          "assumption (A) fails there", "ref_acc_viol", "<=", 0.25,
+          "our bar (spec prototype: ≈ 0.05)", f"{SPEC} step 2", source="none", kind="gate"),
+    Claim("G2", "DPO is competent where (A) holds: no-violation draw, DPO accuracy ≥ 0.70 "
+          "(chance 0.5)", "control_dpo_acc", ">=", 0.70, "our bar (spec prototype: 0.83)",
+          f"{SPEC} A5", source="none", kind="gate"),
+    Claim("H", "Headline: where (A) fails, DPO's converged policy prefers the dispreferred "
+          "responses while CPO's prefers the human-preferred ones — min(CPO acc_viol − ½, "
+          "½ − DPO acc_viol) > 0", "aligned_margin_viol", ">", 0.0,
+          "DPO: pathological convergence preferring dispreferred responses; CPO: provable "
+          "alignment (qualitative, no figure)", "abstract", source="paper", headline=True,
+          control="DPO in place of CPO: one of the two margins is −|acc − ½| (≤ 0)",
+          control_value=0.0),
     Claim("A1a", "DPO converges with loss below log 2 (≤ 0.60)", "dpo_loss", "<=", 0.60,
-          THEORY, "abstract; spec §5.1 A1", source="paper", kind="claim"),
-    Claim("A1b", "...yet DPO prefers y_l on violated prompts (acc ≤ 0.25)", "dpo_acc_viol", "<=",
-          0.25, THEORY, "abstract; spec §5.1 A1", source="paper", kind="claim"),
+          THEORY, f"{SPEC} A1", source="spec",
+          control="the untrained reference (do nothing): DPO loss log 2 = 0.693",
+          control_value=math.log(2)),
+    Claim("A1b", "...yet still prefers y_l on violated prompts: loss ≤ 0.60 and acc_viol ≤ 0.25 "
+          "at once — max(loss − 0.60, acc_viol − 0.25) ≤ 0", "dpo_pathology", "<=", 0.0, THEORY,
+          f"{SPEC} A1", source="spec",
+          control="the untrained reference (do nothing): loss log 2, so ≥ log 2 − 0.60 = 0.093",
+          control_value=math.log(2) - 0.60),
     Claim("A1c", "...with ≥ 25% of true pairs in the undesirable set U", "dpo_frac_in_U", ">=",
-          0.25, "U non-empty when δ_ref < 0", "Def. 3.3 / Eq. 14; spec §5.1 A1",
-          source="paper", kind="claim"),
+          0.25, "U non-empty when δ_ref < 0 (Def. 3.3)", f"{SPEC} A1", source="spec",
+          control="the untrained reference (do nothing): U is empty (δ_θ = δ_ref)",
+          control_value=0.0),
     Claim("A2a", "CPO raises violated-prompt accuracy by ≥ 0.50 over DPO",
           "cpo_minus_dpo_acc_viol", ">=", 0.50, "provable alignment (qualitative)",
-          "abstract; spec §5.1 A2", source="paper", kind="claim"),
-    Claim("A2b", "CPO leaves ≤ 12% of pairs in U", "cpo_frac_in_U", "<=", 0.12,
-          "provable alignment (qualitative)", "spec §5.1 A2", source="paper", kind="claim"),
-    Claim("A2c", "CPO does not hurt non-violated prompts (≥ DPO − 0.02)",
-          "cpo_minus_dpo_acc_nonviol", ">=", -0.02, "—", "spec §5.1 A2",
-          source="spec", kind="claim"),
+          f"{SPEC} A2", source="spec", control="DPO in place of CPO (difference 0)",
+          control_value=0.0),
+    Claim("A2b", "CPO leaves U by crossing over: ≤ 12% of pairs in U while preferring y_w on "
+          "violated prompts — max(frac_in_U − 0.12, ½ − acc_viol) ≤ 0", "cpo_leaves_U", "<=",
+          0.0, "provable alignment (qualitative)", f"{SPEC} A2", source="spec",
+          control="DPO in place of CPO: 0.40 in the 2026-12-07 quick run (max(0.357 − 0.12, "
+          "½ − 0.104)); the untrained reference: U empty but ½ − 0.047 = 0.45",
+          control_value=0.396),
+    Claim("A2c", "No-harm guard (DPO itself passes it, so it is no reproduction): CPO keeps "
+          "non-violated accuracy ≥ DPO − 0.02", "cpo_minus_dpo_acc_nonviol", ">=", -0.02, "—",
+          f"{SPEC} A2", source="spec", kind="sanity"),
     Claim("A2d", "CPO's expected true reward exceeds DPO's by > 0.3",
-          "cpo_minus_dpo_expected_reward", ">", 0.3, "—", "spec §5.1 A2",
-          source="spec", kind="claim"),
-    Claim("A4a", "Smooth CPO with α = 1e6 reproduces DPO (max metric gap ≤ 1e-3)",
-          "alpha_limit_max_gap", "<=", 1e-3, "α → ∞ gives DPO", "official loss code; spec A4",
-          source="paper", kind="sanity"),
-    Claim("A4b", "clip ≈ smooth CPO with γ = 0, τ = 50 (max metric gap ≤ 0.02)",
-          "clip_limit_max_gap", "<=", 0.02, "clip = smooth at γ=0, τ→∞", "spec A4",
+          "cpo_minus_dpo_expected_reward", ">", 0.3, "—", f"{SPEC} A2", source="spec",
+          control="DPO in place of CPO (difference 0)", control_value=0.0),
+    Claim("A4a", "Smooth CPO with α = 1e6 reproduces DPO (max metric gap ≤ 1e-3): the loss's "
+          "α → ∞ limit", "alpha_limit_max_gap", "<=", 1e-3, "α → ∞ gives DPO (official loss "
+          "code)", f"{SPEC} A4", source="spec", kind="sanity"),
+    Claim("A4b", "clip ≈ smooth CPO with γ = 0, τ = 50 (max metric gap ≤ 0.02): the loss's "
+          "limit", "clip_limit_max_gap", "<=", 0.02, "clip = smooth at γ=0, τ→∞", f"{SPEC} A4",
           source="spec", kind="sanity"),
-    Claim("A5", "No violated prompts: CPO accuracy ≥ DPO − 0.02", "control_cpo_minus_dpo_acc",
-          ">=", -0.02, "DPO ≡ RLHF when (A) holds", "abstract (i); spec A5",
-          source="paper", kind="claim"),
+    Claim("A5", "No-harm guard (DPO itself passes it, so it is no reproduction): without "
+          "violated prompts CPO accuracy ≥ DPO − 0.02", "control_cpo_minus_dpo_acc", ">=", -0.02,
+          "DPO ≡ RLHF when (A) holds", f"abstract (i); {SPEC} A5", source="spec",
+          kind="sanity"),
 )  # fmt: skip
+
+
+def comparisons(dpo: dict[str, float], cpo: dict[str, float]) -> dict[str, float]:
+    """The claims' metrics from the DPO arm's and the CPO arm's final metrics.
+
+    Swapping an arm for its control (DPO for CPO, or the untrained reference for either) gives
+    the claims' control values; ``tests/cpo`` checks that no claim passes there.
+    """
+    return {
+        "aligned_margin_viol": min(cpo["acc_viol"] - 0.5, 0.5 - dpo["acc_viol"]),
+        "dpo_pathology": max(dpo["loss"] - 0.60, dpo["acc_viol"] - 0.25),
+        "cpo_leaves_U": max(cpo["frac_in_U"] - 0.12, 0.5 - cpo["acc_viol"]),
+        **{
+            f"cpo_minus_dpo_{k}": cpo[k] - dpo[k]
+            for k in ("acc_viol", "acc_nonviol", "expected_reward")
+        },
+    }
 
 
 def _run_methods(
@@ -125,8 +171,7 @@ def bandit(config: BanditConfig, ctx: RunContext) -> dict[str, Any]:
     out: dict[str, Any] = {f"{n}_{k}": v for n, m in runs.items() for k, v in m.items()}
     out |= {f"ref_{k}": ref[k] for k in ("acc_viol", "acc_nonviol", "expected_reward")}
     out |= {f"control_{n}_{k}": m[k] for n, m in ctrl.items() for k in ("acc", "frac_in_U")}
-    for k in ("acc_viol", "acc_nonviol", "expected_reward"):
-        out[f"cpo_minus_dpo_{k}"] = runs["cpo"][k] - runs["dpo"][k]
+    out |= comparisons(runs["dpo"], runs["cpo"])
     out["alpha_limit_max_gap"] = _max_gap(runs["alpha_limit"], runs["dpo"])
     out["clip_limit_max_gap"] = _max_gap(runs["clip"], runs["smooth_gamma0"])
     out["control_cpo_minus_dpo_acc"] = ctrl["cpo"]["acc"] - ctrl["dpo"]["acc"]

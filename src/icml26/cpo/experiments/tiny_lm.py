@@ -51,14 +51,42 @@ TINY_LM_PRESETS = {
     "quick": replace(TINY_LM, sft_steps=600, sft_batch=128, methods=("dpo", "smooth")),
     "full": TINY_LM,
 }  # fmt: skip
+# The paper has no LM experiment at this scale: every bar is the spec's (§5.2, 3 seeds). Each
+# seed trains DPO and CPO from the same SFT reference on the same pairs, so every comparison is
+# paired within a seed and judged over the 3 seeds.
 TINY_LM_CLAIMS = (
+    Claim("G1", "Premise: the SFT reference prefers the misread answer on violated types "
+          "(acc_viol ≤ 0.25), so (A) fails there", "ref_acc_viol", "<=", 0.25,
+          "our bar (80% wrong SFT corpus)", "spec §5.2", source="none", kind="gate"),
+    Claim("G2", "The SFT reference is competent on the other types (greedy exact match ≥ 0.9)",
+          "ref_em_nonviol", ">=", 0.9, "our bar", "spec §5.2", source="none", kind="gate"),
     Claim("L1", "Violated types: CPO greedy exact match ≥ DPO + 0.15", "cpo_minus_dpo_em_viol",
-          ">=", 0.15, "provable alignment (qualitative)", "spec §5.2", source="spec", kind="claim"),
-    Claim("L2", "frac_in_U(CPO) ≤ 0.5 · frac_in_U(DPO)", "cpo_minus_half_dpo_frac_in_U", "<=",
-          0.0, "CPO leaves U (qualitative)", "spec §5.2", source="spec", kind="claim"),
-    Claim("L3", "Other types: CPO greedy exact match ≥ DPO − 0.03", "cpo_minus_dpo_em_nonviol",
-          ">=", -0.03, "—", "spec §5.2", source="spec", kind="claim"),
+          ">=", 0.15, "provable alignment (qualitative)", "spec §5.2", source="spec",
+          control="DPO in place of CPO (difference 0)", control_value=0.0),
+    Claim("L2", "frac_in_U(CPO) ≤ 0.5 · frac_in_U(DPO), by crossing over (CPO acc_viol > ½): "
+          "max(U_CPO − ½ U_DPO, ½ − acc_viol_CPO) ≤ 0", "cpo_leaves_U", "<=", 0.0,
+          "CPO leaves U (qualitative)", "spec §5.2", source="spec",
+          control="DPO in place of CPO: 0.145 in the 2026-12-07 quick run (per seed 0.070, "
+          "0.213, 0.154); the SFT reference: U empty but ½ − 0.029 = 0.47", control_value=0.145),
+    Claim("L3", "No-harm guard (DPO itself passes it, so it is no reproduction): other types, "
+          "CPO greedy exact match ≥ DPO − 0.03", "cpo_minus_dpo_em_nonviol", ">=", -0.03, "—",
+          "spec §5.2", source="spec", kind="sanity"),
 )  # fmt: skip
+
+
+def comparisons(dpo: dict[str, float], cpo: dict[str, float]) -> dict[str, float]:
+    """The claims' metrics from the DPO arm's and the CPO arm's held-out metrics.
+
+    Swapping an arm for its control (DPO for CPO, or the SFT reference) gives the claims'
+    control values; ``tests/cpo`` checks that no claim passes there.
+    """
+    return {
+        "cpo_minus_dpo_em_viol": cpo["em_viol"] - dpo["em_viol"],
+        "cpo_leaves_U": max(cpo["frac_in_U"] - 0.5 * dpo["frac_in_U"], 0.5 - cpo["acc_viol"]),
+        "cpo_minus_dpo_em_nonviol": cpo["em_nonviol"] - dpo["em_nonviol"],
+    }
+
+
 TINY_LM_METRICS = ("loss", "acc_viol", "acc_nonviol", "frac_in_U", "em_viol", "em_nonviol",
                    "delta_viol")  # fmt: skip
 
@@ -96,16 +124,16 @@ def _tiny_lm(config: TinyLMConfig, ctx: RunContext, bar: ProgressBar) -> dict[st
               "easy": {"gamma": c.easy_gamma}, "clip": {}}  # fmt: skip
     out: dict[str, Any] = {"sft_final_loss": sft[-1]}
     out |= {f"ref_{k}": v for k, v in tiny_lm_metrics(reference, reference, task).items()}
+    runs = {}
     for method in c.methods:
         policy = copy.deepcopy(reference).requires_grad_(True)
         run = train_tiny_lm(policy, reference, task, method, c.steps, c.batch_size, c.lr,
                             c.beta, seed=ctx.seed + 1, **kwargs[method])  # fmt: skip
         name = "cpo" if method == "smooth" else method
+        runs[name] = run["metrics"]
         out |= {f"{name}_{k}": v for k, v in run["metrics"].items()}
         bar.advance()
-    out["cpo_minus_dpo_em_viol"] = out["cpo_em_viol"] - out["dpo_em_viol"]
-    out["cpo_minus_half_dpo_frac_in_U"] = out["cpo_frac_in_U"] - 0.5 * out["dpo_frac_in_U"]
-    out["cpo_minus_dpo_em_nonviol"] = out["cpo_em_nonviol"] - out["dpo_em_nonviol"]
+    out |= comparisons(runs["dpo"], runs["cpo"])
     return out
 
 
