@@ -41,7 +41,7 @@ def test_formats_runs_under_a_context_and_reports_progress(tmp_path):
     first = formats(config, ctx)
     assert first["format_checks_failed"] == 0.0
     (start,) = [e for e in events if e[0] == "start"]
-    assert start[2] == 3 * 4  # three backward recipes, four draws each
+    assert start[2] == config.replicates * 3 * 4  # replicates x three backward recipes x 4 draws
     assert sum(e[2] for e in events if e[0] == "advance") == start[2]
     assert events[-1][0] == "stop"
     assert formats(config, RunContext(seed=3, artifact_dir=tmp_path)) == first  # seeded by ctx

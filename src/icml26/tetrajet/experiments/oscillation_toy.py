@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from icml26.core import Claim, RunContext, register
 from icml26.tetrajet.experiments.common import PAPER, RESOURCES
+
+if TYPE_CHECKING:
+    from icml26.tetrajet import ToyResult
 
 
 @dataclass(frozen=True)
@@ -40,13 +44,18 @@ TOY_PRESETS = {
 
 
 TOY_CLAIMS = (
-    Claim("C3a", "Without reset the weights oscillate (fraction >= 0.2)", "osc_fraction_plain",
-          ">=", 0.2, "oscillation is the late-training bottleneck", "spec C3",
-          source="spec", kind="claim"),
+    Claim("C3a", "Premise: without reset the weights oscillate (fraction >= 0.2)",
+          "osc_fraction_plain", ">=", 0.2, "oscillation is the late-training bottleneck",
+          "spec C3", source="spec", kind="gate"),
     Claim("C3b", "OsciReset cuts the oscillation fraction by >= 50%", "osc_reduction", ">=", 0.5,
-          "suppresses oscillation", "spec C3", source="spec", kind="claim"),
-    Claim("C3c", "OsciReset does not hurt the quantized loss (<= +1%)", "loss_increase", "<=",
-          0.01, "no loss penalty", "spec C3", source="spec", kind="claim"),
+          "suppresses oscillation", "spec C3", source="spec",
+          control="the same training without OsciReset", control_value=0.0),
+    # The spec's bar was "<= +1 %", which training without OsciReset meets (0 %); the paper's
+    # point is that suppressing oscillation helps, so the claim is a lower loss (issue 39).
+    Claim("C3c", "OsciReset lowers the quantized loss (relative change < 0, paired per seed)",
+          "loss_increase", "<", 0.0, "no loss penalty (spec: <= +1 %); lower loss (paper)",
+          "spec C3 (bar: issue 39)", source="spec",
+          control="the same training without OsciReset", control_value=0.0),
 )  # fmt: skip
 
 
@@ -82,7 +91,11 @@ def oscillation_toy(config: ToyConfig, ctx: RunContext) -> dict[str, float]:
                 osc_threshold=config.threshold,
                 progress=bar,
             )
-    plain, reset = results[False], results[True]
+    return toy_claim_metrics(results[False], results[True])
+
+
+def toy_claim_metrics(plain: ToyResult, reset: ToyResult) -> dict[str, float]:
+    """The claims' metrics from a run without (``plain``) and with OsciReset (``reset``)."""
     return {
         "osc_fraction_plain": plain.oscillation_fraction,
         "osc_fraction_reset": reset.oscillation_fraction,
