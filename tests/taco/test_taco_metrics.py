@@ -85,3 +85,4 @@ def test_benchmark_inference_counts_every_test_batch():
         model, 100, (10.0,), n_test=25, batch_size=10, repeats=3, clock=lambda: next(ticks)
     )
     assert timed.time_pot == timed.time_taco == timed.time_compress == 1  # one tick per call
+    assert timed.rounds_pot == timed.rounds_pot_cache == timed.rounds_taco == (1, 1, 1)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import resource
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -188,7 +189,9 @@ class InferenceCost:
 
     ``time_*`` are median seconds (the clock), ``macs_*`` multiply-adds of all test batches
     (:func:`predict_macs`; compress: N + K rows attending to N), ``activations_*`` elements of
-    one layer's token grid, ``rss_*`` bytes (``None`` unless measured).
+    one layer's token grid, ``rss_*`` bytes (``None`` unless measured). ``rounds_*`` hold the
+    seconds of every timed round (the medians' samples, in round order): round i of POT and of
+    TACO ran back to back, so their ratio is one paired replicate of the speed-up.
     """
 
     n_train: int
@@ -206,6 +209,9 @@ class InferenceCost:
     activations_taco: int
     rss_pot: int | None
     rss_taco: int | None
+    rounds_pot: tuple[float, ...] = ()
+    rounds_pot_cache: tuple[float, ...] = ()
+    rounds_taco: tuple[float, ...] = ()
 
 
 def benchmark_inference(
@@ -225,9 +231,9 @@ def benchmark_inference(
 
     ``model`` must have a compressor; its predictor serves as POT (same architecture, so the cost
     comparison is like for like whatever the weights). After one warm-up round, POT, POT+cache
-    and TACO at every p are timed round-robin ``repeats`` times on ``clock`` and the medians
-    kept; a spike of load on a shared machine then slows all of them alike. Compression is timed
-    once after a warm-up.
+    and TACO at every p are timed round-robin ``repeats`` times on ``clock``; the medians and
+    every round's seconds (``rounds_*``) are kept. A spike of load on a shared machine slows
+    every callable of its round alike. Compression is timed once after a warm-up.
 
     Parameters
     ----------
@@ -300,7 +306,13 @@ def benchmark_inference(
         }
         for i, context in enumerate(contexts):
             fns[f"taco_{i}"] = lambda context=context: _predict_taco(model, context, batches)
-        seconds = interleaved_median_seconds(fns, repeats, warmup=1, clock=clock)
+        # one round per call (warm-up before the first), so every round's seconds are kept
+        rounds = [
+            interleaved_median_seconds(fns, 1, warmup=int(r == 0), clock=clock)
+            for r in range(repeats)
+        ]
+        samples = {name: tuple(t[name] for t in rounds) for name in fns}
+        seconds = {name: statistics.median(ts) for name, ts in samples.items()}
         compress = interleaved_median_seconds(
             {
                 f"compress_{i}": lambda p=p: model.compress(X_train, y, percentage=p)
@@ -337,6 +349,9 @@ def benchmark_inference(
                         if measure_rss
                         else None
                     ),
+                    rounds_pot=samples["pot"],
+                    rounds_pot_cache=samples["pot_cache"],
+                    rounds_taco=samples[f"taco_{i}"],
                 )
             )
     return costs

@@ -4,4 +4,3 @@ PAPER = (
     "Zabërgja et al., End-to-End Compression for Tabular Foundation Models (TACO), "
     "ICML 2026 (arXiv:2602.05649)"
 )
-WHERE = "abstract (tables not retrievable)"
