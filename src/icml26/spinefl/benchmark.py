@@ -22,7 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import check_in_interval, check_one_of, check_positive_int
+from icml26.core import (
+    Progress,
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    progress_reporter,
+)
 from icml26.spinefl.data import (
     dirichlet_partition,
     load_digits_split,
@@ -204,7 +210,7 @@ def run_method(
     momentum: float = 0.9,
     eval_every: int = 1,
     spine_kwargs: dict[str, float] | None = None,
-    on_round: Any = None,
+    progress: Progress = None,
 ) -> tuple[float, History]:
     """One federated run of ``method`` on ``task``; returns (its score, the history).
 
@@ -232,7 +238,7 @@ def run_method(
         batch_size=batch_size,
         momentum=momentum,
         eval_every=eval_every,
-        on_round=on_round,
+        progress=progress,
     )
     history = sim.run()
     if method == "FedAvg-small":
@@ -247,15 +253,15 @@ def compare_methods(
     *,
     alpha: float = float("nan"),
     rounds: int,
-    on_run: Any = None,
+    progress: Progress = None,
     **run_kwargs: Any,
 ) -> list[dict[str, Any]]:
     """Run every method of ``methods`` on ``task`` with one seed (a paired comparison).
 
     Returns one row per method: ``task``, ``alpha``, ``seed``, ``method``, ``score`` (see
     :func:`run_method`), ``curve`` (global accuracy per evaluation), ``levels`` (final
-    accuracy of every width level's deployed sub-model) and ``wall_s``. ``on_run`` is called
-    after each method; the other keywords go to :func:`run_method`.
+    accuracy of every width level's deployed sub-model) and ``wall_s``. ``progress`` follows the
+    core progress convention, one step per method; the other keywords go to :func:`run_method`.
 
     Example
     -------
@@ -274,28 +280,33 @@ def compare_methods(
     seed = check_positive_int("seed", seed, owner=owner, minimum=0)
     if isinstance(alpha, bool) or not isinstance(alpha, int | float):
         raise TypeError(f"{owner}: alpha must be a float (a label); got {type(alpha).__name__}.")
-    if on_run is not None and not callable(on_run):
-        raise TypeError(f"{owner}: on_run must be callable or None; got {type(on_run).__name__}.")
     rows = []
-    for method in methods:
-        score, history = run_method(task, method, rounds=rounds, seed=seed, **run_kwargs)
-        rows.append(
-            {
-                "task": task.name,
-                "alpha": float(alpha),
-                "seed": int(seed),
-                "method": method,
-                "score": score,
-                "curve": [float(a) for a in history.global_acc],
-                "levels": {
-                    str(r): history.final_level_accuracy(r) for r in sorted(history.level_acc)
-                },
-                "wall_s": history.wall_s,
-            }
-        )
-        if on_run is not None:
-            on_run()
+    with progress_reporter(progress, len(methods), "methods") as report:
+        for done, method in enumerate(methods, 1):
+            rows.append(_compare_one(task, method, seed, alpha, rounds, run_kwargs))
+            report(done)
     return rows
+
+
+def _compare_one(
+    task: FederatedTask,
+    method: str,
+    seed: int,
+    alpha: float,
+    rounds: int,
+    run_kwargs: dict[str, Any],
+) -> dict[str, Any]:
+    score, history = run_method(task, method, rounds=rounds, seed=seed, **run_kwargs)
+    return {
+        "task": task.name,
+        "alpha": float(alpha),
+        "seed": int(seed),
+        "method": method,
+        "score": score,
+        "curve": [float(a) for a in history.global_acc],
+        "levels": {str(r): history.final_level_accuracy(r) for r in sorted(history.level_acc)},
+        "wall_s": history.wall_s,
+    }
 
 
 def results_frame(rows: Sequence[dict[str, Any]]) -> Any:

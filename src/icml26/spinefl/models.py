@@ -26,7 +26,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from icml26.core import Seed, check_in_interval, check_one_of, check_positive_int, check_tensor
+from icml26.core import (
+    Seed,
+    check_device,
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    check_tensor,
+)
 from icml26.core.weights import seeded_default_init
 
 __all__ = [
@@ -76,20 +83,6 @@ class SliceAxis:
 _KEEP = SliceAxis()
 MAX_WIDTH = 2**16  # widest layer (units or channels) of a sliceable model
 MAX_PARAMS = 2**28  # most weights of a sliceable model (1 GiB of float32)
-
-
-def _check_device(device: object, owner: str) -> str:
-    """A device name torch knows and can allocate on here."""
-    if not isinstance(device, str):
-        raise TypeError(f"{owner}: device must be a device name; got {type(device).__name__}.")
-    try:
-        kind = torch.device(device).type
-    except RuntimeError:
-        raise ValueError(f"{owner}: device must be a torch device name; got {device!r}.") from None
-    backend = getattr(torch, kind, None)
-    if kind not in ("cpu", "meta") and not getattr(backend, "is_available", lambda: False)():
-        raise ValueError(f"{owner}: device {device!r} is not available on this machine.")
-    return device
 
 
 def _check_input(x: object, shape: tuple, weight: torch.Tensor, owner: str) -> None:
@@ -175,7 +168,7 @@ class SliceableMLP(AbstractSliceableModel):
                 f"got {dims!r}."
             )
         self.dims = tuple(dims)
-        self._build(_check_device(device, owner), seed)
+        self._build(check_device("device", device, owner=owner), seed)
 
     def _build(self, device: str, seed: Seed) -> None:
         def make() -> None:
@@ -289,7 +282,7 @@ class SliceableCNN(AbstractSliceableModel):
                 f"{owner}: channels={channels}, hidden={self.hidden} and image_size="
                 f"{self.image_size} make more than {MAX_PARAMS} weights."
             )
-        self._build(_check_device(device, owner), seed)
+        self._build(check_device("device", device, owner=owner), seed)
 
     @property
     def _positions(self) -> int:

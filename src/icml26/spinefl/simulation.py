@@ -19,7 +19,13 @@ from typing import final
 import numpy as np
 import torch
 
-from icml26.core import check_in_interval, check_one_of, check_positive_int
+from icml26.core import (
+    Progress,
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+    progress_reporter,
+)
 from icml26.spinefl.models import AbstractSliceableModel
 from icml26.spinefl.selection import AbstractSelector
 from icml26.spinefl.server import RoundPlan, SubmodelServer, check_ratios
@@ -130,8 +136,9 @@ class HeteroSimulation:
         Evaluate after every ``eval_every`` rounds (and after the last).
     eval_levels
         Also evaluate the deployed sub-model of every width level.
-    on_round
-        Called with the round number after each round (progress bars).
+    progress
+        ``None``/``False`` (silent), ``True`` (a progress bar) or a callable
+        ``progress(done_rounds, rounds, {"train_loss": ...})`` (the core progress convention).
 
     Example
     -------
@@ -169,7 +176,7 @@ class HeteroSimulation:
         weighting: str = "samples",
         eval_every: int = 1,
         eval_levels: bool = True,
-        on_round: Callable[[int], None] | None = None,
+        progress: Progress = None,
     ) -> None:
         owner = "HeteroSimulation"
         if not callable(model_fn):
@@ -203,7 +210,7 @@ class HeteroSimulation:
         self.weighting = check_one_of("weighting", weighting, ("samples", "uniform"), owner=owner)
         self.eval_every = check_positive_int("eval_every", eval_every, owner=owner)
         self.eval_levels = bool(eval_levels)
-        self.on_round = on_round
+        self.progress = progress
 
     def train_client(
         self, server: SubmodelServer, plan_index: int, plan: RoundPlan
@@ -237,19 +244,20 @@ class HeteroSimulation:
             seed=self.seed,
         )
         history = History(level_acc={r: [] for r in server.levels} if self.eval_levels else {})
-        for t in range(self.rounds):
-            plan = server.plan_round(t)
-            updates = [self.train_client(server, i, plan) for i in range(len(plan.clients))]
-            server.finish_round(plan, updates)
-            history.train_loss.append(float(np.mean([u.loss for u in updates])))
-            if self.test is not None and ((t + 1) % self.eval_every == 0 or t + 1 == self.rounds):
-                history.rounds.append(t + 1)
-                history.global_acc.append(evaluate_accuracy(model, *self.test))
-                for level in history.level_acc:
-                    sub = server.deployed_submodel(level)
-                    history.level_acc[level].append(evaluate_accuracy(sub, *self.test))
-            if self.on_round is not None:
-                self.on_round(t + 1)
+        with progress_reporter(self.progress, self.rounds, "rounds") as report:
+            for t in range(self.rounds):
+                plan = server.plan_round(t)
+                updates = [self.train_client(server, i, plan) for i in range(len(plan.clients))]
+                server.finish_round(plan, updates)
+                history.train_loss.append(float(np.mean([u.loss for u in updates])))
+                last = t + 1 == self.rounds
+                if self.test is not None and ((t + 1) % self.eval_every == 0 or last):
+                    history.rounds.append(t + 1)
+                    history.global_acc.append(evaluate_accuracy(model, *self.test))
+                    for level in history.level_acc:
+                        sub = server.deployed_submodel(level)
+                        history.level_acc[level].append(evaluate_accuracy(sub, *self.test))
+                report(t + 1, train_loss=history.train_loss[-1])
         history.final_state = {k: v.detach().clone() for k, v in model.named_parameters()}
         history.wall_s = time.perf_counter() - start
         return history

@@ -1,0 +1,272 @@
+"""What the spinefl experiments share: the comparison config, the paired grid over seeds, its
+summary, tables and figure.
+
+Seeds run inside one task so that every method sees the same partition, initial weights and
+participants (paired differences). Importing this module stays light (``icml26 list``): the
+method (torch, sklearn) is imported inside the functions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from icml26.core import Resources, RunContext, Table
+
+# Small MLPs and batch-32 SGD: one thread is fastest (OpenMP overhead dominates at this size).
+RESOURCES = Resources(cpus=1)
+PAPER = (
+    "Required Spine Optional Limbs: Heterogeneous Federated Learning via Backbone-sharing and "
+    "Activation-guided Selection (SpineFL), ICML 2026 poster 65972 (no arXiv id found)"
+)
+SPEC = "spec §5.4"
+
+
+@dataclass(frozen=True)
+class CompareConfig:
+    """One comparison grid: tasks x alphas x seeds x methods (spec §5.3)."""
+
+    tasks: tuple[str, ...] = ("synthetic",)
+    alphas: tuple[float, ...] = (0.1,)
+    methods: tuple[str, ...] = ("SpineFL", "HeteroFL", "FedRolex", "FedDropout")
+    n_seeds: int = 2
+    rounds: int = 40
+    n_clients: int = 20
+    participation: float = 0.5
+    local_epochs: int = 1
+    lr: float = 0.05
+    batch_size: int = 32
+    momentum: float = 0.9
+    hidden: tuple[int, ...] = (256, 256)
+    n_samples: int = 12_000  # synthetic task: generated samples (train + 2 000 test)
+    n_train: int | None = None  # keep a random subset of the training set (None: all)
+    min_size: int = 10
+    eval_every: int = 1
+    beta: float = 0.5
+    temperature: float = 1.0
+    gamma: float = 0.5
+
+
+def run_grid(config: CompareConfig, ctx: RunContext) -> list[dict[str, Any]]:
+    """Every (task, alpha, seed, method) run of the grid, as compare_methods rows."""
+    from icml26.spinefl import compare_methods, make_task
+
+    seeds = ctx.seeds_for("seeds", config.n_seeds)
+    rows: list[dict[str, Any]] = []
+    n_runs = len(config.tasks) * len(config.alphas) * len(seeds) * len(config.methods)
+    with ctx.progress(n_runs, "federated runs") as bar:
+        for task_name in config.tasks:
+            for alpha in config.alphas:
+                for seed in seeds:
+                    task = make_task(
+                        task_name,
+                        alpha,
+                        seed,
+                        n_clients=config.n_clients,
+                        min_size=config.min_size,
+                        hidden=config.hidden,
+                        n_samples=config.n_samples,
+                        n_train=config.n_train,
+                    )
+                    rows += compare_methods(
+                        task,
+                        config.methods,
+                        seed,
+                        alpha=alpha,
+                        rounds=config.rounds,
+                        participation=config.participation,
+                        local_epochs=config.local_epochs,
+                        lr=config.lr,
+                        batch_size=config.batch_size,
+                        momentum=config.momentum,
+                        eval_every=config.eval_every,
+                        spine_kwargs={
+                            "beta": config.beta,
+                            "temperature": config.temperature,
+                            "gamma": config.gamma,
+                        },
+                        progress=bar.part(),
+                    )
+    for row in rows:
+        row.pop("wall_s")  # timing is not a metric: records must be identical under a seed
+    return rows
+
+
+def mean_accuracy(rows: list[dict[str, Any]], task: str, alpha: float, method: str) -> float:
+    scores = [
+        r["score"]
+        for r in rows
+        if r["task"] == task and r["alpha"] == alpha and r["method"] == method
+    ]
+    return float(np.mean(scores)) if scores else float("nan")
+
+
+def summarize_grid(rows: list[dict[str, Any]], config: CompareConfig) -> dict[str, Any]:
+    """Mean score per (task, alpha, method), mean curves, mean level accuracies, paired diffs."""
+    out: dict[str, Any] = {"scores": {}, "curves": {}, "levels": {}, "paired": {}}
+    for task in config.tasks:
+        for alpha in config.alphas:
+            key = f"{task}@{alpha:g}"
+            out["scores"][key] = {m: mean_accuracy(rows, task, alpha, m) for m in config.methods}
+            mine = [r for r in rows if r["task"] == task and r["alpha"] == alpha]
+            out["curves"][key] = {
+                m: np.mean([r["curve"] for r in mine if r["method"] == m], axis=0).tolist()
+                for m in config.methods
+            }
+            out["levels"][key] = {
+                m: {
+                    lvl: float(np.mean([r["levels"][lvl] for r in mine if r["method"] == m]))
+                    for lvl in next(r for r in mine if r["method"] == m)["levels"]
+                }
+                for m in config.methods
+            }
+            spine = [r["score"] for r in mine if r["method"] == "SpineFL"]
+            if spine:
+                out["paired"][key] = {
+                    m: [
+                        s - r["score"]
+                        for s, r in zip(spine, [x for x in mine if x["method"] == m], strict=True)
+                    ]
+                    for m in config.methods
+                    if m != "SpineFL"
+                }
+    return out
+
+
+def best_baseline(scores: dict[str, float]) -> float:
+    from icml26.spinefl import BASELINES
+
+    present = [scores[m] for m in BASELINES if m in scores]
+    return max(present) if present else float("nan")
+
+
+def over_records(metrics: list[dict[str, Any]], get: Any) -> float:
+    """Mean over the records (framework seeds) of ``get(record)``; NaN where none has it."""
+    values = []
+    for m in metrics:
+        try:
+            values.append(float(get(m)))
+        except KeyError:
+            continue
+    return float(np.mean(values)) if values else float("nan")
+
+
+def runs_note(config: CompareConfig, n_records: int) -> str:
+    """How many seeds stand behind a number: inner seeds of one record x records."""
+    seeds = f"{config.n_seeds} seed{'s' if config.n_seeds > 1 else ''}"
+    return f"mean over {seeds}" if n_records == 1 else f"mean over {n_records} records x {seeds}"
+
+
+def comparison_tables(
+    metrics: list[dict[str, Any]], config: CompareConfig, title: str
+) -> list[Table]:
+    m = metrics[0]
+    keys = list(m["scores"])
+    note = runs_note(config, len(metrics))
+    rows = [
+        [
+            method,
+            *(
+                f"{100 * over_records(metrics, lambda r, k=k, a=method: r['scores'][k][a]):.2f}"
+                for k in keys
+            ),
+        ]
+        for method in config.methods
+    ]
+    level_cols = sorted(
+        {lvl for k in keys for levels in m["levels"][k].values() for lvl in levels}, key=float
+    )
+
+    def level(k: str, method: str, lvl: str) -> str:
+        value = over_records(metrics, lambda r: r["levels"][k][method][lvl])
+        return "—" if np.isnan(value) else f"{100 * value:.2f}"
+
+    level_rows = [
+        [f"{method} @ {k}", *(level(k, method, lvl) for lvl in level_cols)]
+        for k in keys
+        for method in config.methods
+    ]
+    paired_rows = []
+    for k in keys:
+        for other in m["paired"].get(k, {}):
+            diffs = [d for r in metrics for d in r["paired"].get(k, {}).get(other, [])]
+            paired_rows.append(
+                [
+                    f"SpineFL − {other} @ {k}",
+                    " ".join(f"{100 * d:+.2f}" for d in diffs),
+                    f"{100 * float(np.mean(diffs)):+.2f}",
+                    len(diffs),
+                ]
+            )
+    return [
+        Table(
+            f"{title}: final global accuracy (%), {note}",
+            ["method", *keys],
+            rows,
+            note="score = mean of the last 5 evaluations (FedAvg-small: its r_min model)",
+        ),
+        Table(
+            f"Per-level deployed sub-model accuracy (%), {note}",
+            ["method @ task", *(f"r={lvl}" for lvl in level_cols)],
+            level_rows,
+        ),
+        Table(
+            "Paired per-seed differences (pt), every seed of every record",
+            ["comparison", "per seed", "mean", "n seeds"],
+            paired_rows,
+        ),
+    ]
+
+
+def comparison_plot(metrics: list[dict[str, Any]], config: CompareConfig) -> dict[str, Any]:
+    import matplotlib.pyplot as plt
+
+    from icml26.core.plotting import bars_with_seeds, legend_outside, mean_band, seeds_note
+
+    m = metrics[0]
+    n = len(metrics)
+    inner = f"{config.n_seeds} seed{'s' if config.n_seeds > 1 else ''} per record; {seeds_note(n)}"
+    figures = {}
+    for key, curves in m["curves"].items():
+        fig, ax = plt.subplots(figsize=(6.5, 3.8))
+        for method, curve in curves.items():
+            rounds = np.arange(1, len(curve) + 1) * config.eval_every
+            values = np.asarray([r["curves"][key][method] for r in metrics], dtype=float)
+            mean_band(ax, rounds, values, label=method, lw=2 if method == "SpineFL" else 1)
+        ax.set_xlabel("round")
+        ax.set_ylabel("global test accuracy")
+        ax.set_title(f"{key}: global accuracy ({inner})", fontsize=8)
+        legend_outside(ax)
+        fig.tight_layout()
+        figures[f"accuracy_{key}"] = fig
+        fig, ax = plt.subplots(figsize=(6.5, 3.5))
+        methods = list(m["levels"][key])
+        levels = list(m["levels"][key][methods[0]])
+        width = 0.8 / max(len(levels), 1)
+        for i, lvl in enumerate(levels):
+            values = np.asarray(
+                [[r["levels"][key][meth].get(lvl, np.nan) for meth in methods] for r in metrics],
+                dtype=float,
+            )
+            bars_with_seeds(ax, methods, values, offset=i * width, width=width, label=f"r={lvl}")
+        ax.set_xticks(np.arange(len(methods)) + 0.4 - width / 2, methods, rotation=45, fontsize=7)
+        ax.set_ylabel("deployed sub-model accuracy")
+        ax.set_title(f"{key}: accuracy of every width level ({inner})", fontsize=8)
+        legend_outside(ax)
+        fig.tight_layout()
+        figures[f"levels_{key}"] = fig
+        if key in m["paired"]:
+            fig, ax = plt.subplots(figsize=(5.5, 3.2))
+            names = list(m["paired"][key])
+            for i, other in enumerate(names):
+                diffs = [d for r in metrics for d in r["paired"].get(key, {}).get(other, [])]
+                ax.scatter(np.full(len(diffs), i), 100 * np.asarray(diffs), s=14)
+            ax.axhline(0.0, color="grey", lw=0.8)
+            ax.set_xticks(range(len(names)), names, rotation=45)
+            ax.set_ylabel("SpineFL − method (pt)")
+            ax.set_title(f"{key}: paired differences, every seed of {n} record(s)", fontsize=8)
+            fig.tight_layout()
+            figures[f"paired_{key}"] = fig
+    return figures
