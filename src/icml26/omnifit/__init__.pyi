@@ -17,7 +17,7 @@ from icml26.omnifit.arts import (
     plan_keep_indices,
 )
 from icml26.omnifit.avsync import AVSyncBatch, AVSyncData, make_dataset
-from icml26.omnifit.baselines import FastVLike, OmniZipLite, RandomDrop, UniformNorm
+from icml26.omnifit.baselines import FastVLike, OmniZipLite, RandomDrop, ScoredDrop, UniformNorm
 from icml26.omnifit.calibration import lahp_calibrate
 from icml26.omnifit.compressor import OmniFitCompressor
 from icml26.omnifit.decoding import DecodingAdapter, GenerateOutput, generate
@@ -62,6 +62,7 @@ __all__ = [
     "QABenchmarkError",
     "QAItem",
     "RandomDrop",
+    "ScoredDrop",
     "TinyOmni",
     "TinyOmniConfig",
     "TrainResult",

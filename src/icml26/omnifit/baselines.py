@@ -7,6 +7,8 @@
   to most in an eager attention pass of layer ``K``.
 - :class:`OmniZipLite`: audio kept by energy; the video budget of each time window is
   proportional to that window's audio energy, video kept by norm inside the window.
+- :class:`ScoredDrop`: the caller's own per-token scores (an oracle selector, or a saliency of
+  one's own), uniform budgets or a profile's.
 
 Deviations (see docs/omnifit.md): budgets split ``mu`` per modality by token count; FastV-like
 keeps ``mu`` of each modality from layer ``K`` on (its FLOPs are therefore higher than a
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
 
     from icml26.core.validation import Seed
 
-__all__ = ["FastVLike", "OmniZipLite", "RandomDrop", "UniformNorm"]
+__all__ = ["FastVLike", "OmniZipLite", "RandomDrop", "ScoredDrop", "UniformNorm"]
 
 
 def _check_profile(profile: Any, owner: str) -> LAHPProfile | None:
@@ -186,6 +188,70 @@ class UniformNorm(_PlannedCompressor):
             return H0.norm(dim=-1)
 
         self._start(H0, modality_ids, norms)
+
+
+@final
+class ScoredDrop(_PlannedCompressor):
+    """Keep the tokens with the largest caller-given scores (an oracle, or one's own saliency).
+
+    Parameters
+    ----------
+    mu
+        Retention in ``(0, 1]``.
+    scores
+        ``(B, n)`` finite scores of the batch this compressor will compress (one compressor per
+        batch); text tokens are always kept whatever their score.
+    profile
+        Optional layer budgets (``None``: uniform at the input).
+    mode
+        ``"prune"`` (default) or ``"merge"``.
+
+    Example
+    -------
+    >>> import torch
+    >>> c = ScoredDrop(0.5, torch.tensor([[0.0, 5.0, 1.0, 4.0]]))
+    >>> H0 = torch.ones(1, 4, 2)
+    >>> c.prepare(H0, torch.tensor([1, 1, 1, 1]))
+    >>> c.before_layer(0, H0, torch.arange(4)[None], None)[3].tolist()
+    [[1, 3]]
+    """
+
+    owner = "ScoredDrop"
+
+    def __init__(
+        self,
+        mu: float,
+        scores: torch.Tensor,
+        profile: LAHPProfile | None = None,
+        mode: Literal["merge", "prune"] = "prune",
+    ) -> None:
+        from icml26.core.validation import check_tensor
+
+        self.mu = check_mu(mu, self.owner)
+        self.scores = check_tensor("scores", scores, ndim=2, finite=True, owner=self.owner)
+        self.profile = _check_profile(profile, self.owner)
+        self.mode = check_one_of("mode", mode, MODES, owner=self.owner)
+
+    def prepare(
+        self,
+        H0: torch.Tensor,
+        modality_ids: torch.Tensor,
+        *,
+        adapter: Any = None,
+        pos_ids: torch.Tensor | None = None,
+    ) -> None:
+        """Plan from the given scores (their shape must be ``H0``'s first two)."""
+        check_inputs(H0, modality_ids, self.owner)
+        if tuple(self.scores.shape) != tuple(H0.shape[:2]):
+            raise ValueError(
+                f"{self.owner}: scores must have shape (B, n) = {tuple(H0.shape[:2])} of H0; "
+                f"got {tuple(self.scores.shape)}."
+            )
+
+        def given(H0: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+            return self.scores.double()
+
+        self._start(H0, modality_ids, given)
 
 
 @final

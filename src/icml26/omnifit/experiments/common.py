@@ -14,6 +14,11 @@ from typing import TYPE_CHECKING
 from icml26.core import Resources, RunContext
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import numpy as np
+    import torch
+
     from icml26.omnifit import AVSyncData, LAHPProfile, TinyOmni
 
 __all__ = [
@@ -30,7 +35,11 @@ __all__ = [
     "calibrate",
     "load_preset_standin",
     "make_compressor",
+    "paired_points",
     "prepare_standin",
+    "relative_items",
+    "stream_correct",
+    "tone_scores",
 ]
 
 PAPER = (
@@ -209,3 +218,67 @@ def make_compressor(name: str, mu: float, profile: LAHPProfile, config: StandInC
         case "omnifit_prune":
             return OmniFitCompressor(profile, mu, mode="prune", **arts)
     raise ValueError(f"unknown method {name!r}")
+
+
+def tone_scores(tone: np.ndarray, generator: torch.Generator) -> torch.Tensor:
+    """Oracle scores of AV-Sync streams: the tone windows' video and audio tokens first.
+
+    ``tone`` is ``(B, W)`` (:attr:`AVSyncData.tone`); every answer is about a tone window, so
+    these tokens hold what the question needs. Ties are broken at random (``generator``);
+    the question's text tokens score 0 (they are always kept).
+    """
+    import torch
+
+    from icml26.omnifit.avsync import AUDIO_TOKENS, PATCHES, QUESTION_LEN
+
+    t = torch.as_tensor(tone)
+    B, W = t.shape
+    per_token = t[:, :, None].expand(B, W, PATCHES + AUDIO_TOKENS).reshape(B, -1).double()
+    noise = 0.5 * torch.rand(per_token.shape, generator=generator, dtype=torch.float64)
+    return torch.cat([per_token + noise, torch.zeros(B, QUESTION_LEN, dtype=torch.float64)], 1)
+
+
+def stream_correct(
+    model: TinyOmni, data: AVSyncData, factory: Callable[[slice], object], batch_size: int = 250
+) -> tuple[np.ndarray, list[int]]:
+    """Per-stream correctness under ``factory(batch_slice)`` (a fresh compressor or ``None``).
+
+    Returns the ``(n,)`` bool array and the alive counts per layer of the first batch.
+    """
+    import numpy as np
+    import torch
+
+    from icml26.omnifit import run_compressed
+
+    parts, alive = [], None
+    with torch.no_grad():
+        for start in range(0, len(data), batch_size):
+            index = slice(start, min(len(data), start + batch_size))
+            batch = data.batch(index)
+            out = run_compressed(model, batch, factory(index))
+            parts.append((out.logits.argmax(-1) == batch.labels).numpy())
+            alive = out.alive if alive is None else alive
+    return np.concatenate(parts), alive
+
+
+def paired_points(method: np.ndarray, control: np.ndarray) -> list[float]:
+    """Per-stream paired differences in accuracy points, ``100 (method - control)``."""
+    import numpy as np
+
+    return (100.0 * (np.asarray(method, float) - np.asarray(control, float))).tolist()
+
+
+def relative_items(method: np.ndarray, full: np.ndarray) -> list[float]:
+    """Per-stream values whose mean is the relative performance ``100 acc_method / acc_full``.
+
+    The ratio's linearisation (delta method) on paired streams:
+    ``v_i = 100 R + 100 (m_i - R f_i) / mean(f)`` with ``R = mean(m) / mean(f)``; the
+    values average to ``100 R`` exactly, and their bootstrap interval (``over="items"``) is the
+    ratio's, using the pairing of the method's and the full model's correctness.
+    """
+    import numpy as np
+
+    m, f = np.asarray(method, float), np.asarray(full, float)
+    mean_full = max(float(f.mean()), 1e-12)
+    ratio = float(m.mean()) / mean_full
+    return (100.0 * ratio + 100.0 * (m - ratio * f) / mean_full).tolist()

@@ -1,9 +1,15 @@
 """``omnifit.efficiency`` (A4): prefill latency, KV cache and selection overhead at W = 32.
 
 Wall-clock medians (round-robin over the methods, ``ctx.median_seconds``) give the speed-ups
-the claims judge; they are timing metrics. The analytic FLOP counts of the same prefills
-(:func:`~icml26.omnifit.prefill_flops`, :func:`~icml26.omnifit.arts_selection_flops`) and the
-KV-cache sizes are reported beside them as deterministic metrics.
+the claims judge; they are timing metrics, measured in ``blocks`` independent timing blocks
+(one speed-up per block: the replicates a verdict needs). The analytic FLOP counts of the same
+prefills (:func:`~icml26.omnifit.prefill_flops`, :func:`~icml26.omnifit.arts_selection_flops`)
+are reported beside them. The KV-cache reduction is the ratio of the plan's KV sizes at a
+cost-equivalent retention: it holds by construction (a sanity check).
+
+The LAHP profile that sets the budgets is calibrated here on a random-init model (the timed
+sizes, L = 8, d = 96, have no shipped stand-in); the paper's 2.31x is end-to-end time to first
+token at 10 % tokens, this is the decoder prefill at ``mu`` (spec §5).
 """
 
 from __future__ import annotations
@@ -30,7 +36,9 @@ class EfficiencyConfig(StandInConfig):
     windows: int = 32  # about 780 tokens
     batch: int = 8  # the paper's prefill batch
     mu: float = 0.2
-    repeats: int = 20
+    repeats: int = 7  # timed rounds per block
+    blocks: int = 3  # independent timing blocks (one speed-up each)
+    calib_per_block: int = 3  # calibration streams of each block's LAHP profile
     warmup: int = 3
     fastv_layer: int = 2
 
@@ -38,19 +46,24 @@ class EfficiencyConfig(StandInConfig):
 EFFICIENCY = EfficiencyConfig()
 EFFICIENCY_PRESETS = {
     "smoke": replace(
-        EFFICIENCY, **{**SMOKE_STANDIN, "train_samples": 0, "windows": 8}, batch=2, repeats=3,
+        EFFICIENCY, **{**SMOKE_STANDIN, "train_samples": 0, "windows": 8}, batch=2, repeats=1,
         warmup=1, fastv_layer=1,  # the smoke model has 2 layers
     ),
-    "quick": replace(EFFICIENCY, repeats=7, warmup=2),  # fewer timing repeats
+    "quick": replace(EFFICIENCY, repeats=2, warmup=1),  # 3 x 2 timed rounds
     "full": EFFICIENCY,
 }  # fmt: skip
 TIMED = ("omnifit", "omnifit_prune", "random", "fastv")
+# one eager attention-map pass over the full prefill: A4c's metric when ARTS selection is
+# replaced by attention-map scoring (0.16-0.22 in the loaded quick run of 2026-12-07, 0.43 in
+# the idle one of 2026-12-02; docs/omnifit.md)
+CONTROL_ATTENTION_FRACTION = 0.2
 TIMING_METRICS = (
     "prefill_seconds_*",
     "speedups",
     "speedup_omnifit",
     "selection_seconds",
     "selection_fraction",
+    "attention_fraction",
     "attention_scoring_over_arts",
 )
 
@@ -82,12 +95,16 @@ def _efficiency_plot(metrics: list[dict[str, Any]], config: EfficiencyConfig) ->
 EFFICIENCY_CLAIMS = (
     Claim("A4a", "Prefill speed-up of OmniFit vs full at W = 32, mu = 0.2 >= 1.8x",
           "speedup_omnifit", ">=", 1.8, ">= 1.8x (paper: TTFT 2.20x 7B / 2.31x 30B at 10 %, H800)",
-          WHERE_SPEC, source="spec"),
-    Claim("A4b", "KV cache >= 3x smaller than full at mu = 0.2", "kv_reduction_omnifit", ">=", 3.0,
-          ">= 3x (paper: memory 35.7 -> 14.5 GB, about 2.5x, 7B)", WHERE_SPEC, source="spec"),
+          WHERE_SPEC, source="spec", control="no compression (the full prefill)",
+          control_value=1.0),
+    Claim("A4b", "KV cache of the plan >= 3x smaller than full at mu = 0.2 (by construction of "
+          "the cost-equivalent budgets)", "kv_reduction_omnifit", ">=", 3.0,
+          ">= 3x (paper: memory 35.7 -> 14.5 GB, about 2.5x, 7B)", WHERE_SPEC, source="spec",
+          kind="sanity"),
     Claim("A4c", "ARTS selection < 10 % of the full prefill time", "selection_fraction", "<", 0.10,
           "< 10 % (paper: 27.8x-42x cheaper than attention-based selection)", WHERE_SPEC,
-          source="spec"),
+          source="spec", control="attention-map scoring (one eager attention pass, FastV-style)",
+          control_value=CONTROL_ATTENTION_FRACTION),
 )  # fmt: skip
 
 
@@ -98,11 +115,13 @@ EFFICIENCY_CLAIMS = (
     claims=EFFICIENCY_CLAIMS,
     presets=EFFICIENCY_PRESETS,
     plot=_efficiency_plot,
-    seeds=1,
+    seeds=1,  # one seed, `blocks` timing replicates inside it
     resources=Resources(cpus=2),  # the spec times prefill on 2 threads
     timing_metrics=TIMING_METRICS,
+    deterministic_metrics=("tokens",),
 )
 def efficiency(config: EfficiencyConfig, ctx: RunContext) -> dict[str, Any]:
+    import numpy as np
     import torch
 
     from icml26.omnifit import (
@@ -124,9 +143,6 @@ def efficiency(config: EfficiencyConfig, ctx: RunContext) -> dict[str, Any]:
             TinyOmniConfig(s.n_layers, s.d, s.n_heads, s.d_ff), seed=ctx.seed_for("init")
         )
     model.eval()
-    calib = make_dataset(max(8, config.batch), config.windows, ctx.seed_for("calib"), "train",
-                         s.clutter)  # fmt: skip
-    profile = calibrate(model, calib, s)
     batch = make_dataset(
         config.batch, config.windows, ctx.seed_for("test"), "test", s.clutter
     ).batch(slice(None))
@@ -137,36 +153,45 @@ def efficiency(config: EfficiencyConfig, ctx: RunContext) -> dict[str, Any]:
     def flops(alive: list[int]) -> float:
         return prefill_flops(alive, s.d, s.d_ff, s.n_heads, batch=config.batch)
 
-    # Every timed callable runs once per round, round after round (medians over the rounds), so a
-    # load spike on a shared machine slows all of them alike instead of one method's block.
-    jobs: dict[str, Any] = {}
+    # Each timing block has its own LAHP profile, calibrated on its own streams, so the blocks
+    # are replicates of the whole protocol. Every timed callable runs once per round, round after
+    # round (medians over the rounds), so a load spike slows all of them alike.
+    blocks, plans = [], []
     analytic: dict[str, float] = {}
-    with torch.no_grad(), ctx.progress(len(TIMED) + 3, "timed prefills") as bar:
+    with torch.no_grad(), ctx.progress(config.blocks, "timing blocks") as bar:
         full_alive = run_compressed(model, batch).alive
-        jobs["full"], analytic["full"] = (lambda: model(batch)), flops(full_alive)
-        alives: dict[str, list[int]] = {}
-        for name in TIMED:
+        analytic["full"] = flops(full_alive)
+        for b in range(config.blocks):
+            calib = make_dataset(config.calib_per_block, config.windows,
+                                 ctx.seed_for(f"calib-{b}"), "train", s.clutter)  # fmt: skip
+            profile = calibrate(model, calib, s)
+            jobs: dict[str, Any] = {"full": lambda: model(batch)}
+            alives: dict[str, list[int]] = {}
+            for name in TIMED:
 
-            def prefill(n=name):
-                return run_compressed(model, batch, make_compressor(n, config.mu, profile, s, seed))
+                def prefill(n=name, p=profile):
+                    return run_compressed(model, batch, make_compressor(n, config.mu, p, s, seed))
 
-            alives[name] = prefill().alive
-            jobs[name], analytic[name] = prefill, flops(alives[name])
+                alives[name] = prefill().alive
+                jobs[name] = prefill
 
-        # selection alone: anchors + scores + plan (ARTS) vs one eager attention-map pass
-        def select():
-            make_compressor("omnifit", config.mu, profile, s, seed).prepare(h, ids)
+            # selection alone: anchors + scores + plan (ARTS) vs one eager attention-map pass
+            def select(p=profile):
+                make_compressor("omnifit", config.mu, p, s, seed).prepare(h, ids)
 
-        def attention_scoring():
-            model.attention_map(config.fastv_layer, h, pos, None)
+            def attention_scoring():
+                model.attention_map(config.fastv_layer, h, pos, None)
 
-        jobs["select"] = select
-        analytic["select"] = config.batch * arts_selection_flops(ids, s.d, s.M)
-        jobs["attention"] = attention_scoring
-        analytic["attention"] = config.batch * attention_map_flops(h.shape[1], s.d)
-        bar.advance()
-        times = ctx.median_seconds(jobs, config.repeats, config.warmup)
-        bar.advance(len(TIMED) + 2)
+            jobs["select"], jobs["attention"] = select, attention_scoring
+            blocks.append(ctx.median_seconds(jobs, config.repeats, config.warmup if b == 0 else 0))
+            plans.append((profile, alives))
+            bar.advance()
+    profile, alives = plans[0]
+    for name in TIMED:
+        analytic[name] = flops(alives[name])
+    analytic["select"] = config.batch * arts_selection_flops(ids, s.d, s.M)
+    analytic["attention"] = config.batch * attention_map_flops(h.shape[1], s.d)
+    times = {key: float(np.median([block[key] for block in blocks])) for key in blocks[0]}
     full_time = times["full"]
     speedups, reductions = [], []
     for name in TIMED:
@@ -176,14 +201,21 @@ def efficiency(config: EfficiencyConfig, ctx: RunContext) -> dict[str, Any]:
         out[f"prefill_flops_{name}"] = analytic[name]
         out[f"alive_{name}"] = alives[name]
     selection, attention = times["select"], times["attention"]
+
+    def per_block(key: str, over: str = "full") -> list[float]:
+        return [block[key] / block[over] for block in blocks]
+
     out.update({
         "prefill_seconds_full": full_time,
         "speedups": speedups,
         "kv_reductions": reductions,
-        "speedup_omnifit": speedups[0],
-        "kv_reduction_omnifit": reductions[0],
+        "speedup_omnifit": per_block("full", "omnifit"),
+        "kv_reduction_omnifit": [
+            kv_bytes(full_alive, s.d) / kv_bytes(a["omnifit"], s.d) for _, a in plans
+        ],
         "selection_seconds": selection,
-        "selection_fraction": selection / full_time,
+        "selection_fraction": per_block("select"),
+        "attention_fraction": per_block("attention"),
         "attention_scoring_over_arts": attention / selection,
         "prefill_flops_full": analytic["full"],
         "flops_speedups": [analytic["full"] / analytic[name] for name in TIMED],
