@@ -142,6 +142,42 @@ def best_baseline(scores: dict[str, float]) -> float:
     return max(present) if present else float("nan")
 
 
+def best_baseline_name(scores: dict[str, float]) -> str | None:
+    """The external baseline with the best mean score (None when none ran)."""
+    from icml26.spinefl import BASELINES
+
+    present = [m for m in BASELINES if m in scores]
+    return max(present, key=lambda m: scores[m]) if present else None
+
+
+def per_seed(rows: list[dict[str, Any]], task: str, alpha: float, method: str) -> list[float]:
+    """``method``'s score for every inner seed, in seed order (paired across methods)."""
+    return [
+        float(r["score"])
+        for r in rows
+        if r["task"] == task and r["alpha"] == alpha and r["method"] == method
+    ]
+
+
+def paired_vs(
+    rows: list[dict[str, Any]], task: str, alpha: float, other: str | None
+) -> list[float]:
+    """Per-seed paired differences SpineFL − ``other`` (``[nan]`` when either did not run).
+
+    ``other=None`` takes the best external baseline by mean score (chosen once, then paired
+    seed by seed: the comparison is not re-picked per seed).
+    """
+    if other is None:
+        methods = {r["method"] for r in rows if r["task"] == task and r["alpha"] == alpha}
+        scores = {m: mean_accuracy(rows, task, alpha, m) for m in methods}
+        other = best_baseline_name(scores)
+    spine = per_seed(rows, task, alpha, "SpineFL")
+    theirs = per_seed(rows, task, alpha, other) if other else []
+    if not spine or len(theirs) != len(spine):
+        return [float("nan")]
+    return [s - t for s, t in zip(spine, theirs, strict=True)]
+
+
 def over_records(metrics: list[dict[str, Any]], get: Any) -> float:
     """Mean over the records (framework seeds) of ``get(record)``; NaN where none has it."""
     values = []

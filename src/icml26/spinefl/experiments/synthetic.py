@@ -12,9 +12,10 @@ from icml26.spinefl.experiments.common import (
     PAPER,
     RESOURCES,
     CompareConfig,
-    best_baseline,
     comparison_plot,
     comparison_tables,
+    paired_vs,
+    per_seed,
     run_grid,
     summarize_grid,
 )
@@ -27,29 +28,34 @@ SYNTHETIC_PRESETS = {
     "smoke": replace(
         SYNTHETIC_DEFAULT, n_seeds=1, rounds=3, n_clients=8, hidden=(32, 32), n_samples=2_400
     ),
-    "quick": SYNTHETIC_DEFAULT,
+    # 3 paired seeds x 27 rounds: the same federated work as the former 2 x 40, but 3 values
+    # per claim (a verdict needs >= 3)
+    "quick": replace(SYNTHETIC_DEFAULT, n_seeds=3, rounds=27),
     "full": replace(SYNTHETIC_DEFAULT, n_seeds=5, rounds=150, local_epochs=2),  # §5.3 full
 }
 SYNTHETIC_CLAIMS = (
     Claim(
         "Q1",
-        "Every method beats chance (10 %) by more than 20 pt",
+        "Gate: every method beats chance (10 %) by more than 20 pt (lowest method, per seed)",
         "min_margin_over_chance",
         ">",
         0.20,
         "> chance + 20 pt",
         "spec §5.4 (quick gate)",
         source="spec",
+        kind="gate",
     ),
     Claim(
         "Q2",
-        "SpineFL is within 3 pt of the best baseline (HeteroFL, FedRolex, FedDropout)",
+        "SpineFL > the best of HeteroFL/FedRolex/FedDropout (paired per seed, alpha = 0.1)",
         "spine_minus_best_baseline",
-        ">=",
-        -0.03,
-        ">= best − 3 pt",
-        "spec §5.4 (quick gate)",
+        ">",
+        0.0,
+        "> 0 (spec §5.4 item 2: SpineFL >= best baseline)",
+        "spec §5.4 item 2 (the quick gate's >= best - 3 pt passed with the baseline itself)",
         source="spec",
+        control="the best baseline itself (SpineFL replaced by it)",
+        control_value=0.0,
     ),
 )
 
@@ -72,11 +78,13 @@ def synthetic_tables(metrics: list[dict[str, Any]], config: CompareConfig) -> li
 def synthetic(config: CompareConfig, ctx: RunContext) -> dict[str, Any]:
     rows = run_grid(config, ctx)
     summary = summarize_grid(rows, config)
-    key = f"{config.tasks[0]}@{config.alphas[0]:g}"
-    scores = summary["scores"][key]
+    task, alpha = config.tasks[0], config.alphas[0]
+    scores = summary["scores"][f"{task}@{alpha:g}"]
+    per_method = [per_seed(rows, task, alpha, m) for m in config.methods]
     return {
-        "min_margin_over_chance": min(scores.values()) - 0.1,
-        "spine_minus_best_baseline": scores["SpineFL"] - best_baseline(scores),
+        # lists: one value per inner seed (paired), so that >= 3 seeds give a verdict
+        "min_margin_over_chance": [min(v) - 0.1 for v in zip(*per_method, strict=True)],
+        "spine_minus_best_baseline": paired_vs(rows, task, alpha, None),
         **{f"acc_{m}": s for m, s in scores.items()},
         **summary,
     }
