@@ -35,7 +35,7 @@ from icml26.cvar_rl.experiments.frozen_lake import LAKE_CLAIMS
 from icml26.cvar_rl.experiments.risky_chain import (
     RISKY_CLAIMS,
     RISKY_DEFAULT,
-    _s1_actions,
+    s1_actions,
 )
 
 
@@ -88,7 +88,7 @@ def test_risky_chain_any_markov_policy_mismatches_vi_at_alpha_half(chain):
     # VI plays different s1 actions after the two branches at alpha = 0.5; a Markov policy
     # plays one action there, so it mismatches VI after at least one branch.
     _, _, sol = chain
-    vi_actions = _s1_actions(sol.policy(sol.cvar(0.5).b_star))
+    vi_actions = s1_actions(sol.policy(sol.cvar(0.5).b_star))
     assert len(set(vi_actions)) == 2
     mismatches = min(sum(a != v for v in vi_actions) for a in (0, 1))
     claim = _claim(RISKY_CLAIMS, "Q2b")

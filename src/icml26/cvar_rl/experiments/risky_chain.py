@@ -114,7 +114,7 @@ RISKY_CLAIMS = (
 )
 
 
-def _s1_actions(policy: AugmentedGreedyPolicy) -> list[int]:
+def s1_actions(policy: AugmentedGreedyPolicy) -> list[int]:
     """Greedy s1 action after each branch when starting from the policy's budget b."""
     gamma = policy.gamma
     budgets = np.array([((policy.b - r) / gamma) / gamma for _, r in _RISKY_BRANCHES])
@@ -200,7 +200,7 @@ def risky_chain_experiment(config: RiskyChainConfig, ctx: RunContext) -> dict[st
         atoms, probs = exact_return_distribution(mdp, policy, horizon)
         q_cvar, q_b = cvar_from_values(q_values, grid, alpha)
         mismatches += sum(
-            x != y for x, y in zip(_s1_actions(policy), _s1_actions(q.policy(q_b)), strict=True)
+            x != y for x, y in zip(s1_actions(policy), s1_actions(q.policy(q_b)), strict=True)
         )
         values = (
             brute,

@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, Resources, RunContext, Table, register
+from icml26.core import Resources, RunContext, Table, register
 from icml26.taco.experiments.common import PAPER
+from icml26.taco.experiments.real_tables_claims import REAL_TABLES_CLAIMS
 
 MODELS = ("taco_4", "pot", "pot_random_4", "lr", "hgb")
 
@@ -226,96 +227,11 @@ def _plot(metrics: list[dict[str, Any]], config: RealTablesConfig) -> dict[str, 
     return {"real_tables_auc": fig}
 
 
-CONTROL_RANDOM = "POT on K random training rows (naive compression at TACO@4 %'s K)"
-
-
 @register(
     name="taco.real_tables",
     title="Issue 19: the shipped TACOClassifier on real tables vs POT, LR and HGB",
     paper=PAPER,
-    claims=(
-        Claim(
-            "H",
-            "TACO predicts up to 94× faster than POT, the same backbone uncompressed: "
-            "predict time POT / TACO@1 % at N = 4 096 context rows (per timed round)",
-            "predict_speedup_p1",
-            ">=",
-            94.0,
-            "up to 94× faster inference",
-            "abstract",
-            source="paper",
-            headline=True,
-            gates=(),
-            control="POT itself (no compression): speed-up 1",
-            control_value=1.0,
-        ),
-        Claim(
-            "G1",
-            "Premise: the context matters — POT − POT-random@4 % (paired per table)",
-            "pot_minus_random4",
-            ">=",
-            0.02,
-            "(compression is worth something only if subsampling loses)",
-            "issue 39",
-            source="none",
-            kind="gate",
-            over="items",
-        ),
-        Claim(
-            "G2",
-            "Backbone competitive: POT − HGB ≥ −0.01, i.e. POT − LR ≥ (HGB − LR) − 0.01 "
-            "(paired per table)",
-            "pot_minus_hgb",
-            ">=",
-            -0.01,
-            "(without it the LR comparison measures a weak backbone)",
-            "issue 48",
-            source="spec",
-            kind="gate",
-            over="items",
-        ),
-        Claim(
-            "T1",
-            "TACO@4 % − LogisticRegression ROC-AUC (paired per table)",
-            "taco_minus_lr",
-            ">=",
-            -0.02,
-            "≥ −0.02 (paper: retaining performance)",
-            "issue 19",
-            source="spec",
-            gates=("G2",),
-            over="items",
-            control=CONTROL_RANDOM + ": −0.120 vs LR in the 2026-12-07 quick run",
-            control_value=-0.120,
-        ),
-        Claim(
-            "T2",
-            "TACO@4 % − POT ROC-AUC (paired per table)",
-            "taco_minus_pot",
-            ">=",
-            -0.01,
-            "≥ −0.01 (paper: without significant degradation)",
-            "issue 19",
-            source="spec",
-            gates=("G1",),
-            over="items",
-            control=CONTROL_RANDOM + ": −0.083 vs POT in the 2026-12-07 quick run",
-            control_value=-0.083,
-        ),
-        Claim(
-            "T3",
-            "predict time POT / TACO@4 % at N = 4 096 context rows (per timed round)",
-            "predict_speedup",
-            ">=",
-            10.0,
-            "≥ 10× (paper: up to 94×)",
-            "issue 19",
-            source="spec",
-            gates=(),
-            control="POT itself: speed-up 1",
-            control_value=1.0,
-        ),
-    ),
+    claims=REAL_TABLES_CLAIMS,
     presets=PRESETS,
     tables=_tables,
     plot=_plot,
