@@ -20,7 +20,12 @@ from icml26.scale.env import (
     AmbiguousReach2DEnv,
     scripted_expert,
 )
-from icml26.scale.evaluation import count_forward_passes, evaluate, expert_success_rate
+from icml26.scale.evaluation import (
+    count_forward_passes,
+    evaluate,
+    expert_episode_success,
+    expert_success_rate,
+)
 from icml26.scale.model import TinyARVLA
 from icml26.scale.openvla import (
     LIBERO_MAX_STEPS,
@@ -71,6 +76,7 @@ __all__ = [
     "collect_demonstrations",
     "count_forward_passes",
     "evaluate",
+    "expert_episode_success",
     "expert_success_rate",
     "load_openvla",
     "load_policy",

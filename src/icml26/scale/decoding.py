@@ -157,6 +157,10 @@ class DecodeInfo:
         Forward passes per sample: prefix passes plus cached token passes.
     prefix_passes
         Of which full prefix passes (image encoder + prompt).
+    departed
+        ``(B, K_a)`` bool: the chosen token is not the argmax of the logits it was chosen from
+        (what greedy decoding would have picked at that token, given the same prefix and the
+        same vision temperature); ``None`` where not recorded.
     """
 
     u: torch.Tensor
@@ -164,6 +168,7 @@ class DecodeInfo:
     gamma: torch.Tensor
     forward_passes: int
     prefix_passes: int
+    departed: torch.Tensor | None = None
 
 
 def _check_logits(logits: Any, owner: str) -> torch.Tensor:
@@ -275,7 +280,7 @@ class Decoder(abc.ABC):
         n_tokens = adapter.num_action_tokens
         gamma = self._gamma(state)
         modules = adapter.vision_attention_modules() if self._tempers(gamma) else []
-        tokens, us, taus = [], [], []
+        tokens, us, taus, departed = [], [], [], []
         with torch.no_grad():
             with AttentionTemperature(modules, gamma):
                 logits, cache = adapter.prefill(obs, instruction)
@@ -284,6 +289,7 @@ class Decoder(abc.ABC):
                 part = action_logits(logits, (start, stop))  # (B, A)
                 u = self_uncertainty(part.double(), self._num_logits(part), self._eps())
                 index, tau = self._choose(part, u)
+                departed.append(index != part.argmax(dim=-1))
                 token = start + index
                 tokens.append(token)
                 us.append(u)
@@ -295,7 +301,9 @@ class Decoder(abc.ABC):
         self._after(state, u_all)
         batch = u_all.shape[0]
         gamma_t = torch.as_tensor(gamma, dtype=torch.float64).expand(batch).clone()
-        info = DecodeInfo(u_all, torch.stack(taus, dim=-1), gamma_t, passes, 1)
+        info = DecodeInfo(
+            u_all, torch.stack(taus, dim=-1), gamma_t, passes, 1, torch.stack(departed, dim=-1)
+        )
         return torch.stack(tokens, dim=-1), info
 
     @staticmethod
@@ -577,7 +585,9 @@ class BestOfN(Decoder):
         rows = torch.arange(stacked.shape[0])
         u = torch.stack([i.u for i in infos], dim=1)[rows, best]
         tau = torch.stack([i.tau for i in infos], dim=1)[rows, best]
-        info = DecodeInfo(u, tau, infos[0].gamma, sum(i.forward_passes for i in infos), self.n)
+        departed = torch.stack([i.departed for i in infos], dim=1)[rows, best]
+        passes = sum(i.forward_passes for i in infos)
+        info = DecodeInfo(u, tau, infos[0].gamma, passes, self.n, departed)
         return stacked[rows, best], info
 
 

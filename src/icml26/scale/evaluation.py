@@ -9,6 +9,7 @@ decoder and vision-encoder passes (what a decoder costs, independent of the cloc
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -24,7 +25,13 @@ from icml26.scale.env import AmbiguousReach2DEnv, scripted_expert
 from icml26.scale.model import TinyARVLA
 from icml26.scale.uncertainty import UncertaintyState
 
-__all__ = ["EvalResult", "count_forward_passes", "evaluate", "expert_success_rate"]
+__all__ = [
+    "EvalResult",
+    "count_forward_passes",
+    "evaluate",
+    "expert_episode_success",
+    "expert_success_rate",
+]
 
 
 @dataclass
@@ -45,6 +52,10 @@ class EvalResult:
         Wall-clock per batched control step.
     gamma_trace, tau_trace
         Mean gamma and mean tau over the still-running episodes at each step t (first seed).
+    episode_departure
+        Per episode, the share of its action tokens that left the argmax of the logits they
+        were drawn from (:attr:`DecodeInfo.departed`), ``(n_seeds, episodes)``: 0 for greedy,
+        and near 0 for a sampler whose temperature is tiny.
     """
 
     success: np.ndarray
@@ -54,11 +65,17 @@ class EvalResult:
     seconds_per_step: float
     gamma_trace: list[float] = field(default_factory=list)
     tau_trace: list[float] = field(default_factory=list)
+    episode_departure: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
     @property
     def mean(self) -> float:
         """Success rate over all seeds."""
         return float(self.success.mean())
+
+    @property
+    def departure_rate(self) -> float:
+        """Share of all action tokens that left the argmax (NaN if none was recorded)."""
+        return float(self.episode_departure.mean()) if self.episode_departure.size else math.nan
 
 
 def _run_seed(decoder, env, episodes, seed, adapter):
@@ -68,6 +85,7 @@ def _run_seed(decoder, env, episodes, seed, adapter):
     state = UncertaintyState(adapter.num_action_tokens, batch_size=episodes)
     success = np.zeros(episodes)
     lengths = np.zeros(episodes)
+    departed = np.zeros(episodes)
     passes = steps = 0
     seconds = 0.0
     gammas, taus = [], []
@@ -84,6 +102,8 @@ def _run_seed(decoder, env, episodes, seed, adapter):
         steps += 1
         gammas.append(float(info.gamma.mean()))
         taus.append(float(info.tau.mean()))
+        if info.departed is not None:
+            departed[active] += info.departed.double().mean(dim=-1).numpy()
         keep = []
         for row, i in enumerate(active):
             obs[i], reward, terminated, truncated, _ = envs[i].step(actions[row])
@@ -93,7 +113,7 @@ def _run_seed(decoder, env, episodes, seed, adapter):
             else:
                 keep.append(i)
         active = np.array(keep, dtype=np.int64)
-    return success, lengths, passes / steps, seconds / steps, gammas, taus
+    return success, lengths, passes / steps, seconds / steps, gammas, taus, departed / lengths
 
 
 def evaluate(
@@ -154,6 +174,7 @@ def evaluate(
         seconds_per_step=float(np.mean([r[3] for r in runs])),
         gamma_trace=runs[0][4],
         tau_trace=runs[0][5],
+        episode_departure=np.stack([r[6] for r in runs]),
     )
 
 
@@ -163,18 +184,18 @@ def _check_env(env: AmbiguousReach2DEnv, owner: str) -> AmbiguousReach2DEnv:
     return env.unwrapped
 
 
-def expert_success_rate(env: AmbiguousReach2DEnv, episodes: int, seed: int) -> float:
-    """Success rate of :func:`~icml26.scale.scripted_expert` on ``episodes`` episodes of ``env``.
+def expert_episode_success(env: AmbiguousReach2DEnv, episodes: int, seed: int) -> np.ndarray:
+    """0/1 success of :func:`~icml26.scale.scripted_expert` on each of ``episodes`` episodes.
 
     Episode ``i`` resets with seed ``seed * 1000003 + i``, the episodes :func:`evaluate` runs
     for evaluation seed ``seed``: a ceiling for the decoders on the same episodes.
 
     Example
     -------
-    >>> expert_success_rate(AmbiguousReach2DEnv("ood_noise"), episodes=3, seed=0)
-    1.0
+    >>> expert_episode_success(AmbiguousReach2DEnv("ood_noise"), episodes=3, seed=0).tolist()
+    [1.0, 1.0, 1.0]
     """
-    owner = "expert_success_rate"
+    owner = "expert_episode_success"
     env = _check_env(env, owner)
     episodes = check_positive_int("episodes", episodes, owner=owner, maximum=10_000)
     seed = check_positive_int("seed", seed, owner=owner, minimum=0, maximum=2**31)
@@ -184,9 +205,25 @@ def expert_success_rate(env: AmbiguousReach2DEnv, episodes: int, seed: int) -> f
         while True:
             _, reward, terminated, truncated, _ = env.step(scripted_expert(env))
             if terminated or truncated:
-                wins.append(reward)
+                wins.append(float(reward))
                 break
-    return float(np.mean(wins))
+    return np.asarray(wins)
+
+
+def expert_success_rate(env: AmbiguousReach2DEnv, episodes: int, seed: int) -> float:
+    """Success rate of :func:`~icml26.scale.scripted_expert` on ``episodes`` episodes of ``env``
+    (the mean of :func:`expert_episode_success`).
+
+    Example
+    -------
+    >>> expert_success_rate(AmbiguousReach2DEnv("ood_noise"), episodes=3, seed=0)
+    1.0
+    """
+    owner = "expert_success_rate"
+    _check_env(env, owner)
+    episodes = check_positive_int("episodes", episodes, owner=owner, maximum=10_000)
+    seed = check_positive_int("seed", seed, owner=owner, minimum=0, maximum=2**31)
+    return float(np.mean(expert_episode_success(env, episodes, seed)))
 
 
 @contextmanager

@@ -1,8 +1,13 @@
 """``scale.ambiguous_reach`` (S1-S3): SCALE vs greedy and fixed decoding on AmbiguousReach2D.
 
 One behaviour-cloned policy (the shipped ``reach_quick`` in the quick preset) is evaluated with
-every decoder on every split on common episodes. The paper's numbers are OpenVLA-7B / LIBERO
-success rates, so every threshold is the spec's own small-scale target (``source="spec"``).
+every decoder on every split on common episodes; every comparison is a paired per-episode
+difference (bootstrap over seeds, then episodes). The headline S1 holds the paper's own margin
+(OpenVLA on LIBERO, 75.7 -> 81.5, +5.8 points); the other bars are the spec's small-scale
+targets, tightened where a decoder identical to greedy (or to the compared decoder) would pass
+them. The gates of :data:`~icml26.scale.experiments.common.REACH_GATES` stand before every
+claim: on a policy so confident that SCALE never leaves the argmax (P1), a SCALE-vs-X claim
+reads "testbed invalid".
 """
 
 from __future__ import annotations
@@ -11,104 +16,57 @@ from typing import Any
 
 from icml26.core import Claim, Resources, RunContext, register
 from icml26.scale.experiments.common import (
-    COMPETENCE,
     FIXED,
+    GREEDY,
     PAPER,
+    REACH_GATES,
     REACH_PRESETS,
     ReachConfig,
-    gap,
-    points,
+    paired_gap,
     reach_tables,
     run_reach,
     sr_figure,
     trace_figure,
+    worst_split_gap,
 )
 
+WHERE_T1 = "paper Table 1 (OpenVLA, LIBERO average); spec §5"
+COMPONENTS = ("scale_action_only", "scale_vision_only")
+
+
+def _claim(cid: str, statement: str, metric: str, comparison: str, threshold: float, paper: str,
+           where: str, control: str, **kw: Any) -> Claim:  # fmt: skip
+    return Claim(cid, statement, metric, comparison, threshold, paper, where, over="items",
+                 control=control, control_value=0.0, **{"source": "spec", **kw})  # fmt: skip
+
+
 REACH_CLAIMS = (
-    COMPETENCE,
-    Claim(
-        "S1a",
-        "SCALE >= greedy + 3 points on the mean success rate over the splits",
-        "scale_minus_greedy_pt",
-        ">=",
-        3.0,
-        "+5.8 (81.5 vs 75.7, OpenVLA, LIBERO)",
-        "paper Table 1; spec §5 S1",
-        source="spec",
-    ),
-    Claim(
-        "S1b",
-        "SCALE >= greedy - 1 point on every split",
-        "scale_minus_greedy_worst_split_pt",
-        ">=",
-        -1.0,
-        "gains on all 4 LIBERO suites",
-        "paper Table 1; spec §5 S1",
-        source="spec",
-    ),
-    Claim(
-        "S2",
-        "SCALE >= every fixed decoding baseline (temperature, top-k, top-p) - 1 point",
-        "scale_minus_best_fixed_pt",
-        ">=",
-        -1.0,
-        "81.5 vs best training-free 77.2",
-        "paper Table 1; spec §5 S2",
-        source="spec",
-    ),
-    Claim(
-        "S3a",
-        "Both components >= max(action-only, vision-only) - 1 point",
-        "scale_minus_best_component_pt",
-        ">=",
-        -1.0,
-        "63.3 vs 58.0 / 56.0 (LIBERO-Long)",
-        "paper ablation table; spec §5 S3",
-        source="spec",
-    ),
-    Claim(
-        "S3b",
-        "Each component alone >= greedy - 1 point",
-        "worst_component_minus_greedy_pt",
-        ">=",
-        -1.0,
-        "58.0 and 56.0 vs 52.7 (LIBERO-Long)",
-        "paper ablation table; spec §5 S3",
-        source="spec",
-    ),
-    Claim(
-        "Q1",
-        "Quick gate: SCALE >= greedy - 2 points on the ID split",
-        "scale_minus_greedy_id_pt",
-        ">=",
-        -2.0,
-        "+5.8 (LIBERO average)",
-        "spec §5 quick preset",
-        source="spec",
-    ),
-    Claim(
-        "E1",
-        "The scripted expert succeeds on >= 95 % of episodes of every split",
-        "expert_min",
-        ">=",
-        0.95,
-        "n/a (toy environment)",
-        "spec §7",
-        source="spec",
-        kind="sanity",
-    ),
-    Claim(
-        "S4e",
-        "In closed loop SCALE uses exactly greedy's forward passes per step",
-        "forward_pass_gap",
-        "<=",
-        0.0,
-        "single pass",
-        "spec §5 S4",
-        source="spec",
-        kind="sanity",
-    ),
-)
+    *REACH_GATES,
+    _claim("S1", "SCALE improves the success rate over greedy by the paper's +5.8 points "
+           "(mean over the splits, paired episodes)", "scale_minus_greedy_pt", ">=", 5.8,
+           "+5.8 (75.7 -> 81.5, OpenVLA, LIBERO average)", "paper Table 1 (OpenVLA, LIBERO)",
+           GREEDY, source="paper", headline=True),
+    _claim("S1a", "SCALE >= greedy + 3 points on the mean success rate over the splits",
+           "scale_minus_greedy_pt", ">=", 3.0, "+3 (paper: +5.8)", WHERE_T1, GREEDY),
+    _claim("S1b", "SCALE > greedy on every split (its worst split, paired episodes)",
+           "scale_minus_greedy_worst_split_pt", ">", 0.0, "gains on all 4 LIBERO suites",
+           WHERE_T1, GREEDY),
+    _claim("S2", "SCALE > the best fixed decoding baseline (temperature, top-k, top-p)",
+           "scale_minus_best_fixed_pt", ">", 0.0, "81.5 vs best training-free 77.2 (+4.3)",
+           WHERE_T1, "the best fixed decoder in place of SCALE"),
+    _claim("S3a", "Both components > the better single component (action-only, vision-only)",
+           "scale_minus_best_component_pt", ">", 0.0, "63.3 vs 58.0 / 56.0 (LIBERO-Long)",
+           "paper ablation table; spec §5 S3", "the better single component in place of SCALE"),
+    _claim("S3b", "Each component alone > greedy (the weaker component, paired episodes)",
+           "worst_component_minus_greedy_pt", ">", 0.0, "58.0 and 56.0 vs 52.7 (LIBERO-Long)",
+           "paper ablation table; spec §5 S3", GREEDY),
+    _claim("Q1", "Quick target: SCALE > greedy on the ID split (paired episodes)",
+           "scale_minus_greedy_id_pt", ">", 0.0, "+5.8 (LIBERO average)", "spec §5 quick preset",
+           GREEDY),
+    Claim("S4e", "In closed loop SCALE uses exactly greedy's forward passes per step",
+          "forward_pass_gap", "<=", 0.0, "single pass", "spec §5 S4", source="spec",
+          kind="sanity"),
+)  # fmt: skip
 
 
 def _reach_plot(metrics: list[dict[str, Any]], config: ReachConfig) -> dict[str, Any]:
@@ -126,24 +84,23 @@ def _reach_plot(metrics: list[dict[str, Any]], config: ReachConfig) -> dict[str,
     presets=REACH_PRESETS,
     plot=_reach_plot,
     tables=reach_tables,
-    # quick: 1 seed (spec); the full protocol is 5 seeds: --preset full --seeds 5
+    # quick: 1 seed, the claims bootstrap over its paired episodes; full: --seeds 5
     seeds=1,
-    resources=Resources(cpus=2),
+    # one thread: a d = 48 model gains nothing from a second one on shared cores
+    resources=Resources(cpus=1),
+    deterministic_metrics=("forward_pass_gap",),
 )
 def ambiguous_reach(config: ReachConfig, ctx: RunContext) -> dict[str, Any]:
     out = run_reach(config, ctx)
-    per_split = [points(out[f"sr_{s}_scale"] - out[f"sr_{s}_greedy"]) for s in config.splits]
-    out["scale_minus_greedy_pt"] = gap(out, "scale", ("greedy",), config.splits)
-    out["scale_minus_greedy_worst_split_pt"] = float(min(per_split))
-    out["scale_minus_best_fixed_pt"] = gap(out, "scale", FIXED, config.splits)
-    components = ("scale_action_only", "scale_vision_only")
-    out["scale_minus_best_component_pt"] = gap(out, "scale", components, config.splits)
-    out["worst_component_minus_greedy_pt"] = (
-        float("nan")
-        if any(f"sr_mean_{n}" not in out for n in components)
-        else points(min(out[f"sr_mean_{n}"] for n in components) - out["sr_mean_greedy"])
+    splits = config.splits
+    out["scale_minus_greedy_pt"] = paired_gap(out, "scale", ("greedy",), splits)
+    out["scale_minus_greedy_worst_split_pt"] = worst_split_gap(out, "scale", "greedy", splits)
+    out["scale_minus_best_fixed_pt"] = paired_gap(out, "scale", FIXED, splits)
+    out["scale_minus_best_component_pt"] = paired_gap(out, "scale", COMPONENTS, splits)
+    out["worst_component_minus_greedy_pt"] = paired_gap(
+        out, "scale", COMPONENTS, splits, pick=min, base="greedy"
     )
     out["scale_minus_greedy_id_pt"] = (
-        points(out["sr_id_scale"] - out["sr_id_greedy"]) if "id" in config.splits else float("nan")
+        paired_gap(out, "scale", ("greedy",), ("id",)) if "id" in splits else []
     )
     return out
