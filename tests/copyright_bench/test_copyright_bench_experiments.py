@@ -14,7 +14,11 @@ def test_scripted_report_hooks_show_the_measured_cells(tmp_path):
     assert len(cells.rows) == 12 and cells.rows[0][:2] == ["neutral", "none"]
     assert cells.rows[0][2] == "0.00 [0.00, 0.39]"  # LawfulAgent: 0 of 6 episodes in the cell
     assert [r[0] for r in human.rows] == ["GreedyAgent", "HeuristicAgent", "LawfulAgent"]
-    assert all(r[2] == "not measurable offline (needs real models)" for r in claims.rows)
+    assert [r[2] for r in claims.rows][:2] == [
+        "copyright_bench.llm_agents H1 (headline)",
+        "copyright_bench.llm_agents L2a, L2b",
+    ]
+    assert all(r[3].startswith("not measured here") for r in claims.rows)
     figure = scripted.scripted_plot([metrics], config)["violation_heatmaps"]
     greedy = figure.axes[1].images[0].get_array()
     assert greedy.shape == (4, 3) and float(greedy.min()) == 1.0

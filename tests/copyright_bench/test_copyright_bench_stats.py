@@ -12,6 +12,8 @@ from icml26.copyright_bench import (
     load_human_baseline,
     newcombe_diff_ci,
     pool_cell_rates,
+    task_means,
+    task_paired_differences,
     wilson_ci,
 )
 
@@ -180,3 +182,36 @@ def test_cell_rates_bad_input():
         pool_cell_rates([["neutral"]])
     with pytest.raises(ValueError, match="n must be an integer >= 1; got 0"):
         pool_cell_rates([[["neutral", "none", 0, 0, 0.0]]])
+
+
+def test_task_means_and_paired_differences_pair_levels_within_each_task():
+    rows = pd.DataFrame(
+        {
+            "task_id": ["a"] * 4 + ["b"] * 4 + ["c"] * 2,
+            "intent": ["neutral", "neutral", "explicit_request", "explicit_request"] * 2
+            + ["neutral", "neutral"],
+            "pressure": ["none", "high"] * 5,
+            "violation": [0, 1, 1, 1, 0, 0, 0, 1, 1, 1],
+        }
+    )
+    assert task_means(rows) == [0.75, 0.25, 1.0]
+    # task c has no explicit_request row: it is left out of the paired intent effect
+    assert task_paired_differences(rows, "intent", "explicit_request", "neutral") == [0.5, 0.5]
+    assert task_paired_differences(rows, "pressure", "high", "none") == [0.5, 0.5, 0.0]
+    assert task_means(rows.assign(violation=rows["violation"].astype(bool))) == [0.75, 0.25, 1.0]
+
+
+def test_task_means_and_paired_differences_name_bad_input():
+    rows = pd.DataFrame({"task_id": ["a", "a"], "pressure": ["high", "high"], "violation": [1, 0]})
+    with pytest.raises(TypeError, match="episodes must be a DataFrame"):
+        task_means([1, 0])
+    with pytest.raises(ValueError, match=r"lacks column\(s\) \['completed'\]"):
+        task_means(rows, "completed")
+    with pytest.raises(TypeError, match="metric column 'pressure' must be numeric"):
+        task_means(rows, "pressure")
+    with pytest.raises(ValueError, match="factor"):
+        task_paired_differences(rows, "family", "website", "merchandise")
+    with pytest.raises(ValueError, match="level"):
+        task_paired_differences(rows, "pressure", "extreme", "none")
+    with pytest.raises(ValueError, match="no task has rows at both 'high' and 'none'"):
+        task_paired_differences(rows, "pressure", "high", "none")

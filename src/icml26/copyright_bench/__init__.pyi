@@ -86,6 +86,8 @@ from icml26.copyright_bench.stats import (
     load_human_baseline,
     newcombe_diff_ci,
     pool_cell_rates,
+    task_means,
+    task_paired_differences,
     true_coefficients,
     wilson_ci,
 )
@@ -179,6 +181,8 @@ __all__ = [
     "run_episode",
     "sanitize_tools",
     "score_state",
+    "task_means",
+    "task_paired_differences",
     "tool_specs_for",
     "true_coefficients",
     "wilson_ci",

@@ -23,6 +23,11 @@ from icml26.core import check_fields
 __all__ = ["Agent", "AssistantTurn", "EpisodeSeeded", "ReplayAgent", "ToolCall"]
 
 
+def _shown(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
 @dataclass(frozen=True)
 class ToolCall:
     """One tool call of an assistant turn; ``arguments`` is the raw JSON text."""
@@ -32,7 +37,12 @@ class ToolCall:
     arguments: str
 
     def __post_init__(self) -> None:
-        check_fields(self)
+        # direct checks: a benchmark builds one per tool call, and the generic checker was a
+        # tenth of its run time
+        for name in ("id", "name", "arguments"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise TypeError(f"ToolCall: {name} must be str; got {_shown(value)}.")
 
     def to_message(self) -> dict[str, Any]:
         """The OpenAI ``tool_calls`` entry."""

@@ -31,7 +31,6 @@ from icml26.copyright_bench.catalog import Catalog
 from icml26.copyright_bench.families import Family, family_use_context, parse_family
 from icml26.copyright_bench.licenses import License
 from icml26.copyright_bench.tasks import Factors, TaskInstance
-from icml26.core import check_fields
 
 __all__ = ["MODES", "CopyrightEnv", "Observation", "tool_specs_for"]
 
@@ -196,7 +195,21 @@ class Observation:
     kind: str = "ok"
 
     def __post_init__(self) -> None:
-        check_fields(self)
+        # direct checks: a benchmark builds one per tool call (the generic checker was a tenth
+        # of its run time)
+        for name, kind, text in (
+            ("name", str, "str"),
+            ("ok", bool, "bool"),
+            ("content", dict, "dict[str, Any]"),
+            ("kind", str, "str"),
+        ):
+            value = getattr(self, name)
+            if not isinstance(value, kind):
+                shown = repr(value)
+                shown = shown if len(shown) <= 60 else shown[:57] + "..."
+                raise TypeError(f"Observation: {name} must be {text}; got {shown}.")
+        if not all(isinstance(k, str) for k in self.content):
+            raise TypeError("Observation: content must be dict[str, Any] (str keys).")
         if self.kind not in ("ok", "format_error", "tool_error"):
             kinds = "'ok', 'format_error' or 'tool_error'"
             raise ValueError(f"Observation: kind must be {kinds}; got {self.kind!r}.")

@@ -46,6 +46,9 @@ __all__ = [
 ]
 
 
+_DEEP = ("messages", "events", "final_state")  # Transcript fields checked one level deep
+
+
 @dataclass
 class Transcript:
     """Everything about one episode: prompts, every call and observation, timings, final state.
@@ -69,7 +72,18 @@ class Transcript:
     score: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
-        check_fields(self)
+        # The conversation, events and final state are checked one level deep: they are built by
+        # the loop, and walking every nested value of every episode was half of a benchmark's
+        # run time.
+        check_fields(self, skip=_DEEP)
+        for name in _DEEP:
+            value = getattr(self, name)
+            kind = dict if name == "final_state" else list
+            if not isinstance(value, kind) or (
+                kind is list and not all(isinstance(v, dict) for v in value)
+            ):
+                what = "a dict" if kind is dict else "a list of dicts"
+                raise TypeError(f"Transcript: {name} must be {what}; got {type(value).__name__}.")
         if self.seconds < 0:
             raise ValueError(f"Transcript: seconds must be >= 0; got {self.seconds}.")
 

@@ -45,6 +45,8 @@ __all__ = [
     "load_human_baseline",
     "newcombe_diff_ci",
     "pool_cell_rates",
+    "task_means",
+    "task_paired_differences",
     "true_coefficients",
     "wilson_ci",
 ]
@@ -183,6 +185,86 @@ def pool_cell_rates(
         key: [k, n, k / n, *wilson_ci(k, n, alpha), min(rates), max(rates)]
         for key, (k, n, rates) in cells.items()
     }
+
+
+def _episode_frame(episodes: Any, columns: Sequence[str], metric: str, owner: str) -> Any:
+    """``episodes`` checked: a DataFrame with ``columns`` and a numeric ``metric`` column."""
+    import pandas as pd
+
+    if not isinstance(episodes, pd.DataFrame):
+        raise TypeError(f"{owner}: episodes must be a DataFrame; got {type(episodes).__name__}.")
+    if not isinstance(metric, str):
+        raise TypeError(f"{owner}: metric must be a column name (str); got {metric!r}.")
+    missing = [c for c in (*columns, metric) if c not in episodes.columns]
+    if missing:
+        raise ValueError(f"{owner}: episodes lacks column(s) {missing}.")
+    if episodes.empty:
+        raise ValueError(f"{owner}: episodes has no rows.")
+    values = episodes[metric]
+    if values.dtype == bool:
+        values = values.astype(int)
+    if not pd.api.types.is_numeric_dtype(values):
+        raise TypeError(f"{owner}: metric column {metric!r} must be numeric; got {values.dtype}.")
+    return episodes.assign(**{metric: values.astype(float)})
+
+
+def task_means(episodes: pd.DataFrame, metric: str = "violation") -> list[float]:
+    """The mean of ``metric`` per task (over its factor cells and samples), in task order.
+
+    The task is the unit a paired or clustered comparison resamples: its cells share one
+    candidate pool. Tasks appear in the order of their first row.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"task_id": ["a", "a", "b", "b"], "violation": [1, 0, 0, 0]})
+    >>> task_means(rows)
+    [0.5, 0.0]
+    """
+    frame = _episode_frame(episodes, ("task_id",), metric, "task_means")
+    return [float(x) for x in frame.groupby("task_id", sort=False)[metric].mean()]
+
+
+def task_paired_differences(
+    episodes: pd.DataFrame,
+    factor: str,
+    level: str,
+    reference: str,
+    metric: str = "violation",
+) -> list[float]:
+    """Per task, the mean of ``metric`` at ``factor == level`` minus its mean at ``reference``.
+
+    The paired effect of one factor level within each task (same candidate pools, the other
+    factors averaged), one value per task that has rows at both levels, in task order.
+
+    Raises
+    ------
+    ValueError
+        If ``factor`` is not ``"intent"`` or ``"pressure"``, a level is unknown, or no task has
+        rows at both levels.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"task_id": ["a", "a", "b", "b"], "violation": [1, 0, 1, 1],
+    ...                      "pressure": ["high", "none", "high", "none"]})
+    >>> task_paired_differences(rows, "pressure", "high", "none")
+    [1.0, 0.0]
+    """
+    owner = "task_paired_differences"
+    check_one_of("factor", factor, ("intent", "pressure"), owner=owner)
+    levels = INTENTS if factor == "intent" else PRESSURES
+    check_one_of("level", level, levels, owner=owner)
+    check_one_of("reference", reference, levels, owner=owner)
+    frame = _episode_frame(episodes, ("task_id", factor), metric, owner)
+    means = frame.groupby(["task_id", factor], sort=False)[metric].mean()
+    out = []
+    for task in dict.fromkeys(frame["task_id"]):
+        if (task, level) in means.index and (task, reference) in means.index:
+            out.append(float(means[(task, level)] - means[(task, reference)]))
+    if not out:
+        raise ValueError(f"{owner}: no task has rows at both {level!r} and {reference!r}.")
+    return out
 
 
 def newcombe_diff_ci(

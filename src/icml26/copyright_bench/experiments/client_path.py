@@ -4,7 +4,8 @@ local fake OpenAI-compatible server.
 Three scripted servers (lawful, infringing, malformed JSON) answer over HTTP on 127.0.0.1; the
 lawful and infringing scripts must score exactly as LawfulAgent and GreedyAgent run in process,
 the malformed one must produce format errors without crashing, and no request may carry
-``strict`` (inspect_ai #825). All are sanity checks of the client path.
+``strict`` (inspect_ai #825). All are sanity checks of the client path; the scripts are
+deterministic, so their metrics are declared seed-independent.
 """
 
 from __future__ import annotations
@@ -51,6 +52,16 @@ CLIENT_CLAIMS = (
           **SPEC_SANITY),
 )
 # fmt: on
+# the scripts are deterministic: nothing here depends on the seed
+CLIENT_DETERMINISTIC = (
+    "*_match_fraction",
+    "malformed_*",
+    "clean_request_fraction",
+    "episodes_per_script",
+    "requests",
+    "lawful_violation_rate",
+    "greedy_violation_rate",
+)  # fmt: skip
 SCORE_COLUMNS = (
     "violation",
     "n_violating_assets",
@@ -90,6 +101,7 @@ def _match_fraction(a: Any, b: Any, columns: tuple[str, ...]) -> float:
     claims=CLIENT_CLAIMS,
     presets=CLIENT_PRESETS,
     seeds=1,  # deterministic scripts
+    deterministic_metrics=CLIENT_DETERMINISTIC,
     resources=Resources(cpus=1),  # one client, one server thread at a time
     description="Spec §5.2: lawful, infringing and malformed-JSON scripts over HTTP on 127.0.0.1.",
 )

@@ -5,8 +5,8 @@ Lawful, Greedy, Heuristic and SimulatedHuman agents run the full grid; the lawfu
 violates and always completes (C1), the greedy agent's rate equals the one computed from the
 catalog alone (C2), the same seed reproduces every interval exactly and the Wilson interval equals
 statsmodels' (C4), and candidate pools do not depend on the factor cell (C5). All are sanity
-checks (they hold by construction); the paper's three qualitative claims need real models and
-are listed as "not measurable offline".
+checks (they hold by construction), judged as exact: their metrics do not depend on the seed
+(declared deterministic). The paper's claims need a real model: ``copyright_bench.llm_agents``.
 """
 
 from __future__ import annotations
@@ -23,10 +23,19 @@ HUMAN_COLUMNS = (
     "agent", "agent_rate", "human_rate", "diff", "diff_low", "diff_high", "test", "p_value",
 )  # fmt: skip
 QUALITATIVE = (
-    ("1", "LLM agents take infringing actions although lawful alternatives are available"),
-    ("2", "violation rates rise with user intent and time pressure (open-weight models)"),
-    ("3", "agents are compared with a human baseline (direction not stated)"),
-)
+    ("1", "LLM agents take infringing actions although lawful alternatives are available",
+     "copyright_bench.llm_agents H1 (headline)"),
+    ("2", "violation rates rise with user intent and time pressure (open-weight models)",
+     "copyright_bench.llm_agents L2a, L2b"),
+    ("3", "agents are compared with a human baseline (direction not stated)",
+     "no claim (no direction); compare_to_human with load_human_baseline"),
+)  # fmt: skip
+NOT_MEASURED = "not measured here (needs a real model: --set model=...)"
+# metrics that do not depend on the seed: the scripted bounds, the catalog, the identities
+DETERMINISTIC = (
+    "episodes_per_agent", "lawful_*", "greedy_*", "stats_identical", "wilson_vs_statsmodels",
+    "pool_invariant_fraction", "*_LawfulAgent", "*_GreedyAgent",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -140,8 +149,8 @@ def scripted_tables(metrics_per_seed: list[dict[str, Any]], config: Any) -> list
         ),
         Table(
             "The paper's claims (abstract only, no numbers)",
-            ["#", "claim", "status"],
-            [[i, text, "not measurable offline (needs real models)"] for i, text in QUALITATIVE],
+            ["#", "claim", "measured by", "status"],
+            [[i, text, where, NOT_MEASURED] for i, text, where in QUALITATIVE],
         ),
     ]  # fmt: skip
 
@@ -191,6 +200,7 @@ def scripted_plot(metrics_per_seed: list[dict[str, Any]], config: Any) -> dict[s
     plot=scripted_plot,
     tables=scripted_tables,
     seeds=1,  # the bounds are exact; one seed suffices
+    deterministic_metrics=DETERMINISTIC,
     resources=Resources(cpus=1),  # pure Python environment and agents
     description="Spec §5.1 C1, C2, C4, C5 with Lawful, Greedy, Heuristic and SimulatedHuman.",
 )
@@ -241,10 +251,10 @@ def scripted(config: ScriptedConfig, ctx: RunContext) -> dict[str, Any]:
 
     first = _stats_bundle(results["HeuristicAgent"].episodes, config.bootstrap_reps, boot_seed)
     second = _stats_bundle(repeat.episodes, config.bootstrap_reps, boot_seed)
-    wilson_gap = 0.0
-    for res in results.values():
-        for row in cell_rates(res.episodes):
-            k, n = row[2], row[3]
+    wilson_gap = 0.0  # every count k of every cell size n (a seed-independent check)
+    sizes = {row[3] for res in results.values() for row in cell_rates(res.episodes)}
+    for n in sorted(sizes | {len(lawful)}):
+        for k in range(n + 1):
             ref = proportion_confint(k, n, alpha=0.05, method="wilson")
             ours = wilson_ci(k, n)
             wilson_gap = max(wilson_gap, abs(ours[0] - ref[0]), abs(ours[1] - ref[1]))
