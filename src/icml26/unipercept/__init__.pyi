@@ -10,6 +10,7 @@ from icml26.unipercept.evaluation import evaluate_vqa, evaluate_vr
 from icml26.unipercept.generator import (
     GaussianKnobPolicy,
     KnobHistory,
+    iqa_support_share,
     render_iqa_knobs,
     render_ista_knobs,
     train_knob_policy,
@@ -81,6 +82,7 @@ __all__ = [
     "grpo_loss",
     "grpo_step",
     "handcrafted_features",
+    "iqa_support_share",
     "ista_score",
     "load_bench",
     "load_unipercept",

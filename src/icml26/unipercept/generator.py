@@ -49,6 +49,7 @@ __all__ = [
     "IQA_KNOBS",
     "GaussianKnobPolicy",
     "KnobHistory",
+    "iqa_support_share",
     "render_iqa_knobs",
     "render_ista_knobs",
     "train_knob_policy",
@@ -139,6 +140,45 @@ class GaussianKnobPolicy(nn.Module):
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
+
+
+def iqa_support_share(
+    policy: GaussianKnobPolicy, *, visible: float = 0.05, max_kinds: int = 2
+) -> float:
+    """Probability that an IQA render of ``policy`` shows at most ``max_kinds`` degradations.
+
+    A degradation counts as shown when its severity ``sigmoid(a_k)`` exceeds ``visible`` (below
+    0.05 it is invisible at 32 px, the bound of PerceptToy's "Slight" level). PerceptToy's
+    IQA-VR images carry 0–2 degradations, so renders with more lie outside the rater's training
+    support. Exact for the diagonal Gaussian: the knobs are independent, and the count of shown
+    degradations is Poisson-binomial.
+
+    Example
+    -------
+    >>> round(iqa_support_share(GaussianKnobPolicy(3, init_mean=0.0)), 6)  # all three shown
+    0.0
+    >>> round(iqa_support_share(GaussianKnobPolicy(3, init_mean=(0.0, 0.0, -9.0))), 3)
+    1.0
+    """
+    from scipy.stats import norm
+
+    owner = "iqa_support_share"
+    if not isinstance(policy, GaussianKnobPolicy):
+        raise TypeError(f"{owner}: policy must be a GaussianKnobPolicy; got {type(policy)}.")
+    visible = check_in_interval(
+        "visible", visible, low=0.0, high=1.0, closed="neither", owner=owner
+    )
+    max_kinds = check_positive_int("max_kinds", max_kinds, owner=owner, minimum=0, maximum=64)
+    with torch.no_grad():
+        mean = policy.mean.detach().cpu().numpy()
+        std = policy.log_std.exp().detach().cpu().numpy()
+    shown = norm.sf((math.log(visible / (1.0 - visible)) - mean) / std)  # P(sigmoid(a_k) > v)
+    count = np.zeros(len(shown) + 1)  # Poisson-binomial distribution of the shown count
+    count[0] = 1.0
+    for p in shown:
+        count[1:] = count[1:] * (1 - p) + count[:-1] * p
+        count[0] *= 1 - p
+    return float(np.clip(count[: max_kinds + 1].sum(), 0.0, 1.0))
 
 
 def render_iqa_knobs(

@@ -2,7 +2,11 @@
 
 A TinyPercept trained by the E1 pipeline rates the images of a knob generator
 (:func:`~icml26.unipercept.train_knob_policy`); the generator's images have a ground truth by
-construction, so the run shows whether raising the reward raises the truth.
+construction, so the run shows whether raising the reward raises the truth. Gates (issue 44):
+the IQA rater must be at least as good as the handcrafted specialist (Q1) and the IQA
+generator's renders must lie inside the rater's training support, at most two degradations (Q2);
+the ISTA rater must be competent (Q3). The rater is trained here by the E1 pipeline, on this
+experiment's own draws (its ratings differ from E1's model of the same seed).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from icml26.unipercept.experiments.common import (
     grpo,
     new_model,
     smoke_sizes,
+    srcc,
 )
 
 
@@ -41,7 +46,44 @@ REWARD_MODEL_PRESETS = {
     "quick": replace(REWARD_MODEL_DEFAULT, generator_steps=100),  # half the steps: 2-minute budget
     "full": replace(REWARD_MODEL_DEFAULT, size=48, n_train=3300, dapt_epochs=5, grpo_steps=300),
 }
+IQA_GATES = ("Q1", "Q2")
+ISTA_GATES = ("Q3",)
 REWARD_MODEL_CLAIMS = (
+    Claim(
+        "Q1",
+        "Premise: the IQA rater is competent — its IQA-VR test SRCC is at least the handcrafted "
+        "specialist's (rater − specialist >= 0)",
+        "rater_minus_specialist_iqa_srcc",
+        ">=",
+        0.0,
+        "UniPercept's IQA ratings lead the specialists (0.824 vs 0.767)",
+        "issue 44 (competence gate vs the handcrafted specialist)",
+        source="spec",
+        kind="gate",
+    ),
+    Claim(
+        "Q2",
+        "Premise: the IQA generator starts inside the rater's training support — share of its "
+        "renders showing at most 2 degradations (PerceptToy's IQA-VR maximum) >= 0.5",
+        "iqa_support_share_start",
+        ">=",
+        0.5,
+        "FLUX images are in-distribution for the rater",
+        "issue 44 (generator inside the rater's training support)",
+        source="spec",
+        kind="gate",
+    ),
+    Claim(
+        "Q3",
+        "Premise: the ISTA rater is competent — ISTA-VR test SRCC >= 0.7",
+        "rater_ista_srcc",
+        ">=",
+        0.7,
+        "ISTA-10K 0.778",
+        "issue 44 (rater competence)",
+        source="spec",
+        kind="gate",
+    ),
     Claim(
         "G1",
         "Full target (E5): the IQA-rewarded generator raises the true quality by >= 15 points",
@@ -51,6 +93,9 @@ REWARD_MODEL_CLAIMS = (
         "IQA 73.59 -> 76.87 (FLUX + IQA reward)",
         "spec §5 E5",
         source="spec",
+        gates=IQA_GATES,
+        control="a constant reward (the generator does not move: gain 0)",
+        control_value=0.0,
     ),
     Claim(
         "G2",
@@ -61,6 +106,9 @@ REWARD_MODEL_CLAIMS = (
         "ISTA 46.64 -> 59.61 (+28 %)",
         "spec §5 E5",
         source="spec",
+        gates=ISTA_GATES,
+        control="a constant reward (the generator does not move: gain 0)",
+        control_value=0.0,
     ),
     Claim(
         "G3",
@@ -71,6 +119,9 @@ REWARD_MODEL_CLAIMS = (
         "no reward hacking",
         "spec §5 E5",
         source="spec",
+        gates=IQA_GATES,
+        control="a reward unrelated to the image (Spearman 0)",
+        control_value=0.0,
     ),
     Claim(
         "G4",
@@ -81,6 +132,9 @@ REWARD_MODEL_CLAIMS = (
         "no reward hacking",
         "spec §5 E5",
         source="spec",
+        gates=ISTA_GATES,
+        control="a reward unrelated to the image (Spearman 0)",
+        control_value=0.0,
     ),
     Claim(
         "G5",
@@ -91,6 +145,9 @@ REWARD_MODEL_CLAIMS = (
         "IQA 73.59 -> 76.87",
         "reward-model table (FLUX.1-dev)",
         source="paper",
+        gates=IQA_GATES,
+        control="a constant reward (the generator does not move: gain 0)",
+        control_value=0.0,
     ),
 )
 
@@ -142,27 +199,44 @@ def _generator_metrics(domain: str, reward: np.ndarray, truth: np.ndarray) -> di
     plot=reward_model_plot,
     seeds=1,
     resources=RESOURCES,
+    # the generator's initial distribution is the config's: the same for every seed
+    deterministic_metrics=("iqa_support_share_start",),
 )
 def reward_model_experiment(config: RewardModelConfig, ctx: RunContext) -> dict[str, Any]:
     from icml26.unipercept import (
         GaussianKnobPolicy,
+        HandcraftedIQA,
         PerceptualReward,
         clean_crops,
+        iqa_support_share,
         train_knob_policy,
+        vr_metrics,
     )
 
     train_vr, train_vqa = domain_sets(config, ctx, "train", config.n_train)
+    test_vr, _ = domain_sets(config, ctx, "test", config.n_test)
     train = train_vr + train_vqa
     rng = ctx.numpy_generator("render")  # one stream: the crops, then both generators' renders
     clean = clean_crops(64, config.size, "test", rng)
     model = new_model(config, ctx)
     dapt(model, train, config.dapt_epochs, config, ctx, "dapt")
     grpo(model, copy.deepcopy(model), train, "agsr", config, ctx, "grpo")
-    metrics: dict[str, Any] = {}
+    metrics: dict[str, Any] = {f"rater_{d}_srcc": v for d, v in srcc(model, test_vr).items()}
+    # the rater's competence against the handcrafted specialist on the same held-out items
+    iqa_train = [it for it in train_vr if it.domain == "IQA"]
+    iqa_test = [it for it in test_vr if it.domain == "IQA"]
+    specialist = HandcraftedIQA().fit(iqa_train)
+    truth = np.array([it.mos for it in iqa_test])
+    metrics["specialist_iqa_srcc"] = vr_metrics(specialist.predict(iqa_test), truth)["srcc"]
+    metrics["rater_minus_specialist_iqa_srcc"] = (
+        metrics["rater_iqa_srcc"] - metrics["specialist_iqa_srcc"]
+    )
     for domain, init in (("iqa", config.iqa_init), ("ista", config.ista_init)):
         policy = GaussianKnobPolicy(
             len(init), init_mean=init, seed=ctx.torch_generator(f"gen-{domain}")
         )
+        if domain == "iqa":
+            metrics["iqa_support_share_start"] = iqa_support_share(policy)
         with ctx.progress(config.generator_steps, f"{domain.upper()} generator") as bar:
             history = train_knob_policy(
                 policy,
@@ -178,5 +252,7 @@ def reward_model_experiment(config: RewardModelConfig, ctx: RunContext) -> dict[
                 seed=rng,
                 progress=bar,
             )
+        if domain == "iqa":
+            metrics["iqa_support_share_end"] = iqa_support_share(policy)
         metrics.update(_generator_metrics(domain, history.reward, history.truth))
     return metrics
