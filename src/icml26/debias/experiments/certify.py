@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, RunContext, Table, register
+from icml26.core import Claim, RunContext, Table, check_one_of, register
 from icml26.debias.experiments.common import PAPER, RESOURCES
 
 
@@ -34,6 +34,9 @@ class CertifyConfig:
     n_cert: int = 100
     alpha: float = 1e-3
     eps: float = 0.1
+    # what the debiased arm is: "bias" (algorithm B) or, as the claims' control, "none" (the
+    # base model itself: the do-nothing method)
+    bias_arm: str = "bias"
 
 
 CERT = CertifyConfig()
@@ -44,14 +47,24 @@ CERT_PRESETS = {
     "quick": CERT,  # the spec's reduced run: 1000 prompts, 150 steps, 300 × 100, 3 seeds
     "full": replace(CERT, n_seeds=5, n_train=2000, debias_steps=300, n_test=1000),
 }  # fmt: skip
+# Every bar is the spec's (§5.1 D4, its reduced run); each claim is judged on the n_seeds
+# per-seed values, paired within a seed (same prompts, base model and certification draws).
 CERT_CLAIMS = (
+    Claim("G1", "The base model is competent: clean accuracy ≥ 0.9 (systematic regime)",
+          "base_clean_acc_per_seed", ">=", 0.9, "our bar (spec reduced run: 0.95–0.96)",
+          "spec §5.1 D4", source="none", kind="gate"),
     Claim("D4a", "Systematic regime: certified accuracy (n=100, α=0.001, ε=0.1) rises by ≥ 0.05 "
-          "after bias-only debiasing", "sys_cert_gain", ">=", 0.05,
+          "after bias-only debiasing", "sys_cert_gain_per_seed", ">=", 0.05,
           "0.423→0.610, 0.633→0.717, 0.603→0.663 (spec reduced run)", "spec §5.1 D4",
-          source="spec"),
-    Claim("D4b", "Variance regime: certified accuracy after debiasing stays ≤ 0.05 (negative "
-          "result: debiasing cannot certify what fluctuation breaks)", "var_cert_after", "<=",
-          0.05, "≈ 0 before and after (spec reduced run)", "spec §5.1 D4", source="spec"),
+          source="spec",
+          control="the base model in place of the debiased one (do nothing): gain 0",
+          control_value=0.0),
+    Claim("D4b", "Condition: debiasing certifies where the shift is systematic, not where "
+          "fluctuation dominates — certified-accuracy gain (systematic) − gain (variance) > 0",
+          "cert_gain_sys_minus_var_per_seed", ">", 0.0,
+          "+0.19, +0.08, +0.06 vs ≈ 0 (spec reduced run)", "spec §5.1 D4", source="spec",
+          control="the base model in place of the debiased one (do nothing): 0",
+          control_value=0.0),
 )  # fmt: skip
 
 
@@ -69,6 +82,7 @@ def certify_toy(config: CertifyConfig, ctx: RunContext) -> dict[str, Any]:
     )
 
     c = config
+    check_one_of("bias_arm", c.bias_arm, ("bias", "none"), owner="debias.certify")
     per: dict[str, list[float]] = {}
 
     def add(key: str, value: float) -> None:
@@ -84,10 +98,12 @@ def certify_toy(config: CertifyConfig, ctx: RunContext) -> dict[str, Any]:
                 base = train_toy_model(task, epochs=c.epochs, lr=c.lr,
                                        seed=ctx.torch_generator(f"init{i}"))  # fmt: skip
                 model = copy.deepcopy(base)
-                batches = task.train_batches(c.batch_size, ctx.numpy_generator(f"batches{i}"))
-                debias_finetune(model, batches, task.perturb, p_clean=c.p_clean, lr=c.debias_lr,
-                                steps=c.debias_steps, params="bias",
-                                seed=ctx.numpy_generator(f"debias{i}"))  # fmt: skip
+                if c.bias_arm == "bias":  # "none": the do-nothing control keeps the base model
+                    batches = task.train_batches(c.batch_size,
+                                                 ctx.numpy_generator(f"batches{i}"))  # fmt: skip
+                    debias_finetune(model, batches, task.perturb, p_clean=c.p_clean,
+                                    lr=c.debias_lr, steps=c.debias_steps, params="bias",
+                                    seed=ctx.numpy_generator(f"debias{i}"))  # fmt: skip
                 for name, net in (("base", base), ("bias", model)):
 
                     @torch.no_grad()
@@ -104,15 +120,30 @@ def certify_toy(config: CertifyConfig, ctx: RunContext) -> dict[str, Any]:
                     add(f"{regime}_{name}_clean_acc", ev.clean_acc)
                     add(f"{regime}_{name}_pert_acc", ev.pert_acc)
                     bar.advance()
+    return summarise_certify(per)
+
+
+def summarise_certify(per: dict[str, list[float]]) -> dict[str, Any]:
+    """Flat metrics from the per-seed values ``per["<regime>_<model>_<field>"]``: the means,
+    the per-seed lists, and the per-seed gains the claims are judged on."""
     out: dict[str, Any] = {}
     for key, values in per.items():
         out[key] = float(np.mean(values))
         out[f"{key}_per_seed"] = values
+    n = len(next(iter(per.values()))) if per else 0
     for regime, tag in (("systematic", "sys"), ("variance", "var")):
         before = out.get(f"{regime}_base_cert_acc", math.nan)
         after = out.get(f"{regime}_bias_cert_acc", math.nan)
         out[f"{tag}_cert_before"], out[f"{tag}_cert_after"] = before, after
         out[f"{tag}_cert_gain"] = after - before
+        out[f"{tag}_cert_gain_per_seed"] = np.subtract(
+            per.get(f"{regime}_bias_cert_acc", [math.nan] * n),
+            per.get(f"{regime}_base_cert_acc", [math.nan] * n),
+        ).tolist()
+    out["cert_gain_sys_minus_var_per_seed"] = np.subtract(
+        out["sys_cert_gain_per_seed"], out["var_cert_gain_per_seed"]
+    ).tolist()
+    out["base_clean_acc_per_seed"] = per.get("systematic_base_clean_acc", [math.nan] * n)
     return out
 
 
@@ -141,7 +172,7 @@ register(
     paper=PAPER,
     claims=CERT_CLAIMS,
     presets=CERT_PRESETS,
-    seeds=1,  # n_seeds runs inside the task (the spec's gates are on the mean over seeds)
+    seeds=1,  # n_seeds runs inside the task; the claims are judged on its per-seed lists
     description=(
         "Toy intent task (1000 training prompts), bias-only debiasing for 150 steps, then every "
         "test prompt is certified with 100 fresh perturbations: certified = correct on the clean "

