@@ -152,10 +152,16 @@ def test_low_dim_win_reports_one_progress_step_per_member(tmp_path):
 def test_claims_carry_the_documented_source_and_kind_labels():
     from icml26.core import discover
 
-    # issue 15: no paper figure was seen, so every reference is the spec's; the sanity checks are
-    # exactly those the experiments package docstring names (each also a unit test)
+    # issues 15 and 39: the headline H is the paper's (abstract + the summary's 15 %), every other
+    # reference is the spec's; the sanity checks are exactly those the experiments package
+    # docstring names (each also a unit test); every claim names a control
     claims = {c.id: c for exp in discover().of_system("sgg_dp") for c in exp.claims}
-    assert {c.source for c in claims.values()} == {"spec"}
+    assert {i for i, c in claims.items() if c.source == "paper"} == {"H"}
+    assert [i for i, c in claims.items() if c.headline] == ["H"]
+    assert {c.source for i, c in claims.items() if i != "H"} == {"spec"}
     sanity = {i for i, c in claims.items() if c.kind == "sanity"}
-    assert sanity == {"Q1a", "Q1b", "Q1c", "Q3a", "Q4a", "Q4b", "T3b"}
-    assert set(claims) - sanity == {"Q2", "Q3b", "T1", "T2a", "T2b", "T2c", "T3a"}
+    assert sanity == {"Q1a", "Q1b", "Q1c", "Q3a", "Q3b", "Q4a", "Q4b", "T3a", "T3b"}
+    assert set(claims) - sanity == {"H", "Q2", "T1", "T2a", "T2b", "T2c"}
+    assert all(
+        claims[i].control and claims[i].control_value is not None for i in claims.keys() - sanity
+    )

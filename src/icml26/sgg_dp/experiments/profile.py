@@ -73,6 +73,7 @@ PRESETS = {
     presets=PRESETS,
     resources=RESOURCES,
     seeds=1,  # deterministic quadrature
+    deterministic_metrics=("gaussian_*", "laplace_*"),
 )
 def profile(config: ProfileConfig, ctx: RunContext) -> dict[str, Any]:
     from icml26.sgg_dp import analytic_gaussian_delta, gaussian_member, laplace_member

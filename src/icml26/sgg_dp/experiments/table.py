@@ -1,4 +1,12 @@
-"""Best SGG vs Gaussian and ℓ2 over (ε, δ, T); the composed ℓ2 mechanism vs Monte Carlo."""
+"""Best SGG vs Gaussian and ℓ2 over (ε, δ, T); the composed ℓ2 mechanism vs Monte Carlo.
+
+Holds the system's headline: the abstract's "members of this family outperform both the Gaussian
+and ℓ2 mechanisms in certain low-dimensional settings", at the paper's "up to 15 % lower MSE"
+(reported by the paper's summary, spec §1/§3), judged on the smallest best/min(G, ℓ2) over the
+rows. Every MSE and ratio is deterministic quadrature and calibration (declared so); only the
+Monte-Carlo check of the composed ℓ2 PLD varies with the seed, and it returns one value per
+independent batch of its draws.
+"""
 
 from __future__ import annotations
 
@@ -40,7 +48,8 @@ class TableConfig:
     composed_delta: float = 1e-5
     n_compositions: int = 10
     target_delta: float = 1e-5
-    mc_samples: int = 1_000_000
+    mc_samples: int = 1_000_000  # split into mc_batches independent batches, one z each
+    mc_batches: int = 10
     mc_deltas: tuple[float, ...] = (0.1, 0.01)
     M: int = 65536
     value_discretization_interval: float = 1e-4
@@ -70,7 +79,7 @@ def _k_grid(T: int, config: TableConfig) -> list[float]:
     return [T + o for o in config.k_offsets if T + o > 0]
 
 
-def _composed_l2(config: TableConfig, ctx: RunContext) -> dict[str, float]:
+def _composed_l2(config: TableConfig, ctx: RunContext) -> dict[str, Any]:
     from icml26.sgg_dp import compose_epsilon, l2_member
 
     mech = l2_member(config.composed_dim).calibrate(config.composed_eps, config.composed_delta)
@@ -83,15 +92,17 @@ def _composed_l2(config: TableConfig, ctx: RunContext) -> dict[str, float]:
         for _ in range(n):
             loss_sum += mech.privacy_loss(mech.sample(config.mc_samples, rng))
             bar.advance()
-    z = []
-    for target in config.mc_deltas:
+    z = np.zeros((config.mc_batches, len(config.mc_deltas)))  # one z per batch and target δ
+    for j, target in enumerate(config.mc_deltas):
         eps = pld.get_epsilon_for_delta(target)
-        v = -np.expm1(np.minimum(eps - loss_sum, 0.0))  # (1 − e^{ε − ΣL})₊
-        z.append((pld.get_delta_for_epsilon(eps) - v.mean()) / (v.std(ddof=1) / math.sqrt(v.size)))
+        delta_pld = pld.get_delta_for_epsilon(eps)
+        for i, batch in enumerate(np.array_split(loss_sum, config.mc_batches)):
+            v = -np.expm1(np.minimum(eps - batch, 0.0))  # (1 − e^{ε − ΣL})₊
+            z[i, j] = (delta_pld - v.mean()) / (v.std(ddof=1) / math.sqrt(v.size))
     tight = compose_epsilon([(mech, n)], config.target_delta, **options)
     basic = n * mech.epsilon(config.target_delta / n)
     return {
-        "composed_max_abs_z": float(np.max(np.abs(z))),
+        "composed_max_abs_z": np.max(np.abs(z), axis=1).tolist(),  # one value a batch
         "composed_eps_tight": tight,
         "composed_eps_basic": basic,
         "tight_over_basic": tight / basic,
@@ -162,8 +173,11 @@ def _ratio(rows: list[dict[str, Any]], key: tuple[float, float, int], field: str
     return match[0] if match else math.nan
 
 
-def _violations(rows: list[dict[str, Any]]) -> float:
-    """Decreases of best/G along T in the two sequences (NaN if no sequence has 2 rows)."""
+def ratio_violations(rows: list[dict[str, Any]]) -> float:
+    """Steps along T where best/G fails to increase, in the two sequences.
+
+    NaN if no sequence has 3 rows: a trend needs three points (the quick preset has two).
+    """
     count, checked = 0, False
     for eps, delta in SEQUENCES:
         seq = sorted(
@@ -171,89 +185,122 @@ def _violations(rows: list[dict[str, Any]]) -> float:
             for r in rows
             if (r["eps"], r["delta"]) == (eps, delta)
         )
-        if len(seq) >= 2:
+        if len(seq) >= 3:
             checked = True
-            count += sum(b[1] < a[1] for a, b in itertools.pairwise(seq))
+            count += sum(b[1] <= a[1] for a, b in itertools.pairwise(seq))
     return float(count) if checked else math.nan
+
+
+CLAIMS = (
+    Claim(
+        "H",
+        "An SGG member beats both the Gaussian and the ℓ2 mechanism in MSE at the same "
+        "(ε, δ, T), by the paper's 15 %: smallest best/min(G, ℓ2) over the rows ≤ 0.85",
+        "min_win_ratio",
+        "<=",
+        0.85,
+        "up to 15 % lower MSE than both (best/min 0.85)",
+        "abstract (outperform both in low dimensions); 15 %: the paper's summary, spec §1, §3",
+        source="paper",
+        headline=True,
+        control="the better of the Gaussian and ℓ2 mechanisms itself (the family's own "
+        "members k = T, p ∈ {1, 2}): ratio 1",
+        control_value=1.0,
+    ),
+    Claim(
+        "T1",
+        "best/min(G, ℓ2) <= 0.95 at (0.5, 1e-2, 3), (0.5, 1e-2, 5), (1, 1e-2, 3)",
+        "max_win_ratio",
+        "<=",
+        0.95,
+        "spec prototype 0.891, 0.921, 0.935",
+        "spec §3 table, §5 full (i)",
+        source="spec",
+        control="the better of the Gaussian and ℓ2 mechanisms: ratio 1",
+        control_value=1.0,
+    ),
+    Claim(
+        "T2a",
+        "best/G increases with T along (0.5, 1e-2) and (1, 1e-5) (steps where it does not; "
+        "needs 3 rows a sequence, so full only)",
+        "monotone_violations",
+        "<=",
+        0.0,
+        "spec prototype: non-decreasing (paper: Gaussian asymptotically optimal)",
+        "spec §3 table, §5 full (ii)",
+        source="spec",
+        control="no dimension effect (best/G the same at every T): every step fails",
+        control_value=1.0,
+    ),
+    Claim(
+        "T2b",
+        "best/G >= 0.99 at T = 200, (0.5, 1e-2)",
+        "best_over_g_T200_d1e-2",
+        ">=",
+        0.99,
+        "spec prototype 0.998",
+        "spec §3 table, §5 full (ii)",
+        source="spec",
+        control="no dimension effect: the T = 3 row's best/G (0.867) at T = 200",
+        control_value=0.867,
+    ),
+    Claim(
+        "T2c",
+        "best/G >= 0.96 at T = 200, (1, 1e-5)",
+        "best_over_g_T200_d1e-5",
+        ">=",
+        0.96,
+        "spec prototype 0.972",
+        "spec §3 table, §5 full (ii)",
+        source="spec",
+        control="no dimension effect: the T = 10 row's best/G (0.598) at T = 200",
+        control_value=0.598,
+    ),
+    Claim(
+        "T3a",
+        "composed ℓ2 (n = 10): PLD δ agrees with Monte Carlo of the loss sum (max |z| over "
+        "the target δs in each of 10 independent batches of the draws)",
+        "composed_max_abs_z",
+        "<=",
+        3.0,
+        "spec: agree within MC error (paper: tight composition)",
+        "spec §5 full (iii)",
+        source="spec",
+        kind="sanity",
+    ),
+    Claim(
+        "T3b",
+        "composed ε at δ = 1e-5 is below basic composition",
+        "tight_over_basic",
+        "<",
+        1.0,
+        "spec: below basic composition",
+        "spec §5 full (iii)",
+        source="spec",
+        kind="sanity",
+    ),
+)
 
 
 @register(
     name="sgg_dp.table",
     title="Best SGG vs Gaussian and ℓ2 over (ε, δ, T); composed ℓ2 mechanism",
     paper=PAPER,
-    claims=(
-        Claim(
-            "T1",
-            "best/min(G, ℓ2) <= 0.95 at (0.5, 1e-2, 3), (0.5, 1e-2, 5), (1, 1e-2, 3)",
-            "max_win_ratio",
-            "<=",
-            0.95,
-            "spec prototype 0.891, 0.921, 0.935",
-            "spec §3 table, §5 full (i)",
-            source="spec",
-            kind="claim",
-        ),
-        Claim(
-            "T2a",
-            "best/G non-decreasing in T along (0.5, 1e-2) and (1, 1e-5)",
-            "monotone_violations",
-            "<=",
-            0.0,
-            "spec prototype: non-decreasing (paper: Gaussian asymptotically optimal)",
-            "spec §3 table, §5 full (ii)",
-            source="spec",
-            kind="claim",
-        ),
-        Claim(
-            "T2b",
-            "best/G >= 0.99 at T = 200, (0.5, 1e-2)",
-            "best_over_g_T200_d1e-2",
-            ">=",
-            0.99,
-            "spec prototype 0.998",
-            "spec §3 table, §5 full (ii)",
-            source="spec",
-            kind="claim",
-        ),
-        Claim(
-            "T2c",
-            "best/G >= 0.96 at T = 200, (1, 1e-5)",
-            "best_over_g_T200_d1e-5",
-            ">=",
-            0.96,
-            "spec prototype 0.972",
-            "spec §3 table, §5 full (ii)",
-            source="spec",
-            kind="claim",
-        ),
-        Claim(
-            "T3a",
-            "composed ℓ2 (n = 10): PLD δ agrees with Monte Carlo of the loss sum",
-            "composed_max_abs_z",
-            "<=",
-            3.0,
-            "spec: agree within MC error (paper: tight composition)",
-            "spec §5 full (iii)",
-            source="spec",
-            kind="claim",
-        ),
-        Claim(
-            "T3b",
-            "composed ε at δ = 1e-5 is below basic composition",
-            "tight_over_basic",
-            "<",
-            1.0,
-            "spec: below basic composition",
-            "spec §5 full (iii)",
-            source="spec",
-            kind="sanity",
-        ),
-    ),
+    claims=CLAIMS,
     presets=PRESETS,
     resources=RESOURCES,
     plot=_table_figures,
     tables=_table_tables,
-    seeds=1,  # deterministic search; the Monte Carlo part is judged by its own z-score
+    seeds=1,  # deterministic search; the Monte Carlo check returns one value per batch
+    deterministic_metrics=(
+        "min_win_ratio",
+        "max_win_ratio",
+        "monotone_violations",
+        "best_over_g_*",
+        "composed_eps_*",
+        "tight_over_basic",
+        "rows",
+    ),
 )
 def table(config: TableConfig, ctx: RunContext) -> dict[str, Any]:
     from icml26.sgg_dp import best_member
@@ -290,9 +337,11 @@ def table(config: TableConfig, ctx: RunContext) -> dict[str, Any]:
     def best_over_g(key):
         return _ratio(rows, key, "best") / _ratio(rows, key, "gaussian")
 
+    ratios = [r["ratio"] for r in rows]
     return {
+        "min_win_ratio": min(ratios) if ratios else math.nan,
         "max_win_ratio": max(wins) if wins else math.nan,
-        "monotone_violations": _violations(rows),
+        "monotone_violations": ratio_violations(rows),
         "best_over_g_T200_d1e-2": best_over_g((0.5, 1e-2, 200)),
         "best_over_g_T200_d1e-5": best_over_g((1.0, 1e-5, 200)),
         **_composed_l2(config, ctx),
