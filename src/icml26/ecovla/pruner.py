@@ -31,6 +31,7 @@ from icml26.core.validation import (
     check_in_interval,
     check_one_of,
     check_positive_int,
+    numpy_generator,
     torch_generator,
 )
 from icml26.ecovla._inputs import check_seed
@@ -47,6 +48,7 @@ __all__ = [
     "DensePolicy",
     "EcoVLAPruner",
     "FixedPatternPolicy",
+    "NoisyPolicy",
     "PruningLog",
     "StepRecord",
     "calibration_energy",
@@ -208,6 +210,58 @@ class FixedPatternPolicy(AbstractPolicy):
         """Act with the sliced weights of the pattern."""
         self.adapter.install(self.pattern)
         return self.adapter.act(obs)
+
+
+@final
+class NoisyPolicy(AbstractPolicy):
+    """A policy whose (dx, dy) actions get independent Gaussian noise (a testbed diagnostic).
+
+    How much small action errors cost in closed loop: a policy that loses many points under
+    noise smaller than its demonstrations' execution noise sits on a competence cliff, where any
+    perturbation (pruning included) collapses it.
+
+    Parameters
+    ----------
+    policy
+        The policy whose action chunks are perturbed.
+    sigma
+        Standard deviation of the noise on dx and dy (action units, in [0, 1]); the grip is kept.
+    seed
+        Seeds the noise.
+
+    Example
+    -------
+    >>> from icml26.ecovla import Shift2DPickPlaceEnv, TinyVLA, TinyVLAConfig
+    >>> model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=2, d_ff=64))
+    >>> obs, _ = Shift2DPickPlaceEnv().reset(seed=0)
+    >>> noisy = NoisyPolicy(DensePolicy(model), sigma=0.1, seed=0)
+    >>> clean = DensePolicy(model).step(obs)
+    >>> moved = noisy.step(obs)
+    >>> bool((moved[:, 2] == clean[:, 2]).all()), bool((moved[:, :2] != clean[:, :2]).any())
+    (True, True)
+    """
+
+    def __init__(self, policy: AbstractPolicy, sigma: float, seed: Seed = 0) -> None:
+        owner = "NoisyPolicy"
+        if not isinstance(policy, AbstractPolicy):
+            raise TypeError(
+                f"{owner}: policy must be an AbstractPolicy; got {type(policy).__name__}."
+            )
+        self.policy = policy
+        self.sigma = check_in_interval("sigma", sigma, low=0.0, high=1.0, owner=owner)
+        self._rng = numpy_generator(check_seed(seed, owner))
+
+    def reset(self) -> None:
+        """Reset the wrapped policy (the noise stream goes on)."""
+        self.policy.reset()
+
+    def step(self, obs: Mapping[str, Any]) -> Any:
+        """The wrapped policy's chunk with noise added to (dx, dy)."""
+        import numpy as np
+
+        chunk = np.array(self.policy.step(obs), dtype=np.float32).reshape(-1, 3)
+        chunk[:, :2] += self.sigma * self._rng.standard_normal((len(chunk), 2))
+        return chunk
 
 
 @dataclass(frozen=True)

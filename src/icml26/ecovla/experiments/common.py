@@ -1,11 +1,12 @@
-"""What the shift and FLOPs experiments share: the paper, the policy's config and presets, and
-the steps that train it, build its calibration sets and measure a success rate.
+"""What the ecovla experiments share: the paper, the policy's config and presets, and the steps
+that train it, build its calibration sets, play paired episodes and draw open-loop frames.
 
 Importing this module stays light: torch and the ecovla API are imported inside the functions.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -43,6 +44,14 @@ class ShiftConfig:
     token_keep: float = 0.5  # FastV: half of the visual tokens after block 2
     token_layer: int = 2
     execute: int = 2  # actions run per chunk (receding horizon): ~16 backbone steps per episode
+    # gates (issue 42): dense and noisy-dense episodes (the first eval_episodes are the ones every
+    # method plays), action noise below the demonstrations' 0.15 execution noise, and the
+    # open-loop redundancy test on expert frames of the shift split
+    gate_episodes: int = 200
+    noise: float = 0.1
+    openloop_frames: int = 300
+    openloop_ratio: float = 0.25
+    openloop_random: int = 3  # random patterns averaged per frame
 
 
 SHIFT_DEFAULT = ShiftConfig()
@@ -64,8 +73,12 @@ SHIFT_PRESETS = {
         alpha_sweep=(0.0, 0.7),
         calib_frames=4,
         token_layer=1,
+        gate_episodes=2,
+        openloop_frames=16,
+        openloop_random=1,
     ),
-    # about 6 CPU-minutes: small model, 40 episodes, 40 % only (spec §5)
+    # about 6 CPU-minutes: small model, 40 episodes per method (100 for the dense gates), 40 %
+    # only (spec §5); the p sweep keeps its ends (the trigger's sanity checks)
     "quick": replace(
         SHIFT_DEFAULT,
         d_model=64,
@@ -76,7 +89,9 @@ SHIFT_PRESETS = {
         encoder_steps=800,
         train_steps=800,
         eval_episodes=40,
+        gate_episodes=100,
         ratios=(0.4,),
+        p_sweep=(5.0, 80.0),
         alpha_sweep=(0.0, 0.7),
     ),
     "full": SHIFT_DEFAULT,
@@ -135,16 +150,73 @@ def calibration_sets(config: ShiftConfig, demos: Any, ctx: RunContext) -> tuple[
     return initial, mixed
 
 
-def success_rate(
-    policy: Any, config: ShiftConfig, ctx: RunContext, split: str = "shift", log: Any = None
-) -> float:
-    """Success rate (%) of ``policy`` over the config's evaluation episodes; ``log`` (e.g. a
-    ``PruningLog``) sees the policy after each episode."""
+def episode_success(
+    policy: Any,
+    config: ShiftConfig,
+    ctx: RunContext,
+    episodes: int | None = None,
+    log: Any = None,
+) -> np.ndarray:
+    """Per-episode success (0 or 100) of ``policy`` on the shift split over ``episodes``
+    (default: the config's evaluation episodes); ``log`` (e.g. a ``PruningLog``) sees the policy
+    after each episode.
+
+    Episode i has the same layout, shift step and noise for every policy of a task, so the
+    arrays of two policies are paired episode by episode.
+    """
     from icml26.ecovla import Shift2DPickPlaceEnv, evaluate
 
-    env = Shift2DPickPlaceEnv(split=split)
+    env = Shift2DPickPlaceEnv(split="shift")
     eval_seed = int(ctx.numpy_generator("eval").integers(2**20))
     result = evaluate(
-        policy, env, config.eval_episodes, seeds=[eval_seed], execute=config.execute, on_episode=log
+        policy,
+        env,
+        episodes or config.eval_episodes,
+        seeds=[eval_seed],
+        execute=config.execute,
+        on_episode=log,
     )
-    return 100.0 * result.success_rate
+    return 100.0 * result.success.astype(np.float64)
+
+
+def paired(a: np.ndarray, b: np.ndarray) -> list[float]:
+    """Per-episode differences ``a - b`` over the episodes both played (claims over items)."""
+    n = min(len(a), len(b))
+    return (np.asarray(a[:n], dtype=np.float64) - np.asarray(b[:n], dtype=np.float64)).tolist()
+
+
+def openloop_frames(config: ShiftConfig, ctx: RunContext) -> Any:
+    """``config.openloop_frames`` expert frames of the shift split with their clean labels."""
+    from icml26.ecovla import Demonstrations, collect_demos
+
+    rng = ctx.numpy_generator("openloop")
+    episodes = max(1, config.openloop_frames // 10)  # an expert episode has 20-60 frames
+    demos = collect_demos(episodes, split="shift", seed=rng)
+    while len(demos) < config.openloop_frames:
+        episodes *= 2
+        demos = collect_demos(episodes, split="shift", seed=rng)
+    rows = np.sort(rng.choice(len(demos), config.openloop_frames, replace=False))
+    return Demonstrations(
+        demos.images[rows],
+        demos.instruction[rows],
+        demos.proprio[rows],
+        demos.chunks[rows],
+        demos.episode[rows],
+        demos.positions[rows],
+    )
+
+
+def relative_errors(errors: np.ndarray, dense: np.ndarray) -> list[float]:
+    """Per-frame ``1 + (e_i - dense_i) / mean(dense)``: their mean is the ratio of mean errors
+    (method / dense), and they pair frame by frame (a bootstrap over frames gives its interval)."""
+    return (1.0 + (errors - dense) / float(np.mean(dense))).tolist()
+
+
+def episode_trigger_rates(log: Any) -> np.ndarray:
+    """Trigger rate of each episode of a ``PruningLog`` (decision steps t >= 1; NaN if none)."""
+    rates = []
+    for records in log.episodes:
+        decisions = len(records) - 1
+        triggers = sum(r.triggered for r in records)
+        rates.append(triggers / decisions if decisions > 0 else math.nan)
+    return np.asarray(rates, dtype=np.float64)

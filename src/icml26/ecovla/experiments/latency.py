@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, RunContext, Table, register
+from icml26.core import RunContext, Table, register
 from icml26.ecovla.experiments.common import PAPER, RESOURCES, pct, spec_claim
 
 
@@ -49,25 +49,33 @@ LATENCY_PRESETS = {
     "full": LATENCY_DEFAULT,
 }
 TIMING_METRICS = ("t_*_ms", "speedup_*", "delta_ms", "i2o_over_serial")
+DETERMINISTIC = ("flops_speedup_*", "pattern_flops_fraction")
+BLOCKS = 3  # independent timing blocks: each gives one value of every timing claim
 LATENCY_CLAIMS = (
     spec_claim(
         "C5a",
-        "Sliced-weight backbone step at 40 %: >= 1.15x faster than dense (CPU)",
+        "Sliced-weight backbone step at 40 %: >= 1.15x faster than dense (CPU; one ratio of "
+        "medians per block of timed rounds)",
         "speedup_40",
         ">=",
         1.15,
         "1.26-1.60x (GPU, 7B models)",
         "spec §5 C5 (paper Tables 1-3)",
+        control="the dense step timed against itself",
+        control_value=1.0,
     ),
-    Claim(
+    spec_claim(
         "C5b",
-        "I²O: threaded pattern computation makes a control step no slower than serial",
+        "I²O: threaded pattern computation makes a control step faster than serial (ratio < 1, "
+        "one per timed trajectory)",
         "i2o_over_serial",
-        "<=",
+        "<",
         1.0,
-        "L_I²O 148.06 ms vs L_sync 215.24 ms (0.69)",
-        "paper latency breakdown (§4.3)",
-        source="paper",
+        "parallel paradigm: 215.24 -> 179.20 ms (0.83); with the other optimisations "
+        "148.06 ms (0.69)",
+        "spec §5 C5 (paper latency breakdown, §4.3)",
+        control="serial pattern computation (the same schedule without the thread)",
+        control_value=1.0,
     ),
 )
 
@@ -128,6 +136,7 @@ def latency_tables(metrics: list[dict[str, Any]], config: LatencyConfig) -> list
     seeds=1,  # timing of random-init weights: latency does not depend on training
     resources=RESOURCES,
     timing_metrics=TIMING_METRICS,
+    deterministic_metrics=DETERMINISTIC,
 )
 def run(config: LatencyConfig, ctx: RunContext) -> dict[str, Any]:
     from icml26.ecovla import (
@@ -171,7 +180,11 @@ def run(config: LatencyConfig, ctx: RunContext) -> dict[str, Any]:
     }
     # dense and every sliced pattern timed round-robin: a load spike hits all of a round alike
     steps = {"dense": step_with(None)} | {tag: step_with(p) for tag, p in patterns.items()}
-    seconds = ctx.median_seconds(steps, config.repeats, warmup=3)
+    per_block = max(1, config.repeats // BLOCKS)
+    blocks = [
+        ctx.median_seconds(steps, per_block, warmup=3 if b == 0 else 1) for b in range(BLOCKS)
+    ]
+    seconds = {name: float(np.median([b[name] for b in blocks])) for name in steps}
     out: dict[str, Any] = {"t_dense_ms": 1e3 * seconds["dense"]}
     dense_flops = backbone_flops(model, None, n_tokens)
     for tag, pattern in patterns.items():
@@ -180,7 +193,7 @@ def run(config: LatencyConfig, ctx: RunContext) -> dict[str, Any]:
         with model.masked(pattern):  # masks compute every channel
             masked = ctx.median_seconds({"masked": step_with(None)}, config.repeats, warmup=3)
         out[f"t_masked_{tag}_ms"] = 1e3 * masked["masked"]
-        out[f"speedup_{tag}"] = out["t_dense_ms"] / out[f"t_sliced_{tag}_ms"]
+        out[f"speedup_{tag}"] = [b["dense"] / b[tag] for b in blocks]
         out[f"flops_speedup_{tag}"] = dense_flops / backbone_flops(model, pattern, n_tokens)
     out.setdefault("speedup_40", math.nan)
 
@@ -188,19 +201,20 @@ def run(config: LatencyConfig, ctx: RunContext) -> dict[str, Any]:
     for _ in range(config.episode_steps - 1):
         frames.append(env.step(rng.uniform(-1, 1, 3))[0])
     ratio = config.ratios[-1]
-    timings = {}
-    for mode in ("none", "serial", "thread"):  # "none": the same schedule, no pattern work
-        pruner = EcoVLAPruner(model, ratio, config.p, warmup=2, update_pattern=mode != "none")
-        orch = InterleavedOrchestrator(
-            pruner.calibrate(frames[:2]), mode="serial" if mode == "none" else mode
-        )
-        orch.reset()
-        start = ctx.clock()
-        for frame in frames:
-            orch.step(frame)
-        orch.drain()
-        timings[mode] = 1e3 * (ctx.clock() - start) / len(frames)
-        orch.close()
+    timings: dict[str, list[float]] = {"none": [], "serial": [], "thread": []}
+    for _ in range(BLOCKS):  # each block times the three modes on the same trajectory
+        for mode in timings:  # "none": the same schedule, no pattern work
+            pruner = EcoVLAPruner(model, ratio, config.p, warmup=2, update_pattern=mode != "none")
+            orch = InterleavedOrchestrator(
+                pruner.calibrate(frames[:2]), mode="serial" if mode == "none" else mode
+            )
+            orch.reset()
+            start = ctx.clock()
+            for frame in frames:
+                orch.step(frame)
+            orch.drain()
+            timings[mode].append(1e3 * (ctx.clock() - start) / len(frames))
+            orch.close()
     pruner = EcoVLAPruner(model, ratio, config.p).calibrate(frames[:2])
     pruner.run_backbone(frames[0], model.visual_features(frames[0]), dense=True)
     _, captured = pruner.run_backbone(frames[1], model.visual_features(frames[1]), dense=True)
@@ -209,9 +223,12 @@ def run(config: LatencyConfig, ctx: RunContext) -> dict[str, Any]:
     )
     out["t_prune_ms"] = 1e3 * prune["prune"]
     out["pattern_flops_fraction"] = pattern_update_flops(model, n_tokens) / dense_flops
-    out["t_infer_ms"], out["t_serial_ms"] = timings["none"], timings["serial"]
-    out["t_thread_ms"] = timings["thread"]
-    out["delta_ms"] = timings["thread"] - timings["none"]
-    out["i2o_over_serial"] = timings["thread"] / timings["serial"]
+    out["t_infer_ms"] = float(np.median(timings["none"]))
+    out["t_serial_ms"] = float(np.median(timings["serial"]))
+    out["t_thread_ms"] = float(np.median(timings["thread"]))
+    out["delta_ms"] = out["t_thread_ms"] - out["t_infer_ms"]
+    out["i2o_over_serial"] = [
+        t / s for t, s in zip(timings["thread"], timings["serial"], strict=True)
+    ]
     model.install(None)
     return out
