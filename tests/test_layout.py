@@ -1,5 +1,5 @@
 """The shape every system keeps (core v3): experiments as a package of small modules, no import
-cycles inside a system, and tests that use public names only."""
+cycles inside a system (deferred imports included), and tests that use public names only."""
 
 import ast
 from pathlib import Path
