@@ -15,9 +15,10 @@ def test_experiments_declare_their_threads():
         "rex.sde_sampling",
         "rex.learned",
     }
-    for name, experiment in experiments.items():
-        # the learned MLP runs on one thread (faster, measured); the analytic ones on two
-        assert experiment.resources == Resources(cpus=1 if name == "rex.learned" else 2)
+    for experiment in experiments.values():
+        # one thread: 2-D batches and a 2x128 MLP run faster on one (measured: rex.roundtrip
+        # 8.8 s wall and 6 CPU-s on one thread, 53 s and 35 CPU-s on two, on a shared box)
+        assert experiment.resources == Resources(cpus=1)
 
 
 def test_learned_reports_training_progress(tmp_path):
@@ -37,5 +38,6 @@ def test_learned_reports_training_progress(tmp_path):
 def test_equivalence_takes_its_noise_from_the_context(tmp_path):
     config = equivalence.EQUIVALENCE
     a = equivalence.equivalence(config, RunContext(seed=1, artifact_dir=tmp_path))
-    assert a["princeps_euler_vs_ddim"] <= 1e-12  # the same identity as claim R5a
+    assert max(a["princeps_euler_vs_ddim"]) <= 1e-12  # the same identity as claim R5a
+    assert len(a["princeps_euler_vs_ddim"]) == 3  # one value per subset of the points
     assert a == equivalence.equivalence(config, RunContext(seed=1, artifact_dir=tmp_path))

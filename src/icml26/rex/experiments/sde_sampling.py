@@ -1,9 +1,11 @@
 """``rex.sde_sampling`` — spec §5, R6: Rex-EM samples correctly.
 
 Rex-EM (data SDE, seeded Brownian path) samples a 1-D Gaussian with the right mean and variance,
-with a variance error no larger than the non-reversible Princeps-EM (SEEDS-1) on the same grid
-and path; on the 2-D mixture, started from its exact marginal, the state variance after the first
-log-SNR steps matches the exact marginal (the regime where a fixed Brownian-tree depth failed).
+with a variance error smaller than the non-reversible Princeps-EM's (SEEDS-1) on the same grid
+and path (the spec's bars; the paper compares FD on images, another metric); on the 2-D mixture,
+started from its exact marginal, the state variance after the first log-SNR steps matches the
+exact marginal (the regime where a fixed Brownian-tree depth failed: a sanity check of our
+Brownian tree).
 """
 
 from __future__ import annotations
@@ -31,6 +33,27 @@ class SDESamplingConfig:
 
 
 SDE_SAMPLING = SDESamplingConfig()
+NO_DENOISING = "no denoising: the prior sample x_T ~ N(0, 1)"
+# fmt: off
+SDE_CLAIMS = (
+    Claim("R6a", "Rex-EM sample mean within 0.03 of alpha mu", "rex_mean_abs_error", "<=", 0.03,
+          "≤ 0.03 (correct SDE sampling, Thm 3.6)", "spec §5 R6", source="spec",
+          control=f"{NO_DENOISING}: |0 - alpha mu| = 0.5", control_value=0.5),
+    Claim("R6b", "Rex-EM sample variance within 5% of alpha^2 s^2 + sigma^2",
+          "rex_var_abs_rel_error", "<=", 0.05, "≤ 5% (correct SDE sampling, Thm 3.6)",
+          "spec §5 R6", source="spec",
+          control=f"{NO_DENOISING}: variance 1 vs 0.501", control_value=1.0),
+    Claim("R6c", "Rex-EM's variance error is smaller than non-reversible Princeps-EM's "
+          "(SEEDS-1) on the same grid and Brownian path (ratio, paired per seed)",
+          "rex_over_princeps_var_error", "<", 1.0,
+          "≤ SEEDS-1's (spec prototype: -1.3% vs -15%)", "spec §5 R6", source="spec",
+          control="Princeps-EM (SEEDS-1) itself: ratio 1", control_value=1.0),
+    # a regression check of our Brownian tree (issue 17): the exact marginal stays exact
+    Claim("R6d", "Rex-EM state variance on the mixture after 8 of 50 log-SNR steps "
+          "(t_end = 1e-3) within 5% of exact", "gmm_early_var_abs_rel_error", "<=", 0.05,
+          "correct SDE sampling (Thm 3.6)", "issue 17", source="none", kind="sanity"),
+)
+# fmt: on
 
 
 def sde_sampling(config: SDESamplingConfig, ctx: RunContext) -> dict[str, float]:
@@ -81,20 +104,8 @@ register(
     name="rex.sde_sampling",
     title="Rex-EM samples a Gaussian correctly (vs non-reversible Princeps-EM / SEEDS-1)",
     paper=PAPER,
-    resources=Resources(cpus=2),  # torch's default thread count on this 2-core machine
-    claims=(
-        Claim("R6a", "sample mean within 0.03 of alpha mu", "rex_mean_abs_error", "<=", 0.03,
-              "correct SDE sampling (Thm 3.6)", "Theorem 3.6", source="paper", kind="claim"),
-        Claim("R6b", "sample variance within 5% of alpha^2 s^2 + sigma^2",
-              "rex_var_abs_rel_error", "<=", 0.05, "correct SDE sampling", "Theorem 3.6",
-              source="paper", kind="claim"),
-        Claim("R6c", "Rex-EM's variance error is at most Princeps-EM's on the same grid",
-              "rex_over_princeps_var_error", "<=", 1.0, "Rex-EM FD 391.9 vs DDIM 490.9 @50",
-              "Table 3 (CelebA-HQ)", source="paper", kind="claim"),
-        Claim("R6d", "Rex-EM state variance on the mixture after 8 of 50 log-SNR steps "
-              "(t_end = 1e-3) within 5% of exact", "gmm_early_var_abs_rel_error", "<=", 0.05,
-              "correct SDE sampling (Thm 3.6)", "Theorem 3.6", source="none", kind="claim"),
-    ),
+    resources=Resources(cpus=1),  # one thread: 2-D batches gain nothing from two (measured)
+    claims=SDE_CLAIMS,
     presets={
         "smoke": replace(SDE_SAMPLING, n_samples=500, n_steps=10, gmm_steps_checked=2),
         "quick": SDE_SAMPLING,
