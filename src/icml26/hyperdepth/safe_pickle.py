@@ -138,10 +138,10 @@ class DataUnpickler(pickle._Unpickler):
     >>> DataUnpickler(io.BytesIO(pickle.dumps({"e0": np.arange(3)}))).load()["e0"].tolist()
     [0, 1, 2]
     >>> try:
-    ...     DataUnpickler(io.BytesIO(pickle.dumps(print)), "x.pickle").load()
+    ...     DataUnpickler(io.BytesIO(pickle.dumps(eval)), "x.pickle").load()
     ... except UnsafePickleError as err:
     ...     print(err)
-    x.pickle: refusing builtins.print — a data pickle may only rebuild numpy arrays ...
+    x.pickle: refusing builtins.eval — a data pickle may only rebuild numpy arrays ...
     """
 
     def __init__(self, file: Any, source: str = "data pickle") -> None:
