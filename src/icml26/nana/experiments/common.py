@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Resources, RunContext
+from icml26.core import Claim, Resources, RunContext
 
 PAPER = "SVD as a Fast Interpretability Method for Transformers (NaNA), ICML 2026 poster 66016"
 WHERE = "spec §5"
@@ -45,6 +45,40 @@ SMOKE_STANDIN = dict(
 FULL_STANDIN = dict(
     bpe_chars=10_000_000, train_chars=20_000_000, val_chars=2_000_000, train_steps=2000
 )
+
+
+# The spec's competence target for the stand-in (§5.1), a gate of the claims measured on it: a
+# model short of it reads "testbed invalid" there. Judged on the validation windows' losses.
+TRAINING_GATE = Claim(
+    "T",
+    "The tiny GPT-2 stand-in is competent: validation loss ≤ unigram entropy − 1 nat "
+    "(margin H − 1 − loss per held-out window, > 0)",
+    "train_target_margin",
+    ">",
+    0.0,
+    "spec: val ≤ H_unigram − 1.0",
+    "spec §5.1",
+    source="spec",
+    kind="gate",
+    over="items",
+)
+
+
+def training_target_margins(standin: Any) -> list[float]:
+    """``H_unigram − 1 − loss`` of each held-out window the stand-in's val loss averages
+    (NaN for an untrained stand-in, which has no validation loss).
+
+    The window losses come with a trained stand-in (its final validation pass); they are
+    computed here only for a stand-in that lacks them.
+    """
+    from icml26.nana import evaluate_window_losses
+
+    if np.isnan(standin.val_loss):
+        return [float("nan")]
+    losses = getattr(standin, "val_window_losses", None) or evaluate_window_losses(
+        standin.model, standin.val
+    )
+    return [standin.unigram_entropy - 1.0 - loss for loss in losses]
 
 
 def corpus_missing(config: StandinConfig) -> str | None:

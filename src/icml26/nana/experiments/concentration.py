@@ -1,5 +1,10 @@
 """N5: how many units cover 80 % of the MLPs' direct effect on the target: DEUs vs neurons vs a
-random basis of the same subspace, and the aggregated dominant pathway."""
+random basis of the same subspace, and the aggregated dominant pathway.
+
+N5 is judged on each prompt's paired difference K_0.8(DEU) − K_0.8(random basis) (bootstrap
+over prompts; a fresh random basis for every prompt), behind the stand-in's competence gate (T);
+the control is a random basis in place of the DEUs, for which the difference is 0 on average.
+"""
 
 from __future__ import annotations
 
@@ -14,10 +19,12 @@ from icml26.nana.experiments.common import (
     PAPER,
     RESOURCES,
     SMOKE_STANDIN,
+    TRAINING_GATE,
     WHERE,
     StandinConfig,
     corpus_missing,
     trained_standin,
+    training_target_margins,
 )
 
 
@@ -46,16 +53,21 @@ PRESETS = {
     ),
 }
 CLAIMS = (
+    TRAINING_GATE,
     Claim(
         "N5",
-        "DEUs concentrate the MLPs' direct effect: K_0.8(DEU) / K_0.8(random basis of the same "
-        "subspace) ≤ 1 (mean over prompts, all layers)",
-        "k_deu_over_k_random",
-        "<=",
-        1.0,
+        "DEUs concentrate the MLPs' direct effect more than a random basis of the same subspace: "
+        "paired K_0.8(DEU) − K_0.8(random basis) per prompt (all layers), < 0",
+        "k_deu_minus_k_random",
+        "<",
+        0.0,
         "spec expectation: DEU ≤ random",
         WHERE,
         source="spec",
+        over="items",
+        control="a random orthonormal basis of the same subspace in place of the DEUs: "
+        "difference 0",
+        control_value=0.0,
     ),
 )
 
@@ -67,7 +79,7 @@ CLAIMS = (
     claims=CLAIMS,
     presets=PRESETS,
     data_check=corpus_missing,
-    seeds=1,  # one trained model per run
+    seeds=1,  # one trained model per run; N5 and T are judged over prompts / windows
     resources=RESOURCES,
 )
 def concentration(config: ConcentrationConfig, ctx: RunContext) -> dict[str, Any]:
@@ -88,24 +100,22 @@ def concentration(config: ConcentrationConfig, ctx: RunContext) -> dict[str, Any
     adapter = from_hf_gpt2(s.model)
     layers = range(adapter.n_layers)
     deus = {layer: decompose_mlp(adapter, layer, "out") for layer in layers}
-    bases = {
-        "deu": deus,
-        "neuron": {layer: neuron_basis(adapter, layer) for layer in layers},
-        "random": {
-            layer: random_basis(deus[layer], seed=ctx.torch_generator(f"rot{layer}"))
-            for layer in layers
-        },
-    }
+    fixed = {"deu": deus, "neuron": {layer: neuron_basis(adapter, layer) for layer in layers}}
+    rotations = ctx.torch_generator("rotations")  # a fresh random basis for every prompt, so
+    # that the prompts are independent draws of the control too
     prompts, targets = next_token_prompts(
         s.val, config.n_prompts, config.prompt_len, seed=ctx.torch_generator("prompts")
     )
-    sizes: dict[str, list[int]] = {name: [] for name in bases}
+    sizes: dict[str, list[int]] = {name: [] for name in (*fixed, "random")}
     skipped = 0
     with ctx.progress(config.n_prompts, "prompts") as bar:
         for prompt, target in zip(prompts, targets.tolist(), strict=True):
             tokens = prompt[None]
             y = torch.full_like(tokens, target)
             cache = adapter.run_with_cache(tokens)
+            bases = fixed | {
+                "random": {layer: random_basis(deus[layer], seed=rotations) for layer in layers}
+            }
             contributions = {
                 name: torch.cat(
                     [
@@ -131,7 +141,10 @@ def concentration(config: ConcentrationConfig, ctx: RunContext) -> dict[str, Any
         config.coverage,
         deus={(layer, "out"): deus[layer] for layer in layers},
     )
+    paired = [d - r for d, r in zip(sizes["deu"], sizes["random"], strict=True)]
     return {
+        "k_deu_minus_k_random": [float(v) for v in paired] or [float("nan")],
+        "train_target_margin": training_target_margins(s),
         "k_deu_over_k_random": mean_k["deu"] / mean_k["random"],
         "k_deu_over_k_neuron": mean_k["deu"] / mean_k["neuron"],
         **{f"mean_k_{name}": v for name, v in mean_k.items()},

@@ -1,8 +1,13 @@
 """N3: the decomposition's wall time vs training one transcoder per layer, and the fidelity of
 splicing the DEU reconstruction or a transcoder into the stand-in.
 
-Times come from the task's clock (``ctx``): the decomposition as the median of ``repeats``
-runs, each transcoder as one training run; they and their ratio are timing metrics.
+Times come from the task's clock (``ctx``): each layer's decomposition (both sides) as the median
+of ``repeats`` runs, each layer's transcoder as one training run; they and their ratios are
+timing metrics. The headline (N3a, the abstract's "orders-of-magnitude efficiency gains") is
+judged on the four per-layer speed-ups; the transcoders' fidelity (N3c, "every transcoder
+raises CE") on the CE change the splice makes on each held-out window (paired with the clean
+model on the same window) for the layer where the mean change is smallest, behind the
+stand-in's competence gate (T).
 """
 
 from __future__ import annotations
@@ -10,17 +15,21 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+
 from icml26.core import Claim, RunContext, Table, register
 from icml26.nana.experiments.common import (
     FULL_STANDIN,
     PAPER,
     RESOURCES,
     SMOKE_STANDIN,
+    TRAINING_GATE,
     WHERE,
     StandinConfig,
     corpus_missing,
     seed_mean,
     trained_standin,
+    training_target_margins,
 )
 
 
@@ -54,20 +63,27 @@ PRESETS = {
     ),
 }
 CLAIMS = (
+    TRAINING_GATE,
     Claim(
         "N3a",
-        "Full decomposition (both sides, all layers) is ≥ 100× faster than training one "
-        "transcoder per layer",
-        "speedup_vs_transcoders",
+        "Decomposing an MLP (both sides) is orders of magnitude (≥ 100×) faster than training "
+        "a transcoder for it (speed-up of each layer of the stand-in)",
+        "speedup_per_layer",
         ">=",
         100.0,
-        "orders of magnitude (abstract); spec: ≥ 100×",
-        WHERE,
-        source="spec",
+        "orders-of-magnitude efficiency gains over training-based baselines",
+        "abstract",
+        source="paper",
+        headline=True,
+        gates=(),  # a timing: it does not need a competent model
+        control="the training-based baseline in place of the decomposition (a transcoder "
+        "timed against itself): 1×",
+        control_value=1.0,
     ),
     Claim(
         "N3b",
-        "Splicing the DEU reconstruction into every layer changes CE by ≤ 1e-5 nats (max |Δ|)",
+        "Splicing the DEU reconstruction into a layer changes CE by ≤ 1e-5 nats (|Δ| of each "
+        "layer)",
         "nana_splice_ce_change",
         "<=",
         1e-5,
@@ -78,13 +94,18 @@ CLAIMS = (
     ),
     Claim(
         "N3c",
-        "Every spliced transcoder raises CE (minimum ΔCE over layers > 0)",
-        "transcoder_min_ce_change",
+        "Every spliced transcoder raises CE: paired ΔCE (transcoder − clean) per held-out "
+        "window, on the layer whose transcoder raises it least, > 0",
+        "transcoder_ce_change_worst_layer",
         ">",
         0.0,
-        "spec: > 0",
+        "spec: > 0 for every transcoder",
         WHERE,
         source="spec",
+        over="items",
+        control="NaNA's own splice (the DEU reconstruction) in place of the transcoder: exact, "
+        "ΔCE 0",
+        control_value=0.0,
     ),
 )
 
@@ -116,12 +137,19 @@ def efficiency_tables(metrics: list[dict[str, Any]], config: EfficiencyConfig) -
     presets=PRESETS,
     data_check=corpus_missing,
     tables=efficiency_tables,
-    seeds=1,  # timings vary run to run; the ratio is the point
+    seeds=1,  # one trained model per run; each claim gets >= 3 values (layers, windows)
     resources=RESOURCES,
-    timing_metrics=("speedup_vs_transcoders", "decompose_seconds", "transcoder_seconds_total"),
+    timing_metrics=(
+        "speedup_vs_transcoders",
+        "speedup_per_layer",
+        "decompose_seconds",
+        "decompose_seconds_per_layer",
+        "transcoder_seconds_total",
+    ),
 )
 def efficiency(config: EfficiencyConfig, ctx: RunContext) -> dict[str, Any]:
     from icml26.nana import (
+        decompose_mlp,
         decompose_model,
         from_hf_gpt2,
         next_token_prompts,
@@ -133,18 +161,25 @@ def efficiency(config: EfficiencyConfig, ctx: RunContext) -> dict[str, Any]:
     s = trained_standin(config, ctx)
     adapter = from_hf_gpt2(s.model)
     units = decompose_model(adapter, ("in", "out"))  # also the timing's warm-up
-    decompose_seconds = ctx.median_seconds(
-        {"decompose": lambda: decompose_model(adapter, ("in", "out"))},
+
+    def decompose_layer(layer):
+        return lambda: [decompose_mlp(adapter, layer, side) for side in ("in", "out")]
+
+    layers = range(adapter.n_layers)
+    layer_seconds = ctx.median_seconds(
+        {str(layer): decompose_layer(layer) for layer in layers},
         repeats=config.repeats,
         warmup=0,
-    )["decompose"]
+    )
+    layer_seconds = [layer_seconds[str(layer)] for layer in layers]
     eval_tokens, _ = next_token_prompts(
         s.val, config.eval_windows, 128, seed=ctx.torch_generator("eval")
     )
     train_tokens, _ = next_token_prompts(
         s.train, config.transcoder_windows, 128, seed=ctx.torch_generator("tc data")
     )
-    clean = adapter.next_token_loss(eval_tokens)
+    clean_windows = adapter.next_token_losses(eval_tokens)  # one CE a window: paired below
+    clean = float(np.mean(clean_windows))
 
     def splice_deus(layer):
         def edit(acts, out):
@@ -153,6 +188,7 @@ def efficiency(config: EfficiencyConfig, ctx: RunContext) -> dict[str, Any]:
         return edit
 
     nana_ce, tc_ce, tc_seconds, tc_steps, nmse, l0 = [], [], [], [], [], []
+    tc_windows: list[list[float]] = []  # ΔCE of each window, a layer: paired with clean
     with ctx.progress(adapter.n_layers, "transcoders") as bar:
         for layer in range(adapter.n_layers):
             spliced = adapter.next_token_loss(eval_tokens, write_edits={layer: splice_deus(layer)})
@@ -169,16 +205,23 @@ def efficiency(config: EfficiencyConfig, ctx: RunContext) -> dict[str, Any]:
             )
             tc_seconds.append(ctx.clock() - start)
             replaced = {layer: transcoder_splice(fit.transcoder)}
-            tc_ce.append(adapter.next_token_loss(eval_tokens, replacements=replaced) - clean)
+            spliced_windows = adapter.next_token_losses(eval_tokens, replacements=replaced)
+            tc_windows.append([a - b for a, b in zip(spliced_windows, clean_windows, strict=True)])
+            tc_ce.append(float(np.mean(spliced_windows)) - clean)
             tc_steps.append(fit.steps)
             nmse.append(fit.nmse)
             l0.append(fit.l0)
             bar.advance()
+    decompose_seconds = sum(layer_seconds)
     return {
+        "train_target_margin": training_target_margins(s),
+        "speedup_per_layer": [t / d for t, d in zip(tc_seconds, layer_seconds, strict=True)],
         "speedup_vs_transcoders": sum(tc_seconds) / decompose_seconds,
-        "nana_splice_ce_change": max(nana_ce),
+        "nana_splice_ce_change": nana_ce,  # |ΔCE| of each layer
+        "transcoder_ce_change_worst_layer": tc_windows[int(np.argmin(tc_ce))],
         "transcoder_min_ce_change": min(tc_ce),
         "decompose_seconds": decompose_seconds,
+        "decompose_seconds_per_layer": layer_seconds,
         "transcoder_seconds_total": sum(tc_seconds),
         "clean_ce": clean,
         "nana_ce_by_layer": nana_ce,

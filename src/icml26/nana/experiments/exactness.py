@@ -1,7 +1,10 @@
 """N1: exact reconstruction, the SCA sum identity and weight processing on three stand-ins.
 
 Stand-ins: the planted MLP, a randomly initialised tiny GPT-2 and the real MiniLM weights. Every
-check holds by construction, so every claim is a ``sanity`` check.
+check holds by construction, so every claim is a ``sanity`` check. Round-off varies with the
+seed's weights and tokens, so each check gets independent values from one task: the worst
+reconstruction error of each stand-in (three), the SCA identity and the log-softmax change of
+each sequence (two GPT-2 stand-ins × ``n_sequences``).
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ PRESETS = {
 CLAIMS = (
     Claim(
         "N1a",
-        "Σ_k α_k v_k + b reproduces every MLP's output / pre-activation (float64, all stand-ins)",
+        "Σ_k α_k v_k + b reproduces every MLP's output / pre-activation (float64; worst "
+        "relative error of each stand-in)",
         "recon_rel_err_f64",
         "<=",
         1e-6,
@@ -53,7 +57,8 @@ CLAIMS = (
     ),
     Claim(
         "N1c",
-        "SCA sum identity: Σ_k SCA_k + ⟨b_out, w_y⟩/σ_f = MLP DLA (relative to max |DLA|)",
+        "SCA sum identity: Σ_k SCA_k + ⟨b_out, w_y⟩/σ_f = MLP DLA (relative to max |DLA|; "
+        "each sequence of the two GPT-2 stand-ins)",
         "sca_identity_rel_err",
         "<=",
         1e-5,
@@ -64,7 +69,7 @@ CLAIMS = (
     ),
     Claim(
         "N1d",
-        "Processed weights leave the log-softmax unchanged (max abs difference)",
+        "Processed weights leave the log-softmax unchanged (max abs difference of each sequence)",
         "logsoftmax_max_diff",
         "<=",
         1e-4,
@@ -82,7 +87,7 @@ CLAIMS = (
     paper=PAPER,
     claims=CLAIMS,
     presets=PRESETS,
-    seeds=1,  # identities: one random draw suffices
+    seeds=1,  # identities: one task returns >= 3 values of each (stand-ins, sequences)
     resources=RESOURCES,
 )
 def exactness(config: ExactnessConfig, ctx: RunContext) -> dict[str, Any]:
@@ -113,7 +118,7 @@ def exactness(config: ExactnessConfig, ctx: RunContext) -> dict[str, Any]:
             f"got {config.seq_len}."
         )
     f64, f32, per_model = [], [], {}
-    sca_err, ls_diff = 0.0, 0.0
+    sca_err, ls_diff = [], []
     with ctx.progress(len(models) + int(config.minilm), "stand-ins") as bar:
         for name, model in models.items():
             vocab = model.config.vocab_size
@@ -123,10 +128,11 @@ def exactness(config: ExactnessConfig, ctx: RunContext) -> dict[str, Any]:
             ad32 = from_hf_gpt2(model, dtype=torch.float32)
             e64 = list(reconstruction_errors(ad64, tokens, dtype=torch.float64).values())
             e32 = list(reconstruction_errors(ad32, tokens, dtype=torch.float32).values())
-            f64 += e64
-            f32 += e32
-            sca_err = max(sca_err, sca_identity_error(ad64, tokens, targets))
-            ls_diff = max(ls_diff, processing_logsoftmax_error(ad64, tokens))
+            f64.append(max(e64))
+            f32.append(max(e32))
+            for row, target in zip(tokens, targets, strict=True):  # one value a sequence
+                sca_err.append(sca_identity_error(ad64, row[None], target[None]))
+                ls_diff.append(processing_logsoftmax_error(ad64, row[None]))
             per_model[name] = {"f64": max(e64), "f32": max(e32)}
             bar.advance()
         if config.minilm:
@@ -140,13 +146,13 @@ def exactness(config: ExactnessConfig, ctx: RunContext) -> dict[str, Any]:
             bert32 = from_hf_bert(bert, dtype=torch.float32)
             e64 = list(reconstruction_errors(bert64, tokens, dtype=torch.float64).values())
             e32 = list(reconstruction_errors(bert32, tokens, dtype=torch.float32).values())
-            f64 += e64
-            f32 += e32
+            f64.append(max(e64))
+            f32.append(max(e32))
             per_model["minilm"] = {"f64": max(e64), "f32": max(e32)}
             bar.advance()
     return {
-        "recon_rel_err_f64": max(f64),
-        "recon_rel_err_f32": max(f32),
+        "recon_rel_err_f64": f64,  # worst error of each stand-in
+        "recon_rel_err_f32": f32,
         "sca_identity_rel_err": sca_err,
         "logsoftmax_max_diff": ls_diff,
         **{f"recon_{k}_{p}": v for k, d in per_model.items() for p, v in d.items()},
