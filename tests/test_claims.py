@@ -1,5 +1,5 @@
 """Verdicts that cannot flatter (issue 39): one headline per system at the paper's bar, and every
-claim fails on its control. Run explicitly until every system has moved; then collected."""
+claim fails on its control."""
 
 from collections import defaultdict
 
