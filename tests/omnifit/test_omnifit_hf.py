@@ -174,3 +174,32 @@ def test_generate_equals_hf_recompute_and_caches_shrink(adapter, batch):
     assert full.cache_lengths == [n + steps - 1] * 3
     assert max(small.alive) < n
     assert small.cache_lengths == [a + steps - 1 for a in small.alive]
+
+
+@pytest.mark.parametrize("make", ["llama", "qwen2"])
+def test_another_architecture_is_refused_before_anything_is_built(tmp_path, monkeypatch, make):
+    """Issue 43/49: a folder of another real HF architecture is refused from its config.json;
+    neither model class is touched (before the fix a default-size thinker, 22 GB, was built)."""
+    import transformers
+
+    config = {
+        "llama": transformers.LlamaConfig(hidden_size=8, num_hidden_layers=1,
+                                          num_attention_heads=2, intermediate_size=16),
+        "qwen2": transformers.Qwen2Config(hidden_size=8, num_hidden_layers=1,
+                                          num_attention_heads=2, intermediate_size=16),
+    }[make]  # fmt: skip
+    config.save_pretrained(tmp_path)
+
+    def built(*args, **kwargs):
+        raise AssertionError("a model was built for a wrong architecture")
+
+    for cls in (transformers.Qwen2_5OmniThinkerForConditionalGeneration,
+                transformers.Qwen2_5OmniForConditionalGeneration):  # fmt: skip
+        monkeypatch.setattr(cls, "from_pretrained", built)
+    with pytest.raises(ValueError, match=f"model_type '{make}'"):
+        load_omni_model(tmp_path)
+
+
+def test_revision_must_be_a_string(saved):
+    with pytest.raises(TypeError, match="revision"):
+        load_omni_model(saved, revision=3)

@@ -12,8 +12,8 @@ with no attention maps at run time.
 The method is reconstructed from a reading of the paper (see docs/omnifit.md, "Deviations");
 AV-Sync QA and TinyOmni are the small-scale stand-ins, ``load_omni_model`` the real path.
 
-Example
--------
+Examples
+--------
 >>> import torch
 >>> from icml26.omnifit import LAHPProfile, OmniFitCompressor, TinyOmni, TinyOmniConfig
 >>> from icml26.omnifit import make_dataset, run_compressed

@@ -39,8 +39,8 @@ MAX_SIZE = 10**9
 def cost_coefficients(d: int, d_ff: int) -> tuple[float, float]:
     """Default cost-model coefficients ``c1 = 8 d^2 + 6 d d_ff`` and ``c2 = 4 d``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> cost_coefficients(96, 256)
     (221184.0, 384.0)
     """
@@ -61,8 +61,8 @@ def flops_per_layer(n: int, d: int, d_ff: int, heads: int, kv_heads: int | None 
     heads, kv_heads
         Query heads and key/value heads (``None``: as many as query heads, i.e. MHA).
 
-    Example
-    -------
+    Examples
+    --------
     >>> flops_per_layer(10, 8, 16, 2) == 10 * (8 * 8 * 8 + 6 * 8 * 16) + 4 * 8 * 10**2
     True
     """
@@ -106,8 +106,8 @@ def prefill_flops(alive: Sequence[int], d: int, d_ff: int, heads: int, *, batch:
     ``batch * sum_l flops_per_layer(alive[l], d, d_ff, heads)``; ``alive`` is what
     :func:`~icml26.omnifit.run_compressed` reports.
 
-    Example
-    -------
+    Examples
+    --------
     >>> prefill_flops([10, 5], d=8, d_ff=16, heads=2, batch=2) == 2 * (
     ...     flops_per_layer(10, 8, 16, 2) + flops_per_layer(5, 8, 16, 2))
     True
@@ -125,8 +125,8 @@ def arts_selection_flops(modality_ids: torch.Tensor, d: int, M: int) -> float:
     the projections onto the other modality's ``min(M, n_other)`` anchors, ``2 n min(M,
     n_other) d``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> arts_selection_flops(torch.tensor([0, 1, 1, 2]), d=4, M=8)
     92.0
@@ -147,8 +147,8 @@ def attention_map_flops(n: int, d: int) -> float:
     The query/key projections and the scores ``Q K^T``: what an attention-based selector (FastV)
     computes to rank the tokens.
 
-    Example
-    -------
+    Examples
+    --------
     >>> attention_map_flops(10, 8)
     4160.0
     """
@@ -168,8 +168,8 @@ def kv_bytes(
 ) -> int:
     """Bytes of a KV cache whose layer ``l`` holds ``alive[l]`` tokens: ``sum_l n_l 2 d_kv b``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> kv_bytes([10, 5], d=8, bytes_per_value=2)
     480
     """
@@ -187,8 +187,8 @@ def kv_bytes(
 def time_prefill(fn: Callable[[], Any], repeats: int = 20, warmup: int = 3) -> float:
     """Median wall time (seconds) of ``fn()`` over ``repeats`` runs after ``warmup`` runs.
 
-    Example
-    -------
+    Examples
+    --------
     >>> time_prefill(lambda: sum(range(10)), repeats=3, warmup=1) >= 0
     True
     """

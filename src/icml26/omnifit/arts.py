@@ -70,8 +70,8 @@ def dpc_knn_anchors(H: torch.Tensor, M: int = 32, k: int = 5) -> torch.Tensor:
     torch.LongTensor
         ``min(M, n)`` distinct indices.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> H = torch.tensor([[0.0, 0.0], [0.1, 0.0], [0.0, 0.1], [5.0, 5.0], [5.1, 5.0], [5.0, 5.1]])
     >>> sorted(dpc_knn_anchors(H, M=2, k=2).tolist())
@@ -119,8 +119,8 @@ def modality_anchors(
 
     ``M_m = min(M, N_m)``; a modality without tokens gets an empty ``(B, 0, d)`` tensor.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> H0 = torch.randn(2, 6, 4, generator=torch.Generator().manual_seed(0))
     >>> a = modality_anchors(H0, torch.tensor([0, 1, 1, 1, 2, 2]), M=2, k=1)
@@ -203,8 +203,8 @@ def arts_scores(
     torch.Tensor
         Scores, shape ``(B, n)``, non-negative.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> H0 = torch.tensor([[[3.0, 4.0], [1.0, 0.0], [0.0, 2.0]]])
     >>> A = {"video": torch.tensor([[1.0, 0.0]]), "audio": torch.tensor([[0.0, 1.0]])}
@@ -280,8 +280,8 @@ def plan_keep_indices(
     list of torch.LongTensor
         One ``(B, n_l)`` tensor per layer.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from icml26.omnifit import LAHPProfile
     >>> plan = plan_keep_indices(torch.tensor([[0.0, 3.0, 1.0, 2.0]]), torch.tensor([0, 1, 1, 1]),
@@ -346,8 +346,8 @@ def merge_tokens(
     torch.Tensor or (torch.Tensor, torch.Tensor)
         The kept tokens after merging, ``(B, n_keep, d)`` (and their weights, ``(B, n_keep)``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> x = torch.tensor([[[0.0, 2.0], [1.0, 1.0], [0.0, 4.0]]])
     >>> out = merge_tokens(x, torch.tensor([[0, 1]]), torch.tensor([[2]]), torch.ones(1, 3))

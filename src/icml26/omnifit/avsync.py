@@ -262,8 +262,8 @@ def make_dataset(
     question_types
         The question types to draw from (a non-empty subset of ``(0, 1, 2)``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> data = make_dataset(4, windows=8, seed=0)
     >>> data.video.shape, data.audio.shape, data.text.shape
     ((4, 8, 16, 64), (4, 8, 8, 16), (4, 6))

@@ -99,8 +99,8 @@ class RandomDrop(_PlannedCompressor):
     seed
         Source of the random scores.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> c = RandomDrop(0.5, seed=0)
     >>> c.prepare(torch.ones(1, 4, 2), torch.tensor([1, 1, 1, 1]))
@@ -152,8 +152,8 @@ class UniformNorm(_PlannedCompressor):
     mode
         ``"prune"`` (default) or ``"merge"``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> c = UniformNorm(0.5)
     >>> H0 = torch.tensor([[[1.0], [3.0], [2.0], [0.5]]])
@@ -206,8 +206,8 @@ class ScoredDrop(_PlannedCompressor):
     mode
         ``"prune"`` (default) or ``"merge"``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> c = ScoredDrop(0.5, torch.tensor([[0.0, 5.0, 1.0, 4.0]]))
     >>> H0 = torch.ones(1, 4, 2)
@@ -263,8 +263,8 @@ class OmniZipLite(_PlannedCompressor):
     ``sum ||a||^2`` (largest remainders, capped at the window's video count); inside a window
     video keeps its largest-norm tokens.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> c = OmniZipLite(0.5)
     >>> H0 = torch.tensor([[[1.0], [1.0], [9.0], [1.0], [1.0], [0.1], [1.0]]])
@@ -369,8 +369,8 @@ class FastVLike(AbstractCompressor):
     K
         The layer at which tokens are dropped (``>= 0``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> c = FastVLike(0.2, K=2)
     >>> c.K
     2

@@ -159,8 +159,8 @@ class OmniFitCompressor(AbstractCompressor):
     global_anchors
         ``{"video": (M, d), "audio": (M, d)}`` from :func:`~icml26.omnifit.fit_global_anchors`.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from icml26.omnifit import LAHPProfile
     >>> c = OmniFitCompressor(LAHPProfile.uniform(2, 4), mu=0.5, mode="prune")

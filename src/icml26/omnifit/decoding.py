@@ -130,8 +130,8 @@ def generate(
     ValueError
         If the compressor's profile has a different number of layers than the model.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from icml26.omnifit import LAHPProfile, OmniFitCompressor, TinyOmni, TinyOmniConfig
     >>> from icml26.omnifit import make_dataset

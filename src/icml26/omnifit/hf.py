@@ -35,7 +35,7 @@ from icml26.omnifit.tokens import AUDIO, TEXT, VIDEO
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["QwenOmniAdapter", "load_omni_model"]
+__all__ = ["OMNI_MODEL_TYPES", "QwenOmniAdapter", "load_omni_model"]
 
 ATTENTION = ("sdpa", "eager")
 
@@ -77,8 +77,8 @@ class QwenOmniAdapter:
         A ``Qwen2_5OmniThinkerForConditionalGeneration`` (its ``model.language_model`` is the
         text decoder).
 
-    Example
-    -------
+    Examples
+    --------
     >>> adapter = QwenOmniAdapter(object())  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -244,13 +244,21 @@ class QwenOmniAdapter:
         return self.thinker.lm_head(self.text.norm(h[:, -1]))
 
 
+OMNI_MODEL_TYPES = ("qwen2_5_omni", "qwen2_5_omni_thinker")
+
+
 def load_omni_model(
     name_or_dir: str | Path,
     device: str = "cpu",
     attn: str = "sdpa",
     dtype: str = "bfloat16",
+    revision: str | None = None,
 ) -> QwenOmniAdapter:
     """Load a Qwen2.5-Omni thinker (e.g. ``"Qwen/Qwen2.5-Omni-3B"`` or a local folder).
+
+    The folder's ``config.json`` is read first (no weights, no code: ``trust_remote_code`` is
+    never set) and a ``model_type`` other than ``"qwen2_5_omni"`` / ``"qwen2_5_omni_thinker"``
+    is refused before any model is built.
 
     Parameters
     ----------
@@ -263,10 +271,28 @@ def load_omni_model(
         ``"sdpa"`` (online) or ``"eager"`` (calibration: attention maps).
     dtype
         ``"bfloat16"`` (default), ``"float16"``, ``"float32"`` or ``"float64"``.
+    revision
+        A Hub revision (commit hash, branch or tag) to pin; ``None`` takes the default branch.
 
     Returns
     -------
     QwenOmniAdapter
+
+    Raises
+    ------
+    ValueError
+        If the checkpoint's ``model_type`` is not a Qwen2.5-Omni one.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from transformers import LlamaConfig
+    >>> folder = tempfile.mkdtemp()
+    >>> LlamaConfig(hidden_size=8, num_attention_heads=2).save_pretrained(folder)
+    >>> load_omni_model(folder)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: load_omni_model: ... has model_type 'llama' ...
     """
     require("transformers", "omnifit")
     import torch
@@ -280,9 +306,21 @@ def load_omni_model(
         raise TypeError(
             f"load_omni_model: name_or_dir must be a str or Path; got {type(name_or_dir).__name__}."
         )
-    config = transformers.AutoConfig.from_pretrained(name_or_dir)
-    kwargs = {"attn_implementation": attn, "dtype": getattr(torch, dtype)}
-    if config.model_type == "qwen2_5_omni":
+    if revision is not None and not isinstance(revision, str):
+        raise TypeError(
+            f"load_omni_model: revision must be a str or None; got {type(revision).__name__}."
+        )
+    # the architecture check reads config.json only (a dict: nothing is built or executed)
+    config, _ = transformers.PretrainedConfig.get_config_dict(name_or_dir, revision=revision)
+    model_type = config.get("model_type")
+    if model_type not in OMNI_MODEL_TYPES:
+        raise ValueError(
+            f"load_omni_model: {str(name_or_dir)!r} has model_type {model_type!r} "
+            f"(architectures {config.get('architectures')}); expected one of "
+            f"{list(OMNI_MODEL_TYPES)}. For other decoder-only models write a ModelAdapter."
+        )
+    kwargs = {"attn_implementation": attn, "dtype": getattr(torch, dtype), "revision": revision}
+    if model_type == "qwen2_5_omni":
         full = transformers.Qwen2_5OmniForConditionalGeneration.from_pretrained(
             name_or_dir, **kwargs
         )

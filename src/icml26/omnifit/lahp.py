@@ -76,8 +76,8 @@ def effective_rank(X: torch.Tensor, delta: float = 0.9) -> int:
         If ``X`` is not a finite non-empty 2-D tensor with non-zero energy, or ``delta`` is
         outside ``(0, 1)``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> effective_rank(torch.eye(10, dtype=torch.float64), delta=0.9)
     10
@@ -113,8 +113,8 @@ def cumulative_profile(k_eff: Sequence[int], d: int) -> np.ndarray:
     numpy.ndarray
         ``Psi``, shape ``(L,)``, non-increasing, in ``(0, 1]``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> cumulative_profile([4, 2], 4).tolist()
     [1.0, 0.5]
     """
@@ -136,8 +136,8 @@ def cumulative_profile(k_eff: Sequence[int], d: int) -> np.ndarray:
 def layer_cost(n: np.ndarray | float, c1: float, c2: float) -> np.ndarray:
     """Per-layer cost model ``C(n) = c1 n + c2 n^2`` (linear parts + quadratic attention).
 
-    Example
-    -------
+    Examples
+    --------
     >>> float(layer_cost(10.0, 2.0, 0.5))
     70.0
     """
@@ -194,8 +194,8 @@ def retention_profile(
     xi : float
         The scale applied to the unclipped layers (``<= 1``; ``1`` for a flat profile).
 
-    Example
-    -------
+    Examples
+    --------
     >>> r, xi = retention_profile([1.0, 1.0, 1.0], 0.2, 1.0, 0.01, 100)
     >>> r.round(12).tolist(), round(xi, 12)
     ([0.2, 0.2, 0.2], 1.0)
@@ -261,8 +261,8 @@ def modality_preference(
     dict
         ``{"video": (L,), "audio": (L,)}`` arrays.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> A = torch.full((1, 3, 3), 0.25, dtype=torch.float64)
     >>> modality_preference(A, torch.tensor([0, 1, 2]))["video"].tolist()
@@ -316,8 +316,8 @@ def split_budget(K: int, rho: Mapping[str, float], counts: Mapping[str, int]) ->
     dict
         ``{"video": kept_v, "audio": kept_a}``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> split_budget(10, {"video": 1.0, "audio": 1.0}, {"video": 30, "audio": 10})
     {'video': 8, 'audio': 2}
     """
@@ -374,8 +374,8 @@ class LAHPProfile:
     meta
         Free-form JSON-able information (calibration size, ``mu``, ``N``, model name).
 
-    Example
-    -------
+    Examples
+    --------
     >>> p = LAHPProfile.uniform(n_layers=2, d=8)
     >>> p.layer_budgets(0.5, {"video": 8, "audio": 4})
     [{'video': 4, 'audio': 2}, {'video': 4, 'audio': 2}]

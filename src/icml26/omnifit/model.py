@@ -194,8 +194,8 @@ class TinyOmni(nn.Module):
     seed
         Seed of the initial weights.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.omnifit import make_dataset
     >>> model = TinyOmni(TinyOmniConfig(n_layers=2, d=32, n_heads=2, d_ff=64), seed=0)
     >>> batch = make_dataset(2, windows=2, seed=0).batch(slice(None))
@@ -442,8 +442,8 @@ def train_tinyomni(
         shuffling state, losses so far) and saves to it every ``resume.every`` steps, so an
         interrupted run continues where it stopped with the same result as an uninterrupted one.
 
-    Example
-    -------
+    Examples
+    --------
     >>> model = TinyOmni(TinyOmniConfig(n_layers=1, d=16, n_heads=2, d_ff=32), seed=0)
     >>> from icml26.omnifit.avsync import make_dataset
     >>> history = train_tinyomni(model, make_dataset(8, windows=2, seed=0), epochs=1, batch_size=4)

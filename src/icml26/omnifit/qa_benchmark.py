@@ -108,8 +108,8 @@ class QAItem:
     def prompt(self) -> str:
         """The question followed by lettered options and an instruction to answer with a letter.
 
-        Example
-        -------
+        Examples
+        --------
         >>> QAItem("0", "Which?", ("x", "y"), 1, video=Path("a.mp4")).prompt().splitlines()
         ['Which?', 'A. x', 'B. y', "Answer with the option's letter."]
         """
@@ -243,8 +243,8 @@ class QABenchmark:
     name
         A label for reports.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import json, tempfile
     >>> folder = Path(tempfile.mkdtemp())
     >>> line = {"video": "clip.mp4", "audio": None, "question": "Which?",

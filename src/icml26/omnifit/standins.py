@@ -58,8 +58,8 @@ def train_standin(
     to ``progress`` and restores from / saves to ``resume``. Returns the trained model (eval
     mode) and its training history.
 
-    Example
-    -------
+    Examples
+    --------
     >>> model, history = train_standin(
     ...     TinyOmniConfig(n_layers=1, d=16, n_heads=2, d_ff=32), train_samples=8, windows=2,
     ...     epochs=1, batch_size=4)
@@ -102,8 +102,8 @@ def standin_trainer(config: TinyOmniConfig, **recipe: Any) -> TrainFn:
     (defaults included) and final training metrics, ready for
     ``icml26.core.standins.train_standin``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> train = standin_trainer(TinyOmniConfig(n_layers=1, d=16, n_heads=2, d_ff=32),
     ...                         train_samples=8, windows=2, epochs=1, batch_size=4, seed=0)
     >>> trained = train(None, None)
@@ -177,8 +177,8 @@ def load_standin(
     recipe keys to the values the caller needs; a stand-in made otherwise is refused with a
     ``ValueError`` listing each difference. Returns the model in eval mode and the metadata.
 
-    Example
-    -------
+    Examples
+    --------
     >>> model, meta = load_standin("tinyomni_quick", expect={"d": 64, "epochs": 8})
     >>> model.config.n_layers, meta["recipe"]["train_samples"]
     (4, 12000)
