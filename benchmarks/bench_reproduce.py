@@ -3,18 +3,22 @@
     python benchmarks/bench_reproduce.py                 # every available quick experiment
     python benchmarks/bench_reproduce.py taco scale.cost # systems or experiments by name
     python benchmarks/bench_reproduce.py --jobs 1 --out runs/bench
+    python benchmarks/bench_reproduce.py --write-task-seconds  # also refresh the task order
 
 It runs the tasks `icml26 reproduce --preset quick` runs (default seeds, every core unless
 --jobs), in a fresh folder unless --out names one, and prints per experiment the summed wall and
 CPU seconds of its tasks, then the totals, the machine's load before and after, and whether the
 budget of issue 51 holds: median <= 15 CPU-s per experiment, none over 60 CPU-s, total <= 15
 CPU-minutes and <= 10 minutes of wall time on 2 idle cores. Timings depend on the machine and its
-load: this is a benchmark, never a test.
+load: this is a benchmark, never a test. ``--write-task-seconds`` stores the mean CPU seconds per
+task of each measured experiment in ``icml26/core/task_seconds.json``, from which runs with more
+than one job start the longest tasks first.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import tempfile
@@ -23,7 +27,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from icml26.core import discover, plan, run_tasks
-from icml26.core.runner import available_cores
+from icml26.core.runner import TASK_SECONDS, available_cores
 
 MEDIAN_CPU_S, MAX_CPU_S, TOTAL_CPU_S, TOTAL_WALL_S = 15.0, 60.0, 15 * 60.0, 10 * 60.0
 
@@ -33,6 +37,7 @@ def main() -> None:
     parser.add_argument("names", nargs="*", help="systems or experiments (default: all)")
     parser.add_argument("--jobs", type=int, default=available_cores())
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--write-task-seconds", action="store_true")
     args = parser.parse_args()
     registry = discover()
     chosen = [
@@ -73,6 +78,21 @@ def main() -> None:
     )
     held = wall <= TOTAL_WALL_S and total_cpu <= TOTAL_CPU_S and median <= MEDIAN_CPU_S and not over
     print("budget: " + ("met" if held else "NOT met"))
+    if args.write_task_seconds:
+        write_task_seconds(records)
+
+
+def write_task_seconds(records) -> None:
+    """Merge the mean CPU seconds per task of the measured experiments into the runner's table."""
+    table = json.loads(TASK_SECONDS.read_text()) if TASK_SECONDS.exists() else {}
+    per_task = defaultdict(list)
+    for record in records:
+        if record.ok:
+            per_task[record.experiment].append(record.cpu_time_s)
+    for name, seconds in per_task.items():
+        table.setdefault(name, {})["quick"] = round(statistics.mean(seconds), 1)
+    TASK_SECONDS.write_text(json.dumps(dict(sorted(table.items())), indent=1) + "\n")
+    print(f"task seconds of {len(per_task)} experiment(s) written to {TASK_SECONDS}")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from icml26.core.report import summarize, write_readme_table, write_report
 from icml26.core.results import TaskRecord
 from icml26.core.runner import (
     BACKENDS,
+    RecordWriteError,
     RunFolderBusyError,
     Task,
     available_cores,
@@ -160,6 +161,9 @@ def _run(
         return run_tasks(tasks, out, backend=backend, jobs=jobs, reuse_stale=reuse_stale)
     except (ValueError, RunFolderBusyError) as err:  # e.g. a GPU task here, or a busy folder
         _fail(str(err))
+    except RecordWriteError as err:  # e.g. a full disk: finished records stay, the run resumes
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(1) from None
 
 
 def _track(tracker: str | None, out: Path, records: list[TaskRecord]) -> None:

@@ -79,6 +79,7 @@ def test_ray_backend_gives_the_same_records_as_local(tmp_path):
     local = run_tasks(tasks, tmp_path / "local", progress=False)
     try:
         remote = run_tasks(tasks, tmp_path / "ray", backend="ray", jobs=2, progress=False)
+        assert not ray.is_initialized()  # the local cluster the run started ends with it
     finally:
         ray.shutdown()
 
@@ -134,6 +135,74 @@ def test_nested_progress_bars_reach_the_driver_from_worker_processes(tmp_path):
     finally:
         runner._Bars = original
     assert sorted(e[0] for e in events) == ["advance"] * 6 + ["start"] * 2 + ["stop"] * 2
+
+
+def test_a_lost_progress_process_stops_the_bars_not_the_task():
+    from icml26.core.runner import _QueueSink
+
+    class GoneQueue:
+        calls = 0
+
+        def put(self, event):
+            GoneQueue.calls += 1
+            raise BrokenPipeError("the manager process is gone")
+
+    sink = _QueueSink(GoneQueue())
+    sink(("start", 1, 3, "steps"))
+    sink(("advance", 1, 1))  # no error, and no second try on a dead queue
+    assert GoneQueue.calls == 1
+
+
+def test_a_full_disk_stops_the_run_with_one_error_and_the_run_resumes(tmp_path, monkeypatch):
+    import errno
+
+    from icml26.core.results import TaskRecord
+    from icml26.core.runner import RecordWriteError
+
+    tasks = plan(TOY.get("toy.coin"), "smoke", 3)
+    save, written = TaskRecord.save, []
+
+    def save_twice(record, run_dir):
+        if len(written) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        written.append(record)
+        return save(record, run_dir)
+
+    monkeypatch.setattr(TaskRecord, "save", save_twice)
+    with pytest.raises(RecordWriteError, match="No space left on device; the 2 record"):
+        run_tasks(tasks, tmp_path, progress=False)
+    monkeypatch.setattr(TaskRecord, "save", save)
+    records = run_tasks(tasks, tmp_path, progress=False)
+    assert [r.ok for r in records] == [True] * 3
+    assert [r.metrics for r in records[:2]] == [r.metrics for r in written]
+
+
+def test_pooled_tasks_start_longest_first_by_the_measured_table(tmp_path, monkeypatch):
+    import json
+
+    import icml26.core.runner as runner
+
+    tasks = plan(TOY.get("toy.coin"), "smoke", 1) + plan(TOY.get("toy.counter"), "smoke", 1)
+    table = tmp_path / "task_seconds.json"
+    table.write_text(json.dumps({"toy.counter": {"smoke": 9.0}, "toy.coin": {"smoke": 1.0}}))
+    monkeypatch.setattr(runner, "TASK_SECONDS", table)
+    assert runner._longest_first(tasks, [0, 1]) == [1, 0]
+    table.write_text(json.dumps({"toy.coin": {"smoke": 1.0}}))  # unmeasured tasks go last
+    assert runner._longest_first(tasks, [1, 0]) == [0, 1]
+    monkeypatch.setattr(runner, "TASK_SECONDS", tmp_path / "missing.json")
+    assert runner._longest_first(tasks, [1, 0]) == [1, 0]
+
+
+def test_worker_processes_size_their_blas_pools_from_the_environment(monkeypatch):
+    import os
+
+    from icml26.core.runner import _worker_thread_environment
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "7")
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    with _worker_thread_environment(1):
+        assert os.environ["OMP_NUM_THREADS"] == os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    assert os.environ["OMP_NUM_THREADS"] == "7" and "OPENBLAS_NUM_THREADS" not in os.environ
 
 
 def _module_experiment(tmp_path, monkeypatch, body):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import logging
 import multiprocessing
 import os
@@ -26,7 +27,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from dataclasses import replace as replace_field
 from multiprocessing.managers import SyncManager
@@ -58,6 +59,7 @@ from icml26.core.validation import check_one_of, check_positive_int
 
 __all__ = [
     "BACKENDS",
+    "RecordWriteError",
     "RunFolderBusyError",
     "Task",
     "available_cores",
@@ -238,6 +240,32 @@ class RunFolderBusyError(RuntimeError):
     """Another run holds the run folder's lock."""
 
 
+class RecordWriteError(RuntimeError):
+    """A finished task's record could not be written (a full disk, a file-size limit, ...).
+
+    The run stops; every record written before stays, so the same command resumes the run.
+    """
+
+
+TASK_SECONDS = Path(__file__).with_name("task_seconds.json")
+"""Measured seconds per task of each experiment and preset (written by
+``benchmarks/bench_reproduce.py --write-task-seconds``), used only to order tasks."""
+
+
+def _longest_first(tasks: Sequence[Task], pending: Sequence[int]) -> list[int]:
+    """``pending`` ordered by expected duration, longest first, so no core idles at the end of a
+    run while one long task finishes; tasks without a measurement keep their order, last."""
+    try:
+        seconds = json.loads(TASK_SECONDS.read_text())
+    except (OSError, ValueError):
+        return list(pending)
+
+    def expected(i: int) -> float:
+        return seconds.get(tasks[i].experiment, {}).get(tasks[i].preset, 0.0)
+
+    return sorted(pending, key=expected, reverse=True)
+
+
 @contextmanager
 def _locked(run_dir: Path) -> Iterator[None]:
     """Hold an exclusive lock on ``run_dir`` for the block; refuse if another run holds it."""
@@ -395,7 +423,14 @@ def _run_locked(
     def finish(i: int, record: TaskRecord) -> None:
         if i in replaced:
             record = replace_field(record, replaced=replaced[i])
-        record.save(run_dir)
+        try:
+            record.save(run_dir)
+        except OSError as err:
+            raise RecordWriteError(
+                f"cannot write the record of {tasks[i].label} under {run_dir}: "
+                f"{err.strerror or err}; the {len(records)} record(s) already there are kept, "
+                "and the same command resumes the run once the cause is fixed"
+            ) from None
         records[i] = record
         if not record.ok:
             last = (record.error or "").strip().splitlines()[-1:] or ["(no message)"]
@@ -410,6 +445,8 @@ def _run_locked(
             finish(i, record)
             bar.update(bar_id, advance=1, description=tasks[i].label)
 
+        if jobs > 1:
+            pending = _longest_first(tasks, pending)
         if backend == "ray":
             _run_ray(tasks, pending, run_dir, jobs, advance)
         elif jobs == 1:
@@ -430,7 +467,51 @@ def _run_locked(
 
 def _threads(task: Task, jobs: int) -> int:
     """The task's declared CPUs, but no more than its share of this machine's cores."""
-    return max(1, min(task.resources.cpus, (os.cpu_count() or 1) // jobs))
+    return max(1, min(task.resources.cpus, available_cores() // jobs))
+
+
+_THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
+
+
+@contextmanager
+def _worker_thread_environment(threads: int) -> Iterator[None]:
+    """Size the BLAS/OpenMP pools of processes started in the block to ``threads``.
+
+    A pool reads these variables when its library loads, which in a worker may be after the task
+    started (``threadpool_limits`` only reaches libraries already loaded).
+    """
+    before = {name: os.environ.get(name) for name in _THREAD_VARIABLES}
+    os.environ.update(dict.fromkeys(_THREAD_VARIABLES, str(threads)))
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+class _QueueSink:
+    """A worker's progress sink: puts events on the driver's queue; if the process holding the
+    queue is gone, progress stops and the task goes on."""
+
+    def __init__(self, events: Any) -> None:
+        self._events = events
+
+    def __call__(self, event: tuple[Any, ...]) -> None:
+        if self._events is None:
+            return
+        try:
+            self._events.put(event)
+        except (OSError, EOFError):
+            self._events = None
 
 
 def _device(task: Task) -> str:
@@ -510,6 +591,19 @@ def _run_processes(
     """
     # "spawn" because forking a process that already runs torch's thread pools can deadlock.
     context = multiprocessing.get_context("spawn")
+    with _worker_thread_environment(max(1, available_cores() // jobs)):
+        _run_pool(context, tasks, pending, run_dir, jobs, done, sink)
+
+
+def _run_pool(
+    context: Any,
+    tasks: Sequence[Task],
+    pending: Iterable[int],
+    run_dir: Path,
+    jobs: int,
+    done: Callable[[int, TaskRecord], None],
+    sink: ProgressSink | None,
+) -> None:
     manager = None
     if sink is not None:
         manager = SyncManager(ctx=context)
@@ -528,15 +622,19 @@ def _run_processes(
         return {
             "threads": _threads(tasks[i], jobs),
             "device": _device(tasks[i]),
-            "progress_sink": events.put if events is not None else None,
+            "progress_sink": _QueueSink(events) if events is not None else None,
         }
 
     def drain() -> None:
+        nonlocal events
         while events is not None and sink is not None:
             try:
                 sink(events.get_nowait())
             except queue.Empty:
                 return
+            except (OSError, EOFError):  # the progress process is gone; the tasks are not
+                log.warning("the progress process ended; the run goes on without nested bars")
+                events = None
 
     waiting = deque(pending)
     futures: dict[Future[TaskRecord], int] = {}
@@ -575,7 +673,8 @@ def _run_processes(
         raise
     finally:
         if manager is not None:
-            manager.shutdown()
+            with suppress(OSError, EOFError):
+                manager.shutdown()
     executor.shutdown()
 
 
@@ -596,12 +695,16 @@ def _run_ray(
         return
     cpus = max(tasks[i].resources.cpus for i in pending)
     gpus = max(tasks[i].resources.gpus for i in pending)
+    started_here = False
     if not ray.is_initialized():
         address = os.environ.get("RAY_ADDRESS")
         if address:
             ray.init(address=address)
         else:
-            # A local cluster's workers import the experiment modules the driver can import.
+            # A local cluster's workers import the experiment modules the driver can import. It
+            # ends with the run. Ray 2.55's gRPC servers listen on every interface whatever node
+            # address is given (upstream moves them to the node IP after 2.55), so the default
+            # backend stays "local" and the docs say to use "ray" on a trusted network only.
             path = os.pathsep.join(p for p in sys.path if p)
             ray.init(
                 num_cpus=max(jobs, cpus),
@@ -609,6 +712,23 @@ def _run_ray(
                 include_dashboard=False,
                 runtime_env={"env_vars": {"PYTHONPATH": path}},
             )
+            started_here = True
+    try:
+        _run_on_cluster(ray, tasks, pending, run_dir, cpus, gpus, done)
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def _run_on_cluster(
+    ray: Any,
+    tasks: Sequence[Task],
+    pending: Sequence[int],
+    run_dir: Path,
+    cpus: int,
+    gpus: int,
+    done: Callable[[int, TaskRecord], None],
+) -> None:
     cluster = ray.cluster_resources()
     if gpus > cluster.get("GPU", 0) or cpus > cluster.get("CPU", 0):
         raise ValueError(
