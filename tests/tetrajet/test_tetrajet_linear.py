@@ -318,3 +318,61 @@ def test_nvidia_recipe_rounds_only_gradients_stochastically():
     # Q6 = RTN of X along the token axis, whatever the generator: dW = dYᵀ Q6(X)
     expected = dy.T @ nvfp4_fake_quant(x, axis=0)
     assert torch.equal(grads[0], grads[1]) and torch.allclose(grads[0], expected, atol=1e-4)
+
+
+def _tiny_gpt2():
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    config = GPT2Config(vocab_size=64, n_positions=32, n_embd=32, n_layer=1, n_head=2)
+    torch.manual_seed(0)
+    return GPT2LMHeadModel(config).eval()
+
+
+def test_gpt2_conv1d_layers_are_quantized_exactly_and_round_trip_through_hf(tmp_path):
+    # Before: GPT-2's Conv1D layers were skipped silently, 0 layers quantized (issue 49, item 2).
+    model = _tiny_gpt2()
+    ids = torch.randint(0, 64, (2, 16), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        dense = model(input_ids=ids).logits
+    quantize_model_(model, "fp32", seed=0)  # the transposed weight must compute the same thing
+    assert len(quantized_layers(model)) == 4  # c_attn, attn.c_proj, c_fc, mlp.c_proj
+    with torch.no_grad():
+        torch.testing.assert_close(model(input_ids=ids).logits, dense, rtol=0, atol=1e-5)
+
+    model = quantize_model_(_tiny_gpt2(), "tetrajet_v2", seed=3)
+    with torch.no_grad():
+        quantized = model(input_ids=ids).logits
+    assert not torch.allclose(quantized, dense, atol=1e-4)  # the FP4 recipe does act
+    model.save_pretrained(tmp_path)
+    from transformers import GPT2LMHeadModel
+
+    reloaded = GPT2LMHeadModel.from_pretrained(tmp_path).eval()  # an ordinary GPT-2 checkpoint
+    with torch.no_grad():
+        torch.testing.assert_close(reloaded(input_ids=ids).logits, dense, rtol=0, atol=1e-5)
+    quantize_model_(reloaded, "tetrajet_v2", seed=3)
+    with torch.no_grad():
+        assert torch.equal(reloaded(input_ids=ids).logits, quantized)
+
+
+def test_calibrated_outlier_channels_reload_with_their_own_length():
+    layer = NVFP4Linear(32, 16, spec=QuantSpec(), seed=0)
+    layer.outlier_channels = torch.tensor([3, 7])
+    fresh = NVFP4Linear(32, 16, spec=QuantSpec(), seed=1)
+    fresh.load_state_dict(layer.state_dict())
+    assert fresh.outlier_channels.tolist() == [3, 7]
+    assert torch.equal(fresh.weight, layer.weight)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [nn.Sequential(nn.ReLU()), nn.Linear(8, 8), nn.Sequential(nn.Linear(4, 4))],
+    ids=["no-linear", "bare-linear", "all-excluded"],
+)
+def test_a_model_with_nothing_to_quantize_is_refused(model):
+    exclude = (
+        ("0",)
+        if isinstance(model, nn.Sequential) and len(model) and type(model[0]) is nn.Linear
+        else ()
+    )
+    with pytest.raises(ValueError, match="nothing would be quantized"):
+        quantize_model_(model, "tetrajet_v2", exclude=exclude, seed=0)

@@ -15,7 +15,7 @@ from icml26.tetrajet.formats import (
     rht16,
     round_e2m1,
 )
-from icml26.tetrajet.linear import NVFP4Linear, QuantSpec, quantized_linear
+from icml26.tetrajet.linear import NVFP4Conv1D, NVFP4Linear, QuantSpec, quantized_linear
 from icml26.tetrajet.model import OLMO2_SIZES, GPTConfig, TinyGPT, olmo2_model
 from icml26.tetrajet.oscireset import DETECTORS, OsciReset, oscillation_stats
 from icml26.tetrajet.outcontrol import OutlierChannelCalibrator, outlier_channel_count
@@ -42,6 +42,7 @@ __all__ = [
     "OLMO2_SIZES",
     "RECIPES",
     "GPTConfig",
+    "NVFP4Conv1D",
     "NVFP4Linear",
     "NVFP4Tensor",
     "OsciReset",

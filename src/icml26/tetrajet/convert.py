@@ -1,11 +1,15 @@
 """Model conversion (spec §2.2 scope): replace the Linears of any torch model by NVFP4Linear.
 
+transformers' ``Conv1D`` (GPT-2's Linears, with the weight stored transposed) becomes
+:class:`~icml26.tetrajet.linear.NVFP4Conv1D`.
+
 Embeddings are not Linears and stay FP32; the LM head is excluded by name; norms and the attention
 core (QKᵀ, softmax, PV) are untouched, as in TetraJet-v2 (arXiv:2510.27527).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -13,7 +17,7 @@ import torch
 from torch import nn
 
 from icml26.core import Seed, numpy_generator
-from icml26.tetrajet.linear import NVFP4Linear, QuantSpec
+from icml26.tetrajet.linear import NVFP4Conv1D, NVFP4Linear, QuantSpec
 from icml26.tetrajet.recipes import resolve_spec
 
 __all__ = ["quantize_model_", "quantized_layers"]
@@ -26,7 +30,8 @@ def quantize_model_(
     exclude: Sequence[str] = ("lm_head", "head"),
     seed: Seed = None,
 ) -> nn.Module:
-    """Replace, in place, every ``nn.Linear`` of ``model`` whose own name is not in ``exclude``.
+    """Replace, in place, every ``nn.Linear`` (and transformers ``Conv1D``) of ``model`` whose own
+    name is not in ``exclude``.
 
     Parameters
     ----------
@@ -49,10 +54,11 @@ def quantize_model_(
     TypeError
         If ``model`` is not an ``nn.Module``.
     ValueError
-        For an unknown recipe name.
+        For an unknown recipe name, or if ``model`` has no layer to quantize (training it would
+        silently stay in full precision).
 
-    Example
-    -------
+    Examples
+    --------
     >>> net = nn.Sequential(nn.Linear(128, 128), nn.ReLU())
     >>> type(quantize_model_(net, "tetrajet_v2", seed=0)[0]).__name__
     'NVFP4Linear'
@@ -69,23 +75,42 @@ def quantize_model_(
     if isinstance(seed, int) and seed < 0:
         raise ValueError(f"quantize_model_: seed must be >= 0; got {seed!r}.")
     rng = numpy_generator(seed)
+    conv1d = _conv1d_class()
     targets = [
         (parent, name, child)
         for parent in model.modules()
         for name, child in parent.named_children()
-        if type(child) is nn.Linear and name not in exclude
+        if (type(child) is nn.Linear or type(child) is conv1d) and name not in exclude
     ]
+    if not targets:
+        raise ValueError(
+            f"quantize_model_: {type(model).__name__} has no nn.Linear or transformers Conv1D "
+            f"child outside exclude={tuple(exclude)!r}; nothing would be quantized."
+        )
     for parent, name, child in targets:
         layer_seed = int(rng.integers(0, 2**62))
-        setattr(parent, name, NVFP4Linear.from_linear(child, spec, seed=layer_seed))
+        if type(child) is nn.Linear:
+            layer = NVFP4Linear.from_linear(child, spec, seed=layer_seed)
+        else:
+            layer = NVFP4Conv1D.from_conv1d(child, spec, seed=layer_seed)
+        setattr(parent, name, layer)
     return model
+
+
+def _conv1d_class() -> type | None:
+    """transformers' ``Conv1D`` if transformers is loaded (a model cannot hold one otherwise)."""
+    if "transformers" not in sys.modules:
+        return None
+    from transformers.pytorch_utils import Conv1D
+
+    return Conv1D
 
 
 def quantized_layers(model: nn.Module) -> list[NVFP4Linear]:
     """The NVFP4Linear modules of ``model``, in ``model.modules()`` order.
 
-    Example
-    -------
+    Examples
+    --------
     >>> len(quantized_layers(quantize_model_(nn.Sequential(nn.Linear(16, 16)), "fp32")))
     1
     """

@@ -50,8 +50,8 @@ def _stdlib_docstrings(limit_chars: int = 5_000_000) -> list[str]:
 def load_corpus() -> tuple[list[str], str]:
     """The documents of the corpus and its name (``"shakespeare"`` or ``"stdlib-docstrings"``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> docs, name = load_corpus()
     >>> len(docs) > 2
     True
@@ -106,8 +106,8 @@ def load_text_data(
     MissingExtraError
         For ``"bpe"`` without ``tokenizers`` (``pip install 'icml26[all]'``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> data = load_text_data("char")
     >>> int(data.train.max()) < data.vocab_size
     True
@@ -149,8 +149,8 @@ def sample_batch(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Random windows: inputs ``(batch, context)`` and next-token targets of the same shape.
 
-    Example
-    -------
+    Examples
+    --------
     >>> x, y = sample_batch(torch.arange(100), 2, 8, seed=0)
     >>> bool(torch.equal(x[:, 1:], y[:, :-1]))
     True

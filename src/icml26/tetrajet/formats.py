@@ -106,8 +106,8 @@ def round_e2m1(
     ValueError
         If ``rounding`` is unknown or ``y`` holds NaN/inf.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round_e2m1(torch.tensor([0.25, 0.75, 2.5, 5.0, 7.0])).tolist()
     [0.0, 1.0, 2.0, 4.0, 6.0]
     """
@@ -278,8 +278,8 @@ def cast_e4m3(x: torch.Tensor) -> torch.Tensor:
     ValueError
         If ``x`` holds NaN/inf.
 
-    Example
-    -------
+    Examples
+    --------
     >>> cast_e4m3(torch.tensor([1000.0, 0.3, 17.0])).tolist()
     [448.0, 0.3125, 16.0]
     """
@@ -342,8 +342,8 @@ def e8m0_scale(amax: torch.Tensor, element_max: float = E4M3_MAX) -> torch.Tenso
     torch.Tensor
         Powers of two 2^e with e clamped to the E8M0 range [-127, 127].
 
-    Example
-    -------
+    Examples
+    --------
     >>> e8m0_scale(torch.tensor([448.0, 449.0, 0.0])).tolist()
     [1.0, 2.0, 1.0]
     """
@@ -365,8 +365,8 @@ def _e8m0(amax: torch.Tensor, element_max: float) -> torch.Tensor:
 def hadamard16(dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """The 16x16 Sylvester Hadamard matrix H₁₆ (entries ±1, H Hᵀ = 16 I).
 
-    Example
-    -------
+    Examples
+    --------
     >>> h = hadamard16()
     >>> bool(torch.equal(h @ h.T, 16 * torch.eye(16)))
     True
@@ -382,8 +382,8 @@ def hadamard16(dtype: torch.dtype = torch.float32) -> torch.Tensor:
 def random_signs(seed: Seed = None, n: int = 16) -> torch.Tensor:
     """``n`` independent random signs d ∈ {±1}ⁿ (float32).
 
-    Example
-    -------
+    Examples
+    --------
     >>> set(random_signs(0).tolist()) <= {-1.0, 1.0}
     True
     """
@@ -420,8 +420,8 @@ def rht16(x: torch.Tensor, signs: torch.Tensor, axis: int = -1) -> torch.Tensor:
         If ``x`` holds NaN/inf, the axis length is not a multiple of 16 or ``signs`` is not 16
         values of ±1.
 
-    Example
-    -------
+    Examples
+    --------
     >>> a, b, d = torch.randn(4, 32), torch.randn(5, 32), random_signs(0)
     >>> bool(torch.allclose(rht16(a, d) @ rht16(b, d).T, a @ b.T, atol=1e-5))
     True
@@ -722,8 +722,8 @@ def nvfp4_quantize(
     ValueError
         On non-finite entries, unknown options, or invalid block sizes.
 
-    Example
-    -------
+    Examples
+    --------
     >>> x = torch.randn(4, 256, generator=torch.Generator().manual_seed(0))
     >>> qt = nvfp4_quantize(x)
     >>> float((qt.dequantize() - x).abs().max()) < 0.5 * float(x.abs().max())
@@ -794,8 +794,8 @@ def nvfp4_fake_quant(
     torch.Tensor
         x̂, same shape and dtype as ``x``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> x = torch.randn(2, 128)
     >>> bool(torch.equal(nvfp4_fake_quant(x), nvfp4_quantize(x).dequantize()))
     True
@@ -845,8 +845,8 @@ def mxfp8_fake_quant(x: torch.Tensor, axis: int = -1, block: int = 32) -> torch.
     TypeError, ValueError
         For non-float tensors, non-finite entries or a non-positive block.
 
-    Example
-    -------
+    Examples
+    --------
     >>> x = torch.tensor([[1.0, 3.0, 17.0, 500.0]])
     >>> mxfp8_fake_quant(x, block=4).tolist()
     [[1.0, 3.0, 16.0, 512.0]]

@@ -47,7 +47,7 @@ from icml26.tetrajet.formats import (
     random_signs,
 )
 
-__all__ = ["NVFP4Linear", "QuantSpec", "quantized_linear"]
+__all__ = ["NVFP4Conv1D", "NVFP4Linear", "QuantSpec", "quantized_linear"]
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,8 @@ class QuantSpec:
     token_multiple
         Tokens are zero-padded to a multiple of this (128: one outer block along N).
 
-    Example
-    -------
+    Examples
+    --------
     >>> QuantSpec(name="fwd-only", quantize=(True, True, False, False, False, False)).enabled
     True
     """
@@ -330,8 +330,8 @@ def quantized_linear(
     ValueError
         If the shapes do not match.
 
-    Example
-    -------
+    Examples
+    --------
     >>> x, w = torch.randn(4, 128), torch.randn(256, 128, requires_grad=True)
     >>> g = torch.Generator().manual_seed(0)
     >>> quantized_linear(x, w, spec=QuantSpec(), generator=g).sum().backward()
@@ -390,8 +390,8 @@ class NVFP4Linear(nn.Module):
     channel_norms
         Buffer accumulating Σ‖X[:, c]‖₂ while ``recording`` is on.
 
-    Example
-    -------
+    Examples
+    --------
     >>> layer = NVFP4Linear(128, 256, spec=QuantSpec(), seed=0)
     >>> layer(torch.randn(2, 3, 128)).shape
     torch.Size([2, 3, 256])
@@ -447,6 +447,13 @@ class NVFP4Linear(nn.Module):
             outlier_channels=self.outlier_channels,
         )
 
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, *args: Any) -> None:
+        # A calibrated layer's MXFP8 channel list has its own length: take the saved one's.
+        channels = state_dict.get(prefix + "outlier_channels")
+        if channels is not None:
+            self.outlier_channels = torch.empty_like(channels, device=self.weight.device)
+        super()._load_from_state_dict(state_dict, prefix, *args)
+
     def fp4_weight(self) -> tuple[NVFP4Tensor, torch.Tensor]:
         """The forward RTN quantization Q2 of the FP4 weight columns, and those column indices.
 
@@ -470,3 +477,45 @@ class NVFP4Linear(nn.Module):
             f"bias={self.bias is not None}, spec={self.spec.name!r}, "
             f"fp8_channels={self.outlier_channels.numel()}"
         )
+
+
+class NVFP4Conv1D(NVFP4Linear):
+    """NVFP4Linear in place of transformers' ``Conv1D`` (GPT-2's attention and MLP layers).
+
+    It computes ``x @ W + b`` as ``Conv1D`` does and keeps ``Conv1D``'s weight layout
+    ``(in_features, out_features)`` in state dicts, so a quantized GPT-2 saves to the usual HF
+    checkpoint, and ``from_pretrained`` + :func:`~icml26.tetrajet.quantize_model_` with the same
+    recipe and seed + ``load_state_dict(saved, strict=False)`` (for calibrated MXFP8 channels)
+    restores it. Inside, the weight is stored ``(out, in)`` like every NVFP4Linear.
+
+    Examples
+    --------
+    >>> from transformers.pytorch_utils import Conv1D
+    >>> conv = Conv1D(32, 16)  # nf=32 outputs, nx=16 inputs
+    >>> layer = NVFP4Conv1D.from_conv1d(conv, QuantSpec(quantize=(False,) * 6), seed=0)
+    >>> x = torch.randn(2, 16)
+    >>> bool(torch.allclose(layer(x), conv(x), atol=1e-6))
+    True
+    >>> tuple(layer.state_dict()["weight"].shape)  # Conv1D's layout
+    (16, 32)
+    """
+
+    @classmethod
+    def from_conv1d(cls, conv: nn.Module, spec: QuantSpec, seed: Seed = None) -> NVFP4Conv1D:
+        """A quantized copy of a transformers ``Conv1D`` (same weight and bias values)."""
+        in_features, out_features = conv.weight.shape
+        layer = cls(in_features, out_features, True, spec=spec, seed=seed)
+        with torch.no_grad():
+            layer.weight.copy_(conv.weight.T)
+            layer.bias.copy_(conv.bias)
+        return layer.to(conv.weight.device)
+
+    def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        destination[prefix + "weight"] = destination[prefix + "weight"].T.contiguous()
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, *args: Any) -> None:
+        weight = state_dict.get(prefix + "weight")
+        if weight is not None:
+            state_dict[prefix + "weight"] = weight.T
+        super()._load_from_state_dict(state_dict, prefix, *args)

@@ -78,8 +78,8 @@ class TinyGPT(nn.Module):
         Seed of the initialisation: every weight matrix (embeddings, Linears) from N(0, 0.02²)
         by :func:`icml26.core.normal_init_`; LayerNorms start at weight 1, bias 0.
 
-    Example
-    -------
+    Examples
+    --------
     >>> net = TinyGPT(GPTConfig(vocab_size=10, context=8, d_model=16, n_heads=2, d_mlp=32), seed=0)
     >>> net(torch.zeros(2, 8, dtype=torch.long)).shape
     torch.Size([2, 8, 10])
@@ -156,8 +156,8 @@ def olmo2_model(
         Without ``transformers`` (an ``ImportError`` naming ``pip install 'icml26[all]'``; the
         ``tetrajet`` extra does not install it).
 
-    Example
-    -------
+    Examples
+    --------
     >>> net = olmo2_model("70M", vocab_size=256, hidden_size=128, num_hidden_layers=1,
     ...                   num_attention_heads=2, intermediate_size=256)
     >>> type(net).__name__

@@ -72,8 +72,8 @@ class OsciReset:
     edge_fraction
         Bin-edge detector threshold as a fraction of the bin width.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.tetrajet import quantize_model_
     >>> net = quantize_model_(nn.Sequential(nn.Linear(128, 128)), "tetrajet_v2", seed=0)
     >>> osc = OsciReset(net, start_step=0, period=4, track_steps=2)
@@ -227,8 +227,8 @@ def oscillation_stats(
     ValueError
         If the shapes disagree or fewer than two steps are given.
 
-    Example
-    -------
+    Examples
+    --------
     >>> q = torch.tensor([[0.0], [0.5], [0.0], [0.5], [0.0]])
     >>> w = torch.tensor([[0.24], [0.26], [0.24], [0.26], [0.24]])
     >>> oscillation_stats(w, q, torch.tensor([0.5]))["fraction"]

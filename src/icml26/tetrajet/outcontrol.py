@@ -24,8 +24,8 @@ COUNT_RULES = ("paper", "kernel")
 def outlier_channel_count(k: int, ratio: float, rounding: str = "paper") -> int:
     """|C| for K input channels: ``"paper"`` round(ratio·K), ``"kernel"`` whole 128-groups.
 
-    Example
-    -------
+    Examples
+    --------
     >>> outlier_channel_count(128, 0.1), outlier_channel_count(1024, 0.1, "kernel")
     (13, 128)
     """
@@ -53,8 +53,8 @@ class OutlierChannelCalibrator:
     rounding
         |C| rule, ``"paper"`` or ``"kernel"`` (see :func:`outlier_channel_count`).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.tetrajet import quantize_model_
     >>> net = quantize_model_(nn.Sequential(nn.Linear(128, 128)), "tetrajet_v2", seed=0)
     >>> cal = OutlierChannelCalibrator(net, record_start=0, record_iters=1)

@@ -24,8 +24,8 @@ __all__ = ["RECIPES", "fp32", "get_recipe", "naive_nvfp4", "nvidia_nvfp4", "tetr
 def fp32() -> QuantSpec:
     """R0: no quantization (the layer is exactly ``nn.Linear``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> fp32().enabled
     False
     """
@@ -35,8 +35,8 @@ def fp32() -> QuantSpec:
 def naive_nvfp4() -> QuantSpec:
     """R1: standard NVFP4 (per-tensor scale), RTN in all six quantizers, no RHT, raw re-quantizing.
 
-    Example
-    -------
+    Examples
+    --------
     >>> naive_nvfp4().outer is None
     True
     """
@@ -57,8 +57,8 @@ def nvidia_nvfp4() -> QuantSpec:
     Q6 (the activation re-quantized for the dW GEMM) rounds to nearest: NVIDIA's recipe applies
     stochastic rounding to gradients only (arXiv:2509.25149).
 
-    Example
-    -------
+    Examples
+    --------
     >>> nvidia_nvfp4().weight_2d
     True
     """
@@ -90,8 +90,8 @@ def tetrajet_v2(
     -------
     QuantSpec
 
-    Example
-    -------
+    Examples
+    --------
     >>> tetrajet_v2(outcontrol=False, oscireset=False).name
     'tetrajet_v2_base'
     """
@@ -124,8 +124,8 @@ def get_recipe(recipe: str | QuantSpec) -> QuantSpec:
     ValueError
         For an unknown name.
 
-    Example
-    -------
+    Examples
+    --------
     >>> get_recipe("tetrajet_v2").oscireset
     True
     """

@@ -127,8 +127,8 @@ def oscillation_toy_problem(
     ValueError
         If ``dim`` is not a positive multiple of 16 or a size is too large.
 
-    Example
-    -------
+    Examples
+    --------
     >>> toy = oscillation_toy_problem(32, 64, seed=0)
     >>> toy.x.shape, int(toy.fixed.sum()), float(toy.w_star[toy.fixed].min())
     (torch.Size([64, 32]), 2, 6.0)
@@ -200,8 +200,8 @@ def train_oscillation_toy(
     icml26.core.NonFiniteLossError
         If the loss becomes NaN or infinite.
 
-    Example
-    -------
+    Examples
+    --------
     >>> toy = oscillation_toy_problem(32, 64, seed=0)
     >>> plain = train_oscillation_toy(toy, steps=60)
     >>> reset = train_oscillation_toy(toy, steps=60, oscireset=True, osc_period=10,

@@ -138,8 +138,8 @@ def train_lm(
     icml26.core.NonFiniteLossError
         When the training loss becomes NaN or infinite (before that step's update).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.tetrajet import GPTConfig, TinyGPT, load_text_data
     >>> data = load_text_data("char")
     >>> net = TinyGPT(GPTConfig(vocab_size=data.vocab_size, context=16, d_model=32, n_layers=1,
