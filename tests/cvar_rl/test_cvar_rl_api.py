@@ -11,6 +11,7 @@ from icml26.cvar_rl import (
     TabularMDP,
     augmented_bellman,
     augmented_value_iteration,
+    brute_force_static_cvar,
     chow_cvar_vi,
     cvar_from_values,
     cvar_q_learning,
@@ -239,3 +240,22 @@ def test_chow_policy_batch_computes_each_distinct_pair_once_with_the_same_result
             next_states[i : i + 1],
         )
         assert memory[i] == one[0]
+
+
+def test_a_horizon_tightens_the_budget_grid_and_the_bound_still_covers_the_exact_cvar():
+    # Issue 49, item 7: a horizon-bounded MDP no longer gets a grid spanning r / (1 - gamma).
+    mdp = risky_chain()
+    r_min, r_max = mdp.reward_bounds()
+    wide = BudgetGrid.from_reward_bounds(r_min, r_max, mdp.gamma, K=401)
+    assert mdp.max_steps() == 3 and TabularMDP.from_gymnasium("FrozenLake-v1").max_steps() is None
+    tight = BudgetGrid.from_reward_bounds(r_min, r_max, mdp.gamma, K=401, horizon=mdp.max_steps())
+    steps = 1 + mdp.gamma + mdp.gamma**2
+    assert (tight.c_lo, tight.c_hi) == pytest.approx((min(r_min * steps, 0), max(r_max * steps, 0)))
+    assert tight.delta < wide.delta
+    exact = brute_force_static_cvar(mdp, 0.5, 3)[0]
+    estimates = [augmented_value_iteration(mdp, g).cvar(0.5) for g in (wide, tight)]
+    assert estimates[1].error_bound < estimates[0].error_bound
+    assert all(e.clamping_exact and abs(e.value - exact) <= e.error_bound for e in estimates)
+    assert BudgetGrid.from_reward_bounds(0.0, 1.0, 1.0, 5, horizon=4).c_hi == 4.0
+    with pytest.raises(ValueError, match="gamma"):
+        BudgetGrid.from_reward_bounds(0.0, 1.0, 1.0, 5)  # no horizon: gamma must be < 1

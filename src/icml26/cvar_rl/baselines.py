@@ -58,8 +58,8 @@ def risk_neutral_vi(
     TypeError, ValueError
         If ``mdp`` is not a TabularMDP or ``tol``/``max_iter`` is out of range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.cvar_rl import risky_chain
     >>> V, Q = risk_neutral_vi(risky_chain())
     >>> round(float(V[0]), 6), int(Q[3].argmax())
@@ -112,8 +112,8 @@ def bauerle_ott_vi(
     TypeError, ValueError
         If ``mdp``/``grid`` has the wrong type or a setting is out of range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.cvar_rl import risky_chain
     >>> mdp = risky_chain(); grid = BudgetGrid(-60.0, 40.0, 101)
     >>> float(np.abs(bauerle_ott_vi(mdp, grid, init="zero")).max())
@@ -300,8 +300,8 @@ def chow_cvar_vi(
         If ``y_grid`` is not increasing in (0, 1] with last entry 1, the segment tables would
         exceed 10**7 entries, or a setting is out of range (``max_iter`` at most 10**6).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.cvar_rl import risky_chain
     >>> sol = chow_cvar_vi(risky_chain())
     >>> round(float(sol.V[0, -1]), 6)  # y = 1: the risk-neutral value
@@ -388,8 +388,8 @@ class ChowPolicy(AbstractPolicy):
     alpha
         Tail level in (0, 1].
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.cvar_rl import risky_chain
     >>> pi = ChowPolicy(chow_cvar_vi(risky_chain()), alpha=1.0)
     >>> pi.reset(); pi.act(3)

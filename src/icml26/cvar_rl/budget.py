@@ -42,8 +42,8 @@ def redistributed_reward(c: Any, r: Any) -> np.ndarray:
         If ``c`` or ``r`` is not numeric, holds NaN (``None`` included), or they do not
         broadcast together.
 
-    Example
-    -------
+    Examples
+    --------
     >>> redistributed_reward([5.0, 0.5, -1.0], 1.0).tolist()
     [1.0, 0.5, 0.0]
     """
@@ -92,8 +92,8 @@ class BudgetGrid:
     ValueError
         If the ends are not finite and ordered or K is out of range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> grid = BudgetGrid(-1.0, 1.0, 5)
     >>> grid.nodes.tolist(), float(grid.interp(grid.nodes ** 2, 0.25))
     ([-1.0, -0.5, 0.0, 0.5, 1.0], 0.125)
@@ -116,17 +116,26 @@ class BudgetGrid:
         object.__setattr__(self, "K", K)
 
     @classmethod
-    def from_reward_bounds(cls, r_min: float, r_max: float, gamma: float, K: int) -> BudgetGrid:
-        """The grid on [min(Z_min, 0), max(Z_max, 0)], Z = r / (1 - gamma): clamping is exact.
+    def from_reward_bounds(
+        cls, r_min: float, r_max: float, gamma: float, K: int, horizon: int | None = None
+    ) -> BudgetGrid:
+        """The grid on [min(Z_min, 0), max(Z_max, 0)] of the returns Z: clamping is exact.
+
+        Z_min and Z_max are r_min and r_max times the discounted number of steps: 1 / (1 - gamma)
+        for an unbounded episode, sum_{t < horizon} gamma^t when every episode ends within
+        ``horizon`` steps (then the grid is that much finer for the same K, and gamma may be 1).
 
         Parameters
         ----------
         r_min, r_max
             Bounds of the per-step reward, r_min <= r_max.
         gamma
-            Discount factor in [0, 1).
+            Discount factor, in [0, 1), or in [0, 1] with a ``horizon``.
         K
             Number of nodes, at least 2.
+        horizon
+            The most steps an episode can last, or None: for a model,
+            :meth:`TabularMDP.max_steps() <icml26.cvar_rl.TabularMDP.max_steps>`.
 
         Returns
         -------
@@ -135,19 +144,26 @@ class BudgetGrid:
         Raises
         ------
         ValueError
-            If r_min > r_max, gamma is outside [0, 1) or the interval is empty.
+            If r_min > r_max, gamma is out of range, horizon < 1 or the interval is empty.
 
-        Example
-        -------
+        Examples
+        --------
         >>> BudgetGrid.from_reward_bounds(-1.0, 2.0, 0.5, 7)
         BudgetGrid(c_lo=-2.0, c_hi=4.0, K=7)
+        >>> BudgetGrid.from_reward_bounds(0.0, 1.0, 1.0, 5, horizon=4)  # returns in [0, 4]
+        BudgetGrid(c_lo=0.0, c_hi=4.0, K=5)
         """
-        gamma = check_in_interval(
-            "gamma", gamma, low=0.0, high=1.0, closed="left", owner="BudgetGrid"
-        )
-        r_max = check_in_interval("r_max", r_max, owner="BudgetGrid")
-        r_min = check_in_interval("r_min", r_min, high=r_max, owner="BudgetGrid")
-        return cls(min(r_min / (1 - gamma), 0.0), max(r_max / (1 - gamma), 0.0), K)
+        owner = "BudgetGrid"
+        closed = "left" if horizon is None else "both"
+        gamma = check_in_interval("gamma", gamma, low=0.0, high=1.0, closed=closed, owner=owner)
+        r_max = check_in_interval("r_max", r_max, owner=owner)
+        r_min = check_in_interval("r_min", r_min, high=r_max, owner=owner)
+        if horizon is None:
+            steps = 1 / (1 - gamma)
+        else:
+            horizon = check_positive_int("horizon", horizon, owner=owner, maximum=10**6)
+            steps = float(horizon) if gamma == 1.0 else (1 - gamma**horizon) / (1 - gamma)
+        return cls(min(r_min * steps, 0.0), max(r_max * steps, 0.0), K)
 
     @property
     def delta(self) -> float:

@@ -60,8 +60,8 @@ class TabularMDPEnv(gym.Env):
     ValueError
         If ``render_mode`` is not ``None``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> env = TabularMDPEnv(risky_chain())
     >>> env.reset(seed=0)
     (0, {'prob': 1.0})
@@ -155,8 +155,8 @@ def register_envs() -> tuple[str, ...]:
     tuple of str
         The registered ids.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import gymnasium as gym
     >>> register_envs()
     ('icml26/RiskyChain-v0', 'icml26/RandomLayeredMDP-v0')
@@ -226,8 +226,8 @@ def rollout(
     ValueError
         If a size, ``gamma`` or ``seed`` is out of range, or the policy refuses an observation.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import gymnasium as gym
     >>> from icml26.cvar_rl import MarkovPolicy
     >>> z = rollout(gym.make("icml26/RiskyChain-v0"), MarkovPolicy([0] * 6), 1000, seed=0)

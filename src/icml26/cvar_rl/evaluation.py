@@ -50,8 +50,8 @@ def exact_cvar(atoms: Any, probs: Any, alpha: float) -> float:
     ValueError
         If alpha is outside (0, 1], an entry is NaN or infinite, or the probabilities are invalid.
 
-    Example
-    -------
+    Examples
+    --------
     >>> exact_cvar([0.0, 10.0], [0.5, 0.5], alpha=0.25)
     0.0
     >>> exact_cvar([0.0, 10.0], [0.5, 0.5], alpha=1.0)
@@ -89,8 +89,8 @@ def empirical_cvar(returns: Any, alpha: float) -> float:
     -------
     float
 
-    Example
-    -------
+    Examples
+    --------
     >>> empirical_cvar([1.0, 2.0, 3.0, 4.0], alpha=0.5)
     1.5
     """
@@ -123,8 +123,8 @@ def cvar_standard_error(returns: Any, alpha: float) -> float:
     ValueError
         If ``returns`` is empty or not finite, or alpha is outside (0, 1].
 
-    Example
-    -------
+    Examples
+    --------
     >>> z = np.random.default_rng(0).normal(size=10_000)
     >>> round(empirical_cvar(z, alpha=0.1), 2), round(cvar_standard_error(z, alpha=0.1), 2)
     (-1.75, 0.02)
@@ -174,8 +174,8 @@ def rollout_returns(
         If ``mdp``/``policy`` has the wrong type, a size is out of range, or the policy refuses
         the model's states (e.g. a Markov policy with fewer actions than states).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.cvar_rl import MarkovPolicy, risky_chain
     >>> z = rollout_returns(risky_chain(), MarkovPolicy([0] * 6), 1000, 5, seed=0)
     >>> sorted(set(np.round(z, 6).tolist()))
@@ -239,8 +239,8 @@ def optimal_cvar_rollouts(
         If ``solution`` is not an :class:`AugmentedSolution` of a model with ``mdp``'s states
         and actions, or an argument is out of range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.cvar_rl import BudgetGrid, augmented_value_iteration, risky_chain
     >>> mdp = risky_chain()
     >>> sol = augmented_value_iteration(mdp, BudgetGrid(-60.0, 40.0, 2001))
@@ -295,8 +295,8 @@ def exact_return_distribution(
     TypeError, ValueError
         If ``mdp``/``policy`` has the wrong type or ``horizon`` expands too many paths.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.cvar_rl import MarkovPolicy, risky_chain
     >>> z, p = exact_return_distribution(risky_chain(), MarkovPolicy([1] * 6), horizon=3)
     >>> round(exact_cvar(z, p, alpha=1.0), 6)

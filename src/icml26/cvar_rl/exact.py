@@ -67,8 +67,8 @@ def exact_augmented_value(
         If ``mdp`` is not a TabularMDP, ``c`` is not numeric, ``state`` is not a state, or
         ``horizon`` exceeds 500 steps or ``MAX_EXACT_PATHS = 10**5`` paths (from s0).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.cvar_rl import risky_chain
     >>> v = exact_augmented_value(risky_chain(), 100.0, horizon=3)  # risk-neutral: c >= Z_max
     >>> round(float(v), 6)
@@ -128,8 +128,8 @@ def exact_augmented_cvar(mdp: TabularMDP, alpha: float, horizon: int) -> tuple[f
     -------
     cvar, b_star
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.cvar_rl import risky_chain
     >>> round(exact_augmented_cvar(risky_chain(), 0.5, horizon=3)[0], 6)
     0.972
@@ -228,8 +228,8 @@ def brute_force_static_cvar(
         If alpha is outside (0, 1], there are more than 2**20 policies, or ``horizon`` exceeds
         500 steps or expands more than ``MAX_EXACT_PATHS = 10**5`` paths.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.cvar_rl import risky_chain
     >>> cvar, n = brute_force_static_cvar(risky_chain(), 0.5, horizon=3)
     >>> round(cvar, 6), n
@@ -272,8 +272,8 @@ def brute_force_cvar_then_mean(
         If alpha is outside (0, 1], there are more than 2**20 policies, or ``horizon`` exceeds
         500 steps or expands more than ``MAX_EXACT_PATHS = 10**5`` paths.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.cvar_rl import risky_chain
     >>> [round(x, 6) for x in brute_force_cvar_then_mean(risky_chain(), 0.5, horizon=3)]
     [0.972, 2.891]
@@ -293,8 +293,8 @@ def brute_force_truncated_mean(mdp: TabularMDP, c: float, horizon: int) -> float
 
     Equals V*(s0, c) + min(c, 0) (spec §2.2), a check of the augmented DP.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.cvar_rl import risky_chain
     >>> round(brute_force_truncated_mean(risky_chain(), 100.0, horizon=3), 6)
     2.972

@@ -69,8 +69,8 @@ class TabularMDP:
         On shape mismatches, negative probabilities, rows not summing to 1, gamma outside [0, 1),
         an out-of-range start state, or a terminal start state.
 
-    Example
-    -------
+    Examples
+    --------
     >>> P = np.zeros((2, 1, 2)); P[0, 0, 1] = 1.0; P[1, 0, 1] = 1.0
     >>> mdp = TabularMDP(P, np.ones((2, 1, 2)), 0.9, terminal=[False, True], s0=0)
     >>> mdp.n_states, mdp.n_actions, mdp.reward_bounds()
@@ -151,6 +151,26 @@ class TabularMDP:
         rewards = self.R[live]
         return float(rewards.min()), float(rewards.max())
 
+    def max_steps(self) -> int | None:
+        """The most rewards an episode from any non-terminal state can collect before it reaches a
+        terminal state, or None if some episode can go on forever (a cycle among live states).
+
+        Examples
+        --------
+        >>> risky_chain().max_steps()
+        3
+        """
+        live = self.P.sum(axis=1) > 0
+        live &= ~self.terminal[:, None] & ~self.terminal[None, :]
+        steps = np.where(self.terminal, 0, -1)
+        for _ in range(self.n_states):  # settle the states whose live successors are all settled
+            ready = (steps < 0) & ~(live & (steps < 0)[None, :]).any(axis=1)
+            if not ready.any():
+                break
+            for state in np.flatnonzero(ready):
+                steps[state] = 1 + max(steps[live[state]], default=0)
+        return None if (steps < 0).any() else int(steps.max(initial=0))
+
     def transitions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The sparse transition list of non-terminal states, sorted by (s, a).
 
@@ -193,8 +213,8 @@ class TabularMDP:
         TypeError
             If the spaces are not ``Discrete`` or the environment has no transition table.
 
-        Example
-        -------
+        Examples
+        --------
         >>> mdp = TabularMDP.from_gymnasium("CliffWalking-v1", gamma=0.95, slip=0.1)
         >>> mdp.n_actions, int(mdp.obs_index[mdp.s0])
         (4, 36)
@@ -283,8 +303,8 @@ def risky_chain(gamma: float = 0.9) -> TabularMDP:
     TabularMDP
         States 0=s0, 1=L, 2=U, 3=s1, 4=T1, 5=T2 (4 and 5 terminal); two actions.
 
-    Example
-    -------
+    Examples
+    --------
     >>> risky_chain().n_states
     6
     """
@@ -310,8 +330,8 @@ def next_budget(c: np.ndarray, r: np.ndarray, gamma: float) -> np.ndarray:
 def check_mdp(mdp: object, *, owner: str) -> TabularMDP:
     """Return ``mdp`` if it is a :class:`TabularMDP`, else raise ``TypeError`` naming ``mdp``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> check_mdp(risky_chain(), owner="demo").n_states
     6
     """
@@ -323,8 +343,8 @@ def check_mdp(mdp: object, *, owner: str) -> TabularMDP:
 def generator(seed: Seed, *, owner: str) -> np.random.Generator:
     """``numpy_generator(seed)`` whose errors (e.g. a negative int) name ``owner`` and ``seed``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> float(generator(0, owner="demo").random()) == float(np.random.default_rng(0).random())
     True
     """
@@ -342,8 +362,8 @@ def count_paths(mdp: TabularMDP, horizon: int, *, owner: str, limit: int = MAX_P
     ValueError
         If the tree has more than ``limit`` paths (``horizon`` too large for enumeration).
 
-    Example
-    -------
+    Examples
+    --------
     >>> count_paths(risky_chain(), 3, owner="demo")  # (2 actions x 2) x 2 x (1 + 2) paths
     24
     """
@@ -391,8 +411,8 @@ def random_layered_mdp(
     TabularMDP
         ``1 + width * (horizon - 1) + 1`` states; state 0 is the start, the last is terminal.
 
-    Example
-    -------
+    Examples
+    --------
     >>> random_layered_mdp(seed=0).n_states
     6
     """

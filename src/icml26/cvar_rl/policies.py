@@ -169,8 +169,8 @@ class AbstractPolicy(abc.ABC):
         TypeError, ValueError
             If ``observation`` is not an integer state of the policy.
 
-        Example
-        -------
+        Examples
+        --------
         >>> import gymnasium as gym
         >>> env = gym.make("FrozenLake-v1")
         >>> pi = MarkovPolicy([2] * 16); pi.reset()
@@ -207,8 +207,8 @@ class MarkovPolicy(AbstractPolicy):
     actions
         One action per state, shape (S,).
 
-    Example
-    -------
+    Examples
+    --------
     >>> pi = MarkovPolicy([1, 0]); pi.reset(); pi.act(0)
     1
     """
@@ -269,8 +269,8 @@ class AugmentedGreedyPolicy(AbstractPolicy):
     ValueError
         If Q or Q_mean is not a finite (S, K, A) array or a scalar is out of range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.cvar_rl import risky_chain, BudgetGrid, augmented_value_iteration
     >>> mdp = risky_chain(); grid = BudgetGrid(-60.0, 40.0, 2001)
     >>> pi = augmented_value_iteration(mdp, grid).policy(b=2.45)

@@ -87,8 +87,8 @@ def step_size(
     ValueError
         On an unknown schedule or out-of-range parameters.
 
-    Example
-    -------
+    Examples
+    --------
     >>> step_size([1, 21, 201], gamma=0.95).round(4).tolist()
     [0.9524, 0.4878, 0.0905]
     """
@@ -326,8 +326,8 @@ def cvar_q_learning(
     TypeError
         If an environment has non-Discrete spaces.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.cvar_rl import risky_chain, cvar_from_values
     >>> mdp = risky_chain(); grid = BudgetGrid(-60.0, 40.0, 201)
     >>> res = cvar_q_learning(mdp, grid, mdp.gamma, 5000, seed=0)

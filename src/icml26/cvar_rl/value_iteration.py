@@ -76,8 +76,8 @@ def cvar_error_bound(grid: BudgetGrid, gamma: float, alpha: float, residual: flo
     ValueError
         If gamma, alpha or residual is out of range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(cvar_error_bound(BudgetGrid(0.0, 20.0, 801), 0.95, 0.3), 4)
     0.8875
     """
@@ -186,8 +186,8 @@ class AugmentedSolution:
         Among nodes within tie_tol / alpha of the best objective, b* is the one whose
         tie-broken policy has the largest expected return.
 
-        Example
-        -------
+        Examples
+        --------
         >>> from icml26.cvar_rl.mdp import risky_chain
         >>> mdp = risky_chain()
         >>> grid = BudgetGrid.from_reward_bounds(*mdp.reward_bounds(), mdp.gamma, K=2001)
@@ -301,8 +301,8 @@ def augmented_bellman(
     ValueError
         If V is not a finite (S, K) array or interp is unknown.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.cvar_rl.mdp import risky_chain
     >>> mdp = risky_chain(); grid = BudgetGrid(-60.0, 40.0, 11)
     >>> augmented_bellman(mdp, grid, np.zeros((6, 11))).shape
@@ -350,8 +350,8 @@ def augmented_value_iteration(
     ValueError
         If tol <= 0, max_iter is out of range or interp is unknown.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.cvar_rl.mdp import risky_chain
     >>> mdp = risky_chain()
     >>> grid = BudgetGrid.from_reward_bounds(*mdp.reward_bounds(), mdp.gamma, K=2001)
@@ -391,7 +391,9 @@ def augmented_value_iteration(
             break
     Q_mean = operator.mean_values(U)
     r_min, r_max = mdp.reward_bounds()
-    lo, hi = min(r_min / (1 - g), 0.0), max(r_max / (1 - g), 0.0)
+    horizon = mdp.max_steps()
+    steps = 1 / (1 - g) if horizon is None else (1 - g**horizon) / (1 - g)
+    lo, hi = min(r_min * steps, 0.0), max(r_max * steps, 0.0)
     slack = 1e-12 * max(1.0, abs(lo), abs(hi))  # from_reward_bounds's own rounding
     exact = grid.c_lo <= lo + slack and grid.c_hi >= hi - slack
     return AugmentedSolution(
@@ -423,8 +425,8 @@ def cvar_from_values(V_s0: Any, grid: BudgetGrid, alpha: float) -> tuple[float, 
     ValueError
         If alpha is outside (0, 1] or V_s0 is not K finite values.
 
-    Example
-    -------
+    Examples
+    --------
     >>> grid = BudgetGrid(-1.0, 1.0, 3)
     >>> cvar_from_values([0.0, 0.0, 0.0], grid, alpha=0.5)
     (0.0, 0.0)
