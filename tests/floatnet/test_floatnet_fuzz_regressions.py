@@ -54,6 +54,7 @@ def test_wrong_kinds_are_type_errors_naming_the_parameter(call, match):
         (lambda: table_values(FMT, {}, np.float64(1.0)), r"domain must be 2-D"),
         (lambda: table_values(FMT, {}, [[math.nan]]), "domain must be finite"),
         (lambda: FMT.mul(np.ones(2), np.ones(3)), "x and y must broadcast"),
+        (lambda: FMT.grid(2**40), r"d must keep \|F\|\^d <= 2\^26"),  # issue 40: hung on |F|^d
     ],
 )
 def test_bad_values_and_huge_sizes_are_value_errors(call, match):

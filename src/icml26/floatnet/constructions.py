@@ -93,8 +93,8 @@ def table_values(fmt: FloatFormat, table: Table, domain: np.ndarray) -> np.ndarr
         If ``domain`` is not 2-D or not finite, a point has no value or a value is not a finite
         value of F.
 
-    Example
-    -------
+    Examples
+    --------
     >>> table_values(FloatFormat(3, 3), {(0.0,): 1.0, (1.0,): -2.0}, np.array([[1.0], [0.0]]))
     array([-2.,  1.])
     """
@@ -202,8 +202,8 @@ def build_depth3(
     ValueError
         If 2 emax < p + 3, the domain or table is invalid (see :func:`table_values`).
 
-    Example
-    -------
+    Examples
+    --------
     >>> fmt = FloatFormat(3, 3)
     >>> net = build_depth3(fmt, 1, lambda X: fmt.round(X[:, 0] / 3))
     >>> X = fmt.grid(1)
@@ -349,8 +349,8 @@ def build_narrow(
     ValueError
         If the domain or table is invalid, or ``nonneg`` with negative domain points.
 
-    Example
-    -------
+    Examples
+    --------
     >>> fmt = FloatFormat(3, 3)
     >>> net = build_narrow(fmt, 1, lambda X: X[:, 0] * 0 + 1, nonneg=True)
     >>> net.width, bool(np.all(net(fmt.grid(1, nonneg=True)) == 1))
@@ -428,8 +428,8 @@ def build_binary_code_net(fmt: FloatFormat, d: int, table: Table) -> FloatReLUNe
     ValueError
         If d > p or d - 1 > emax, or the table is invalid.
 
-    Example
-    -------
+    Examples
+    --------
     >>> fmt = FloatFormat(11, 15)
     >>> net = build_binary_code_net(fmt, 3, lambda X: X.sum(axis=1))
     >>> net.width, net(np.array([[1.0, 0.0, 1.0]])).tolist()
@@ -478,8 +478,8 @@ def build_depth2_integer(fmt: FloatFormat, table: ArrayLike) -> FloatReLUNet:
     ValueError
         If values are not integers, N < 1, or 4 M N + M >= 2^p.
 
-    Example
-    -------
+    Examples
+    --------
     >>> net = build_depth2_integer(FloatFormat(11, 15), [3, -1, 4, 1, -5])
     >>> net(np.arange(5.0)[:, None]).tolist()
     [3.0, -1.0, 4.0, 1.0, -5.0]

@@ -56,8 +56,8 @@ class FloatFormat:
     ValueError
         If p or emax is out of range or ``variant`` is unknown.
 
-    Example
-    -------
+    Examples
+    --------
     >>> f = FloatFormat(p=3, emax=3)
     >>> float(f.max), float(f.smin), len(f.values())
     (14.0, 0.0625, 55)
@@ -124,8 +124,8 @@ class FloatFormat:
         numpy.ndarray
             float64 array of the same shape holding values of F (or +-inf / NaN).
 
-        Example
-        -------
+        Examples
+        --------
         >>> FloatFormat(11, 15).round([65519.99, 65520.0]).tolist()
         [65504.0, inf]
         """
@@ -148,8 +148,8 @@ class FloatFormat:
         ValueError
             If ``q`` is NaN or infinite.
 
-        Example
-        -------
+        Examples
+        --------
         >>> FloatFormat(3, 3).round_fraction(Fraction(9, 4))
         2.0
         """
@@ -208,8 +208,8 @@ class FloatFormat:
             If the result would hold more than 2^26 values (e.g. float32): enumerate a
             sub-domain instead.
 
-        Example
-        -------
+        Examples
+        --------
         >>> FloatFormat(2, 1).values().tolist()
         [-3.0, -2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0]
         """
@@ -233,14 +233,14 @@ class FloatFormat:
     def grid(self, d: int, nonneg: bool = False) -> np.ndarray:
         """All points of F^d (or F_{>=0}^d) as a ``(|F|^d, d)`` array in lexicographic order.
 
-        Example
-        -------
+        Examples
+        --------
         >>> FloatFormat(2, 1).grid(2).shape
         (121, 2)
         """
         d = check_positive_int("d", d, owner="FloatFormat.grid")
         vals = self.values(nonneg=nonneg)
-        if len(vals) ** d > _MAX_ENUMERATE:
+        if d * math.log2(len(vals)) > math.log2(_MAX_ENUMERATE):  # no |F|^d: d may be huge
             raise ValueError(
                 f"FloatFormat.grid: d must keep |F|^d <= 2^26 (|F| = {len(vals)}); got {d!r} (int)."
             )
@@ -268,8 +268,8 @@ class FloatFormat:
         ValueError
             If some entry of ``a`` is not a finite value of F.
 
-        Example
-        -------
+        Examples
+        --------
         >>> FloatFormat(3, 3).succ([0.0, 1.0, -1.0]).tolist()
         [0.0625, 1.25, -0.875]
         """
@@ -288,8 +288,8 @@ class FloatFormat:
         ValueError
             If some entry of ``a`` is not a finite value of F.
 
-        Example
-        -------
+        Examples
+        --------
         >>> FloatFormat(3, 3).pred([0.0, 1.0]).tolist()
         [-0.0625, 0.875]
         """
@@ -323,8 +323,8 @@ def _broadcast(op: np.ufunc, x: np.ndarray, y: np.ndarray, owner: str) -> np.nda
 def check_format(fmt: object, *, owner: str) -> FloatFormat:
     """Return ``fmt`` if it is a :class:`FloatFormat`, else raise ``TypeError`` naming ``fmt``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> check_format(FORMATS["e4m3"], owner="demo").p
     4
     """

@@ -73,8 +73,8 @@ class FloatReLUNet:
     ValueError
         If shapes do not chain, the last layer is not scalar, or an entry is not in F.
 
-    Example
-    -------
+    Examples
+    --------
     >>> fmt = FloatFormat(3, 3)
     >>> net = FloatReLUNet(fmt, [(np.array([[1.0], [-1.0]]), np.zeros(2)),
     ...                          (np.array([[1.0, 1.0]]), np.zeros(1))])   # |x|

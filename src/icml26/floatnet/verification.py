@@ -73,8 +73,8 @@ def special_values(fmt: FloatFormat) -> np.ndarray:
     """Sorted special values of F: +-0, +-s_min, subnormal/normal boundary, +-max, +-1 and
     every binade edge +-2^e and its predecessor.
 
-    Example
-    -------
+    Examples
+    --------
     >>> special_values(FloatFormat(2, 1)).tolist()
     [-3.0, -2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0]
     """
@@ -110,8 +110,8 @@ def stratified_sample(fmt: FloatFormat, d: int, n: int, seed: Seed = None) -> np
     TypeError, ValueError
         If ``fmt`` is not a FloatFormat or ``d``/``n`` is not an integer in range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> X = stratified_sample(FloatFormat(11, 15), 1, 100, seed=0)
     >>> bool(np.all(FloatFormat(11, 15).contains(X)))
     True
@@ -172,8 +172,8 @@ def verify(
     ValueError
         If the domain holds points outside F or the table misses a point or a value is not in F.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.floatnet import build_depth3
     >>> fmt = FloatFormat(3, 3)
     >>> net = build_depth3(fmt, 1, lambda X: -X[:, 0])
@@ -230,8 +230,8 @@ def collisions(net: FloatReLUNet, domain: ArrayLike, *, layer: int | None = None
     ValueError
         If the network has no hidden layer or the domain is invalid.
 
-    Example
-    -------
+    Examples
+    --------
     >>> fmt = FloatFormat(3, 3)
     >>> relu = FloatReLUNet(fmt, [(np.ones((1, 1)), np.zeros(1)), (np.ones((1, 1)), np.zeros(1))])
     >>> collisions(relu, [[-1.0], [0.0], [2.0]]).tolist()  # ReLU merges -1 and 0
@@ -275,8 +275,8 @@ def is_monotone(
     ValueError
         If ``net`` does not have one input.
 
-    Example
-    -------
+    Examples
+    --------
     >>> fmt = FloatFormat(3, 3)
     >>> net = FloatReLUNet(fmt, [(np.ones((1, 1)), np.zeros(1)), (-np.ones((1, 1)), np.zeros(1))])
     >>> is_monotone(net)
