@@ -86,7 +86,9 @@ def test_ablation_modes(adapter, tokens):
 
 def test_unsupported_model_class_lists_the_supported_ones(bert, gpt2):
     with pytest.raises(
-        TypeError, match=r"supported: transformers\.GPT2LMHeadModel, transformers\.BertModel"
+        TypeError,
+        match=r"supported: transformers\.GPT2LMHeadModel, transformers\.LlamaForCausalLM, "
+        r"transformers\.Qwen2ForCausalLM, transformers\.BertModel",
     ):
         from_hf_gpt2(torch.nn.Linear(2, 2))
     with pytest.raises(TypeError, match="unsupported model class GPT2LMHeadModel"):

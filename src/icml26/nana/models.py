@@ -2,9 +2,11 @@
 
 *SVD as a Fast Interpretability Method for Transformers* (NaNA), ICML 2026 poster 66016; only
 the abstract was found. An :class:`MLPModelAdapter` wraps an HF ``GPT2LMHeadModel`` (the real
-GPT-2 family and the tiny stand-ins) or an HF ``BertModel`` (MiniLM) and exposes, per layer,
-the MLP matrices ``W_in (d, d_mlp)``, ``b_in``, ``W_out (d_mlp, d)``, ``b_out`` in the *processed*
-form of spec §2.2 (TransformerLens' ``fold_ln`` + ``center_writing_weights`` + ``center_unembed``):
+GPT-2 family and the tiny stand-ins), a gated decoder (``LlamaForCausalLM``,
+``Qwen2ForCausalLM``: :func:`from_hf_decoder` covers the three families) or an HF ``BertModel``
+(MiniLM) and exposes, per layer, the MLP matrices ``W_in (d, d_mlp)``, ``b_in``, ``W_out (d_mlp,
+d)``, ``b_out`` in the *processed* form of spec §2.2 (TransformerLens' ``fold_ln`` +
+``center_writing_weights`` + ``center_unembed``):
 
 * LN₂ folded into the reading weights, ``b_in ← b_in + β₂ W_in``, ``W_in ← diag(γ₂) W_in``, then
   each column of ``W_in`` centred over the ``d`` rows; the MLP then reads ``ñ = (x − μ)/σ``;
@@ -16,6 +18,15 @@ Activations come from hooks on the unmodified HF model (run in the adapter's dty
 adapter's forward pass *is* the model's; edits (ablations) are hooks too. Since every read of the
 residual stream goes through a LayerNorm, the processed frame differs from the raw one only by
 multiples of the all-ones vector, which the LayerNorms remove.
+
+Gated decoders (``kind="gated"``: Llama, Qwen2) compute ``out = (act(ñ W_gate) ⊙ (ñ W_in)) W_out``
+with ``ñ = x / rms(x)`` (RMSNorm). The write side is the same object as GPT-2's (``a`` is the
+gated hidden activation, ``W_out = down_projᵀ``), so DEUs, SCA, DLA and ablation apply as they
+are; the read side decomposes ``W_in = up_projᵀ`` (the gate is a second reader, kept as it is).
+Processing folds the RMSNorm scales into ``W_in``, ``W_gate`` and ``W_U``; nothing is centred
+(RMSNorm does not remove the mean, so centring would change the model), and σ_f is ``rms(x)``.
+HF's RMSNorm normalises in float32 even in a float64 model, so a gated model's float64 identities
+hold to float32 round-off of the norm (about 1e-7 relative).
 
 Deviations: the processing steps and conventions are the spec's inferred design (the paper's
 full text was not found). Token and position embeddings and attention writes are not centred in
@@ -46,12 +57,19 @@ __all__ = [
     "MLPWeights",
     "check_adapter",
     "from_hf_bert",
+    "from_hf_decoder",
     "from_hf_gpt2",
     "load_gpt2",
     "processing_logsoftmax_error",
 ]
 
-SUPPORTED_MODELS = ("transformers.GPT2LMHeadModel", "transformers.BertModel")
+SUPPORTED_MODELS = (
+    "transformers.GPT2LMHeadModel",
+    "transformers.LlamaForCausalLM",
+    "transformers.Qwen2ForCausalLM",
+    "transformers.BertModel",
+)
+GATED_MODELS = ("LlamaForCausalLM", "Qwen2ForCausalLM")
 
 # A write-side edit maps (a, out) -> new out at one layer; a read-side edit maps (ñ, pre) -> pre.
 Edit = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
@@ -65,13 +83,17 @@ class MLPWeights:
     b_in: torch.Tensor  # (d_mlp,)
     W_out: torch.Tensor  # (d_mlp, d_model)
     b_out: torch.Tensor  # (d_model,)
+    # gated MLPs (Llama, Qwen2): a = act(ñ W_gate + b_gate) ⊙ (ñ W_in + b_in)
+    W_gate: torch.Tensor | None = None  # (d_model, d_mlp)
+    b_gate: torch.Tensor | None = None  # (d_mlp,)
 
 
 @dataclass(frozen=True, eq=False)
 class ActivationCache:
     """What one forward pass recorded (lists are indexed by layer; frames as in the module doc).
 
-    ``normed``: the MLP's input ``ñ`` (GPT-2: LN₂ without its affine; BERT: the MLP input itself),
+    ``normed``: the MLP's input ``ñ`` (GPT-2: LN₂ without its affine; gated: x / rms(x); BERT: the
+    MLP input itself),
     ``pre``/``acts``: pre-activation and hidden activation ``a``, ``mlp_out``: the MLP output in
     the adapter's frame (centred for processed GPT-2), ``attn_out``/``embed``: the other writes to
     the residual stream (raw), ``resid_final``: the residual before LN_f, ``sigma_f``: the final
@@ -94,7 +116,7 @@ def check_adapter(adapter: Any, owner: str) -> MLPModelAdapter:
     """Return ``adapter`` if it is an :class:`MLPModelAdapter`, else raise ``TypeError``."""
     if not isinstance(adapter, MLPModelAdapter):
         raise TypeError(
-            f"{owner}: adapter must be an MLPModelAdapter (from_hf_gpt2 / from_hf_bert); "
+            f"{owner}: adapter must be an MLPModelAdapter (from_hf_decoder / from_hf_bert); "
             f"got {type(adapter).__name__}."
         )
     return adapter
@@ -104,7 +126,7 @@ def _check_adapter_parts(
     kind: Any, model: Any, layers: Any, W_U: Any, b_U: Any, W_E: Any, ln_f: Any
 ) -> None:
     owner = "MLPModelAdapter"
-    check_one_of("kind", kind, ("gpt2", "bert"), owner=owner)
+    check_one_of("kind", kind, ("gpt2", "gated", "bert"), owner=owner)
     if not isinstance(model, nn.Module):
         raise TypeError(f"{owner}: model must be a torch.nn.Module; got {type(model).__name__}.")
     if (
@@ -125,6 +147,11 @@ def _check_adapter_parts(
         check_tensor(f"layers[{i}].b_in", w.b_in, shape=(d_mlp,), owner=owner)
         check_tensor(f"layers[{i}].W_out", w.W_out, shape=(d_mlp, d_model), owner=owner)
         check_tensor(f"layers[{i}].b_out", w.b_out, shape=(d_model,), owner=owner)
+        if (w.W_gate is None) != (kind != "gated"):
+            raise TypeError(f"{owner}: layers[{i}].W_gate must be given exactly for gated MLPs.")
+        if w.W_gate is not None:
+            check_tensor(f"layers[{i}].W_gate", w.W_gate, shape=(d_model, d_mlp), owner=owner)
+            check_tensor(f"layers[{i}].b_gate", w.b_gate, shape=(d_mlp,), owner=owner)
     if ln_f is not None and not (
         isinstance(ln_f, tuple)
         and len(ln_f) == 2
@@ -139,16 +166,22 @@ def _layer_norm_scale(x: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.
     return centred, torch.sqrt(centred.pow(2).mean(-1) + eps)
 
 
+def _rms_scale(x: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(x, sqrt(mean(x²) + eps))`` over the last axis, as an RMSNorm computes them."""
+    return x, torch.sqrt(x.pow(2).mean(-1) + eps)
+
+
 @final
 class MLPModelAdapter:
     """A transformer seen as a stack of MLPs that write into a residual stream read by ``W_U``.
 
-    Build it with :func:`from_hf_gpt2` or :func:`from_hf_bert`, not directly.
+    Build it with :func:`from_hf_decoder` (GPT-2, Llama, Qwen2), :func:`from_hf_gpt2` or
+    :func:`from_hf_bert`, not directly.
 
     Attributes
     ----------
     kind
-        ``"gpt2"`` or ``"bert"``.
+        ``"gpt2"``, ``"gated"`` (Llama, Qwen2) or ``"bert"``.
     processed
         Whether the weights are folded and centred (spec §2.2).
     n_layers, d_model, d_mlp, vocab_size, n_heads
@@ -203,6 +236,7 @@ class MLPModelAdapter:
         self.d_model, self.vocab_size = W_U.shape
         self.d_mlp = layers[0].W_in.shape[1]
         self.dtype = W_U.dtype
+        self._norm_scale = _rms_scale if kind == "gated" else _layer_norm_scale
 
     def __repr__(self) -> str:
         return (
@@ -250,7 +284,7 @@ class MLPModelAdapter:
         if not self.has_lm_head:
             raise ValueError(
                 f"{owner}: this {self.kind} adapter has no LM head (post-LN encoder); SCA, DLA "
-                "and ablation of predictions need a GPT-2 adapter."
+                "and ablation of predictions need a decoder (GPT-2, Llama, Qwen2) adapter."
             )
 
     def mlp(self, layer: int) -> MLPWeights:
@@ -259,13 +293,52 @@ class MLPModelAdapter:
 
     def unembed(self, resid_final: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(logits, sigma_f)`` from the residual before LN_f, in the adapter's frame."""
-        centred, sigma_f = _layer_norm_scale(resid_final, self.ln_eps)
+        centred, sigma_f = self._norm_scale(resid_final, self.ln_eps)
         normed = centred / sigma_f[..., None]
         if self._ln_f is not None:
             normed = normed * self._ln_f[0] + self._ln_f[1]
         return normed @ self.W_U + self.b_U, sigma_f  # (B, T, vocab), (B, T)
 
+    def centre(self, write: torch.Tensor) -> torch.Tensor:
+        """A write to the residual stream as the final norm sees it: minus its mean over ``d``
+        for LayerNorm models, unchanged for RMSNorm (gated) models."""
+        if self.kind == "gated":
+            return write
+        return write - write.mean(-1, keepdim=True)
+
+    def hidden(self, layer: int, normed: torch.Tensor, pre: torch.Tensor) -> torch.Tensor:
+        """The hidden activation ``a`` of ``layer`` from its input ``ñ`` and pre-activation
+        (``act(pre)``; gated: ``act(ñ W_gate + b_gate) ⊙ pre``)."""
+        act = self._mlp_modules(layer)[1]
+        weights = self.mlp(layer)
+        if weights.W_gate is None:
+            return act(pre)
+        return act(normed @ weights.W_gate + weights.b_gate) * pre
+
+    def head_writes(
+        self, cache: ActivationCache, layer: int
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``((B, T, H, d) per-head writes, (d,) output bias or None)`` of attention ``layer``."""
+        z = cache.attn_z[layer]  # (B, T, H · d_head)
+        proj = self._blocks()[layer][3]
+        W_O = proj.weight if self.kind == "gpt2" else proj.weight.T  # (H · d_head, d)
+        d_head = W_O.shape[0] // self.n_heads
+        heads = z.unflatten(-1, (self.n_heads, d_head))  # (B, T, H, d_head)
+        writes = torch.einsum("bthk,hkd->bthd", heads, W_O.unflatten(0, (self.n_heads, d_head)))
+        return writes, proj.bias
+
     # --- forward passes through the wrapped HF model ----------------------------------------
+
+    def _mlp_modules(self, layer: int) -> tuple[nn.Module, Callable[[torch.Tensor], torch.Tensor]]:
+        """``(MLP module, its activation function)`` of ``layer``."""
+        if self.kind == "gpt2":
+            mlp = self.model.transformer.h[layer].mlp
+            return mlp, mlp.act
+        if self.kind == "gated":
+            mlp = self.model.model.layers[layer].mlp
+            return mlp, mlp.act_fn
+        mlp = self.model.encoder.layer[layer].intermediate
+        return mlp, mlp.intermediate_act_fn
 
     def _blocks(self) -> list[tuple[nn.Module, nn.Module, nn.Module, nn.Module | None]]:
         """Per layer: (module reading the MLP input, up and down projections, attention out)."""
@@ -273,6 +346,16 @@ class MLPModelAdapter:
             return [
                 (blk.ln_2, blk.mlp.c_fc, blk.mlp.c_proj, blk.attn.c_proj)
                 for blk in self.model.transformer.h
+            ]
+        if self.kind == "gated":
+            return [
+                (
+                    lyr.post_attention_layernorm,
+                    lyr.mlp.up_proj,
+                    lyr.mlp.down_proj,
+                    lyr.self_attn.o_proj,
+                )
+                for lyr in self.model.model.layers
             ]
         return [
             (lyr.intermediate.dense, lyr.intermediate.dense, lyr.output.dense, None)
@@ -293,8 +376,8 @@ class MLPModelAdapter:
 
             def grab_normed(module, args, layer=layer):
                 x = args[0]
-                if self.kind == "gpt2":  # ñ = (x − μ)/σ, the input of the folded W_in
-                    centred, scale = _layer_norm_scale(x, self.ln_eps)
+                if self.kind != "bert":  # ñ = (x − μ)/σ or x / rms(x): the folded W_in's input
+                    centred, scale = self._norm_scale(x, self.ln_eps)
                     x = centred / scale[..., None]
                 normed[layer] = x
                 if record is not None:
@@ -328,7 +411,7 @@ class MLPModelAdapter:
             handles.append(down.register_forward_hook(on_down))
             if attn_proj is not None and record is not None:
                 handles.append(attn_proj.register_forward_hook(on_attn))
-        if self.kind == "gpt2" and record is not None:
+        if self.kind != "bert" and record is not None:
 
             def on_final(module, args):
                 record["resid_final"] = args[0]
@@ -336,8 +419,12 @@ class MLPModelAdapter:
             def on_embed(module, args, out):
                 record["embed"] = out
 
-            handles.append(self.model.transformer.ln_f.register_forward_pre_hook(on_final))
-            handles.append(self.model.transformer.drop.register_forward_hook(on_embed))
+            if self.kind == "gpt2":
+                final, embed = self.model.transformer.ln_f, self.model.transformer.drop
+            else:
+                final, embed = self.model.model.norm, self.model.model.embed_tokens
+            handles.append(final.register_forward_pre_hook(on_final))
+            handles.append(embed.register_forward_hook(on_embed))
         try:
             yield
         finally:
@@ -353,7 +440,7 @@ class MLPModelAdapter:
         replacements: Mapping[int, Edit],
     ) -> None:
         with torch.no_grad(), self._hooks(record, write_edits, read_edits, replacements):
-            if self.kind == "gpt2":
+            if self.kind != "bert":
                 self.model(input_ids=tokens, use_cache=False)
             else:
                 self.model(input_ids=tokens, attention_mask=torch.ones_like(tokens))
@@ -394,7 +481,7 @@ class MLPModelAdapter:
         self._run(tokens, record, write_edits or {}, read_edits or {}, replacements or {})
         layers = range(self.n_layers)
         logits = sigma_f = None
-        if self.kind == "gpt2":
+        if self.kind != "bert":
             logits, sigma_f = self.unembed(record["resid_final"])
         return ActivationCache(
             normed=[record["normed"][i] for i in layers],
@@ -540,6 +627,102 @@ def from_hf_gpt2(
         ln_f=ln_f,
         ln_eps=cfg.layer_norm_epsilon,
     )
+
+
+def _from_hf_gated(model: nn.Module, processed: bool, dtype: torch.dtype) -> MLPModelAdapter:
+    """Adapter for a Llama-family decoder (gated MLP, RMSNorm; see the module docstring)."""
+    model = _in_dtype(model, dtype)
+    cfg = model.config
+
+    def linear(module: nn.Linear, scale: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+        W = module.weight.T.clone()  # (in, out)
+        b = module.bias.clone() if module.bias is not None else torch.zeros(W.shape[1], dtype=dtype)
+        return (scale[:, None] * W if scale is not None else W), b
+
+    layers = []
+    with torch.no_grad():
+        for lyr in model.model.layers:
+            gamma = lyr.post_attention_layernorm.weight if processed else None
+            W_in, b_in = linear(lyr.mlp.up_proj, gamma)
+            W_gate, b_gate = linear(lyr.mlp.gate_proj, gamma)
+            W_out, b_out = linear(lyr.mlp.down_proj, None)
+            layers.append(MLPWeights(W_in, b_in, W_out, b_out, W_gate, b_gate))
+        W_U = model.lm_head.weight.detach().T.clone()  # (d, vocab)
+        b_U = (
+            model.lm_head.bias.detach().clone()
+            if model.lm_head.bias is not None
+            else torch.zeros(W_U.shape[1], dtype=dtype)
+        )
+        ln_f = (model.model.norm.weight.clone(), torch.zeros_like(model.model.norm.weight))
+        if processed:
+            W_U = ln_f[0][:, None] * W_U
+            ln_f = None
+        W_E = model.model.embed_tokens.weight.detach().clone()
+    return MLPModelAdapter(
+        kind="gated",
+        model=model,
+        layers=layers,
+        W_U=W_U,
+        b_U=b_U,
+        W_E=W_E,
+        processed=processed,
+        has_lm_head=True,
+        n_heads=cfg.num_attention_heads,
+        n_positions=cfg.max_position_embeddings,
+        ln_f=ln_f,
+        ln_eps=cfg.rms_norm_eps,
+    )
+
+
+def from_hf_decoder(
+    model: nn.Module, processed: bool = True, *, dtype: torch.dtype = torch.float64
+) -> MLPModelAdapter:
+    """Adapter for an HF decoder-only LM: ``GPT2LMHeadModel``, ``LlamaForCausalLM`` or
+    ``Qwen2ForCausalLM``.
+
+    GPT-2 goes through :func:`from_hf_gpt2`; Llama and Qwen2 (gated MLP, RMSNorm) get the
+    ``"gated"`` adapter of the module docstring: write-side DEUs of ``down_proj``, read-side
+    units of ``up_proj``, RMSNorm scales folded when ``processed``.
+
+    Parameters
+    ----------
+    model
+        One of the classes above (the architecture is checked before anything is built).
+    processed
+        Fold the norm scales into the reading weights and ``W_U`` (GPT-2: also centre, as
+        :func:`from_hf_gpt2`). ``False``: raw weights.
+    dtype
+        ``torch.float32`` or ``torch.float64`` (a copy of the model when it differs).
+
+    Returns
+    -------
+    MLPModelAdapter
+
+    Raises
+    ------
+    TypeError
+        For another model class or a non-bool ``processed``.
+
+    Examples
+    --------
+    >>> from transformers import LlamaConfig, LlamaForCausalLM
+    >>> cfg = LlamaConfig(vocab_size=64, hidden_size=16, intermediate_size=32,
+    ...                   num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
+    ...                   max_position_embeddings=32)
+    >>> ad = from_hf_decoder(LlamaForCausalLM(cfg))
+    >>> ad.kind, ad.n_layers, ad.d_mlp
+    ('gated', 2, 32)
+    """
+    owner = "from_hf_decoder"
+    transformers = require("transformers", "nana", owner=owner)
+    if isinstance(model, transformers.GPT2LMHeadModel):
+        return from_hf_gpt2(model, processed, dtype=dtype)
+    gated = tuple(getattr(transformers, name) for name in GATED_MODELS)
+    if not isinstance(model, gated):
+        raise _unsupported(model, owner)
+    if not isinstance(processed, bool):
+        raise TypeError(f"{owner}: processed must be a bool; got {processed!r}.")
+    return _from_hf_gated(model, processed, _check_dtype(dtype, owner))
 
 
 def from_hf_bert(model: nn.Module, *, dtype: torch.dtype = torch.float64) -> MLPModelAdapter:

@@ -106,9 +106,10 @@ def dla(
 ) -> dict[str, torch.Tensor]:
     """Direct logit attribution of every component toward ``y`` (optionally ``y − y′``).
 
-    Components: ``"embed"`` (token + position), ``"L{l}H{h}"`` (attention head), ``"attn{l}.b"``
-    (attention output bias), ``"mlp{l}"`` (MLP with its bias) and ``"b_U"``; each is
-    ``⟨centred write, w_y⟩ / σ_f``. Their sum is the logit (difference) in the adapter's frame.
+    Components: ``"embed"`` (token + position; gated decoders: token), ``"L{l}H{h}"``
+    (attention head), ``"attn{l}.b"`` (attention output bias, where the model has one),
+    ``"mlp{l}"`` (MLP with its bias) and ``"b_U"``; each is ``⟨write, w_y⟩ / σ_f`` with the write
+    centred for LayerNorm models. Their sum is the logit (difference) in the adapter's frame.
 
     Returns
     -------
@@ -141,17 +142,15 @@ def dla(
     sigma = cache.sigma_f  # (B, T)
 
     def attribute(write: torch.Tensor) -> torch.Tensor:  # write (B, T, d)
-        centred = write - write.mean(-1, keepdim=True)
-        return _squeeze((centred * w).sum(-1) / sigma, batched)
+        return _squeeze((adapter.centre(write) * w).sum(-1) / sigma, batched)
 
     parts = {"embed": attribute(cache.embed)}
-    n_heads, d_head = adapter.n_heads, adapter.d_model // adapter.n_heads
-    for layer, block in enumerate(adapter.model.transformer.h):
-        W_O, b_O = block.attn.c_proj.weight, block.attn.c_proj.bias  # (d, d), (d,)
-        z = cache.attn_z[layer].unflatten(-1, (n_heads, d_head))  # (B, T, H, d_head)
-        for h in range(n_heads):
-            parts[f"L{layer}H{h}"] = attribute(z[..., h, :] @ W_O[h * d_head : (h + 1) * d_head])
-        parts[f"attn{layer}.b"] = attribute(b_O.expand_as(cache.attn_out[layer]))
+    for layer in range(adapter.n_layers):
+        heads, b_O = adapter.head_writes(cache, layer)  # (B, T, H, d), (d,) or None
+        for h in range(adapter.n_heads):
+            parts[f"L{layer}H{h}"] = attribute(heads[..., h, :])
+        if b_O is not None:
+            parts[f"attn{layer}.b"] = attribute(b_O.expand_as(cache.attn_out[layer]))
         parts[f"mlp{layer}"] = attribute(cache.mlp_out[layer])
     parts["b_U"] = _squeeze(b, batched)
     return parts
@@ -334,9 +333,9 @@ def ablate(
             else:  # re-run the MLP on the edited pre-activation (nonlinear, exact)
                 weights = adapter.mlp(layer)
                 pre = cache.pre[layer] - _delta(units, cache.normed[layer], mean)
-                act = adapter.model.transformer.h[layer].mlp.act
-                delta_out = delta_out + (act(pre) - cache.acts[layer]) @ weights.W_out
-        delta_out = delta_out - delta_out.mean(-1, keepdim=True)
+                acts = adapter.hidden(layer, cache.normed[layer], pre)
+                delta_out = delta_out + (acts - cache.acts[layer]) @ weights.W_out
+        delta_out = adapter.centre(delta_out)
         logits = cache.logits + (delta_out / cache.sigma_f[..., None]) @ adapter.W_U
         return _squeeze(logits, batched)
     write_edits: dict[int, list] = {}

@@ -31,6 +31,7 @@ from icml26.core import (
     MissingExtraError,
     Progress,
     Seed,
+    TrainingCheckpoint,
     adamw,
     check_in_interval,
     check_positive_int,
@@ -451,6 +452,7 @@ def train_tiny_gpt2(
     seed: Seed = 0,
     config_overrides: dict[str, Any] | None = None,
     progress: Progress = None,
+    resume: TrainingCheckpoint | None = None,
 ) -> TrainedLM:
     """Train the spec's tiny GPT-2 from scratch on a token stream (AdamW, warm-up + cosine).
 
@@ -471,6 +473,10 @@ def train_tiny_gpt2(
     progress
         ``None``/``False`` (silent), ``True`` (a progress bar) or a callable
         ``progress(done, total, metrics)`` called after each step with the step's loss.
+    resume
+        A :class:`~icml26.core.TrainingCheckpoint`: the run restarts from its saved state (model,
+        optimiser, batch generator, losses) and saves there every ``resume.every`` steps, so
+        an interrupted run ends with the same weights as an uninterrupted one.
 
     Returns
     -------
@@ -502,6 +508,11 @@ def train_tiny_gpt2(
         )
     if int(train_stream.max()) >= vocab_size or int(train_stream.min()) < 0:
         raise ValueError(f"{owner}: token ids must be in [0, {vocab_size - 1}] (vocab_size).")
+    if resume is not None and not isinstance(resume, TrainingCheckpoint):
+        raise TypeError(
+            f"{owner}: resume must be an icml26.core.TrainingCheckpoint or None; "
+            f"got {type(resume).__name__}."
+        )
     config = tiny_gpt2_config(vocab_size, n_positions=max(128, seq_len), **(config_overrides or {}))
     generator = torch_generator(seed)
     with seeded_default_init(generator):
@@ -514,10 +525,14 @@ def train_tiny_gpt2(
     ]
     optimizer = adamw(groups, lr=lr, weight_decay=weight_decay, betas=(0.9, 0.95))
     warmup = int(warmup_frac * steps)
-    train_losses, val_losses, windows = [], [], []
+    start = 0 if resume is None else resume.restore(model, optimizer, {"batches": generator})
+    extra = {} if resume is None else resume.extra
+    train_losses = list(extra.get("train_losses", []))[:start]
+    val_losses = [tuple(v) for v in extra.get("val_losses", []) if v[0] <= start]
+    windows: list[float] = []
     model.train()
     with progress_reporter(progress, steps, "training tiny GPT-2") as report:
-        for step in range(steps):
+        for step in range(start, steps):
             schedule = warmup_cosine_lr(step, total_steps=steps, peak_lr=lr, warmup_steps=warmup)
             set_lr(optimizer, schedule)
             x, y = _batch(train_stream, batch_size, seq_len, generator)  # (batch, seq_len) each
@@ -531,6 +546,12 @@ def train_tiny_gpt2(
             elif val_stream is not None and eval_every and (step + 1) % eval_every == 0:
                 val_losses.append((step + 1, evaluate_loss(model, val_stream, seq_len=seq_len)))
             report(step + 1, loss=train_losses[-1])
+            if resume is not None and not last:
+                history = {
+                    "train_losses": train_losses,
+                    "val_losses": [list(v) for v in val_losses],
+                }
+                resume.save_if_due(step + 1, model, optimizer, {"batches": generator}, history)
     return TrainedLM(model.eval(), train_losses, val_losses, windows)
 
 
@@ -559,6 +580,7 @@ def shakespeare_standin(
     batch_size: int = 32,
     seed: Seed = 0,
     progress: Progress = None,
+    resume: TrainingCheckpoint | None = None,
 ) -> ShakespeareStandin:
     """Shakespeare text, a BPE, token streams and a tiny GPT-2 trained on them (spec §5.1).
 
@@ -579,7 +601,7 @@ def shakespeare_standin(
         Windows of 128 tokens a step.
     seed
         Initialisation and batch order.
-    progress
+    progress, resume
         As for :func:`train_tiny_gpt2`.
 
     Returns
@@ -620,6 +642,7 @@ def shakespeare_standin(
         val_stream=val,
         seed=seed,
         progress=progress,
+        resume=resume,
     )
     return ShakespeareStandin(
         tokenizer,
