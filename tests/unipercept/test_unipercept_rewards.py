@@ -113,3 +113,24 @@ def test_threshold_and_vqa_bad_input():
         vqa_reward(["A"], ["A", "B"])
     with pytest.raises(TypeError, match="pred_letter"):
         vqa_reward("A", ["A"])
+
+
+def test_trl_reward_functions_read_scaled_scores_and_named_options():
+    # Issue 49, item 9: "7.3 out of 10" scored as 7 (AGSR 1e-11), "(B) blur" and "Answer: B" as 0.
+    from icml26.unipercept import parse_choice, unipercept_reward_funcs
+
+    rating, choice = unipercept_reward_funcs()
+    replies = ["7.3 out of 10", "73/100", "about 7.3/10", "73"]
+    assert rating(completions=replies, mos=[73.0] * 4) == [1.0] * 4
+    named = ["(B) blur", "Answer: B", "The answer is B.", "B. blur", "b", "(C) noise", "A"]
+    assert choice(completions=named, answer=["B"] * 7) == [1.0] * 5 + [0.0] * 2
+    assert parse_choice("(B) blur") == "("  # the official evaluation keeps its first-character rule
+
+
+def test_group_advantages_refuse_eps_zero():
+    import torch
+
+    from icml26.unipercept import group_advantages
+
+    with pytest.raises(ValueError, match="eps"):
+        group_advantages(torch.ones(1, 4), eps=0.0)  # equal rewards: 0 / 0 = NaN into GRPO

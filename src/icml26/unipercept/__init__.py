@@ -8,8 +8,8 @@ the Token-As-Score read-out, the ISTA-10K rating formula, the rewards of its Tas
 GRPO step over categorical policies, the DAPT -> GRPO pipeline on TinyPercept (a CPU stand-in for
 the 8B MLLM) and PerceptToy (offline data with ground truth known by construction).
 
-Example
--------
+Examples
+--------
 >>> from icml26.unipercept import agsr_reward, score_token, Taxonomy
 >>> round(agsr_reward(60.0, 50.0), 4), score_token(50), Taxonomy.load_default().counts()["criteria"]
 (0.4754, 'cy', 44)

@@ -33,8 +33,8 @@ def handcrafted_features(images: np.ndarray) -> np.ndarray:
 
     Columns: log Laplacian variance, estimated noise sigma, 8x8 blockiness, grey mean, grey std.
 
-    Example
-    -------
+    Examples
+    --------
     >>> handcrafted_features(np.full((2, 16, 16, 3), 0.5, np.float32)).shape
     (2, 5)
     """
@@ -68,8 +68,8 @@ class HandcraftedIQA:
     seed
         Seed of the gradient-boosting regressor.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.unipercept.perceptoy import make_iqa_vr
     >>> items = make_iqa_vr(40, seed=0, size=32)
     >>> model = HandcraftedIQA().fit(items)

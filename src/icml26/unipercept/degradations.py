@@ -93,8 +93,8 @@ def degrade(img: np.ndarray, kind: Kind, severity: float, rng: Seed = None) -> n
     rng
         Seed or generator for the noise.
 
-    Example
-    -------
+    Examples
+    --------
     >>> x = np.full((8, 8, 3), 0.5, np.float32)
     >>> bool(np.array_equal(degrade(x, "noise", 0.0, rng=0), x))
     True
@@ -152,8 +152,8 @@ def degrade_quadrant(
 def quality_from_severity(severities: Mapping[str, float]) -> float:
     """Ground-truth quality g = 100 * prod_k (1 - c_k s_k) on the 0–100 scale.
 
-    Example
-    -------
+    Examples
+    --------
     >>> quality_from_severity({}), round(quality_from_severity({"blur": 0.5, "noise": 0.25}), 4)
     (100.0, 48.0)
     """
@@ -174,8 +174,8 @@ def quality_from_severity(severities: Mapping[str, float]) -> float:
 def severity_level(severity: float) -> str:
     """Severity class of the benchmark: None (s = 0), Slight (0 < s <= 0.35), Obvious (s > 0.35).
 
-    Example
-    -------
+    Examples
+    --------
     >>> severity_level(0.0), severity_level(0.35), severity_level(0.36)
     ('None', 'Slight', 'Obvious')
     """

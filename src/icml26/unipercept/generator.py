@@ -68,8 +68,8 @@ class GaussianKnobPolicy(nn.Module):
     Implements the :class:`~icml26.unipercept.grpo.Policy` protocol: ``batch`` is the number of
     queries (groups); actions are (B, n, k), log-probabilities (B, n).
 
-    Example
-    -------
+    Examples
+    --------
     >>> policy = GaussianKnobPolicy(2, init_mean=(0.0, 1.0), seed=0)
     >>> actions, logp = policy.sample(3, 4)
     >>> tuple(actions.shape), tuple(logp.shape)
@@ -153,8 +153,8 @@ def iqa_support_share(
     support. Exact for the diagonal Gaussian: the knobs are independent, and the count of shown
     degradations is Poisson-binomial.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(iqa_support_share(GaussianKnobPolicy(3, init_mean=0.0)), 6)  # all three shown
     0.0
     >>> round(iqa_support_share(GaussianKnobPolicy(3, init_mean=(0.0, 0.0, -9.0))), 3)
@@ -279,8 +279,8 @@ def train_knob_policy(
     KnobHistory
         Rewards and ground truths of every rendered image, (steps, queries * n) each.
 
-    Example
-    -------
+    Examples
+    --------
     >>> policy = GaussianKnobPolicy(2, init_mean=(-1.5, -1.5), seed=0)
     >>> def more_texture(images):
     ...     return images.std(axis=(1, 2, 3))

@@ -74,8 +74,8 @@ class PerceptPolicy:
     seed
         Seed of the sampling generator.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> from icml26.unipercept.items import VRItem
     >>> from icml26.unipercept.model import encode_items
@@ -134,10 +134,10 @@ def group_advantages(rewards: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
     """A_i = (r_i - mean_j r_j) / (std_j r_j + eps) within each group (row) of ``rewards``.
 
     ``std`` is the unbiased sample standard deviation (as in TRL); a group whose rewards are all
-    equal gets all-zero advantages.
+    equal gets all-zero advantages (hence ``eps > 0``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> group_advantages(torch.tensor([[1.0, 0.0, 1.0, 0.0], [0.5, 0.5, 0.5, 0.5]]))[1].tolist()
     [0.0, 0.0, 0.0, 0.0]
     """
@@ -147,7 +147,7 @@ def group_advantages(rewards: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
         rewards = rewards.double()
     if not torch.isfinite(rewards).all():
         raise ValueError("group_advantages: rewards must be finite.")
-    eps = check_in_interval("eps", eps, low=0.0, owner="group_advantages")
+    eps = check_in_interval("eps", eps, low=0.0, closed="neither", owner="group_advantages")
     centred = rewards - rewards.mean(dim=1, keepdim=True)
     return centred / (rewards.std(dim=1, keepdim=True) + eps)
 
@@ -301,8 +301,8 @@ def percept_reward_fn(
     """The reward of spec §2.7 step 6 for a :class:`PerceptBatch`: VR rows AGSR (or threshold)
     of the sampled score token against the MOS, VQA rows 1[chosen option = answer].
 
-    Example
-    -------
+    Examples
+    --------
     >>> fn = percept_reward_fn("threshold")
     >>> callable(fn)
     True

@@ -102,8 +102,8 @@ def _load_resized(name: str, short_side: int) -> np.ndarray:
 def load_source(name: str, short_side: int = 128) -> np.ndarray:
     """A bundled image as (H, W, 3) float32 in [0, 1], short side resized to ``short_side``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> load_source("camera", short_side=64).shape
     (64, 64, 3)
     """

@@ -91,8 +91,8 @@ def texture_weight(term: str) -> int:
 
     Returns 1 (weak), 2 (medium), 3 (strong) or 0 for any other term.
 
-    Example
-    -------
+    Examples
+    --------
     >>> texture_weight("striped"), texture_weight("Woven"), texture_weight("cracked")
     (1, 2, 3)
     >>> texture_weight("shiny")
@@ -119,8 +119,8 @@ def component_score(component: Mapping[str, Any], where: str = "component") -> i
 
     Raises ``ValueError``/``TypeError`` naming the missing or malformed field.
 
-    Example
-    -------
+    Examples
+    --------
     >>> c = {"PhysicalStructure": {"BaseMorphology": ["striped"], "Arrangement": []},
     ...      "MaterialRepresentation": {"MaterialClass": ["Wood"], "SurfaceProperties": []},
     ...      "GeometricComposition": {"PlanarContour": ["Circle"], "VolumetricForm": []},
@@ -173,8 +173,8 @@ def ista_score(annotation: Mapping[str, Any], cap: int = 100) -> int:
     ValueError, TypeError
         A missing field or a field that is not a list of strings (the message names it).
 
-    Example
-    -------
+    Examples
+    --------
     >>> c = {"PhysicalStructure": {"BaseMorphology": ["striped", "cracked"],
     ...                            "Arrangement": ["horizontal"]},
     ...      "MaterialRepresentation": {"MaterialClass": ["Brick"], "SurfaceProperties": ["matte"]},

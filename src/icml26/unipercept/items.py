@@ -65,8 +65,8 @@ class VRItem:
     meta
         Generator details (degradations, annotation, ...).
 
-    Example
-    -------
+    Examples
+    --------
     >>> VRItem(np.zeros((8, 8, 3), np.float32), "IQA", 87.5).mos
     87.5
     """
@@ -109,8 +109,8 @@ class VQAItem:
     answer
         The correct letter.
 
-    Example
-    -------
+    Examples
+    --------
     >>> item = VQAItem(np.zeros((8, 8, 3), np.float32), "ISTA", "Scene Decomposition",
     ...                "Scene Classification", "Yes-No", "Is this a composite scene?",
     ...                ("Yes", "No"), "B")

@@ -26,34 +26,52 @@ if TYPE_CHECKING:
 
 __all__ = ["parse_choice", "parse_score", "vqa_accuracy", "vr_metrics"]
 
-_INTEGER = re.compile(r"(?<![\d.])(\d{1,3})(?![\d])")
+_NUMBER = r"(\d{1,3}(?:\.\d+)?)"
+_SCORE = re.compile(rf"(?<![\d.]){_NUMBER}(?![\d])(?:\s*(?:/|out of)\s*{_NUMBER}(?![\d]))?", re.I)
+_OPTION = re.compile(r"^(?:(?:the\s+)?answer(?:\s+is)?\s*[:\-]?\s*)?\(?([A-Z])(?:[).:,\s]|$)", re.I)
 
 
-def parse_choice(text: str) -> str:
+def parse_choice(text: str, lenient: bool = False) -> str:
     """The predicted option letter: first character of the stripped, upper-cased reply.
 
-    Example
-    -------
+    That is the official evaluation's rule (``vqa_accuracy`` keeps it). ``lenient=True`` (used by
+    the RL reward) also reads the common ways of naming an option — ``"(B) blur"``, ``"B. blur"``,
+    ``"Answer: B"``, ``"The answer is B"`` — and otherwise falls back to the first character.
+
+    Examples
+    --------
     >>> parse_choice(" b) blur")
     'B'
     >>> parse_choice("")
     ''
+    >>> parse_choice("(B) blur"), parse_choice("(B) blur", lenient=True)
+    ('(', 'B')
+    >>> parse_choice("Answer: c", lenient=True)
+    'C'
     """
     if not isinstance(text, str):
         raise TypeError(f"parse_choice: text must be a str; got {type(text).__name__}.")
+    if not isinstance(lenient, bool):
+        raise TypeError(f"parse_choice: lenient must be a bool; got {lenient!r}.")
     stripped = text.strip().upper()
+    if lenient and (match := _OPTION.match(stripped)):
+        return match.group(1)
     return stripped[:1]
 
 
 def parse_score(text: str) -> int | None:
-    """A 0–100 score from a generated reply: a bare score token, else the first integer <= 100.
+    """A 0–100 score from a generated reply: a bare score token, else the first number <= 100.
 
-    Returns ``None`` when the reply holds neither (a rating reward then gives 0).
+    A number followed by a scale (``"7.3 out of 10"``, ``"7.3/10"``, ``"4 / 5"``) is rescaled to
+    0–100; a decimal is rounded. Returns ``None`` when the reply holds neither (a rating reward
+    then gives 0).
 
-    Example
-    -------
+    Examples
+    --------
     >>> parse_score("cy"), parse_score("I would say 73."), parse_score("no idea")
     (50, 73, None)
+    >>> parse_score("7.3 out of 10"), parse_score("4/5"), parse_score("66.6")
+    (73, 80, 67)
     """
     from icml26.unipercept.tokens import SCORE_TOKENS, token_to_score
 
@@ -62,10 +80,12 @@ def parse_score(text: str) -> int | None:
     stripped = text.strip()
     if stripped in SCORE_TOKENS:
         return token_to_score(stripped)
-    for match in _INTEGER.finditer(stripped):
-        value = int(match.group(1))
+    for match in _SCORE.finditer(stripped):
+        value, scale = float(match.group(1)), match.group(2)
+        if scale is not None and float(scale) > 0:
+            value = 100.0 * value / float(scale)
         if value <= 100:
-            return value
+            return math.floor(value + 0.5)
     return None
 
 
@@ -90,8 +110,8 @@ def vr_metrics(pred: np.ndarray, mos: np.ndarray, logistic: bool = False) -> dic
     dict
         ``{"srcc", "plcc", "mean"}``; a constant prediction has no correlation and gives 0.
 
-    Example
-    -------
+    Examples
+    --------
     >>> m = vr_metrics(np.array([1.0, 2.0, 3.0, 4.0]), np.array([10.0, 20.0, 40.0, 80.0]))
     >>> m["srcc"], round(m["plcc"], 4)
     (1.0, 0.9592)
@@ -147,8 +167,8 @@ def vqa_accuracy(
         ``{"overall": micro accuracy, "domain_mean": mean of per-domain accuracies,
         "<attr>": {value: accuracy}}`` (accuracies in [0, 1]).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.unipercept.items import VQAItem
     >>> img = np.zeros((8, 8, 3), dtype=np.float32)
     >>> items = [VQAItem(img, "IQA", "Distortion Type", "Distortion Types Present", "Which",

@@ -127,8 +127,8 @@ class TinyPercept(nn.Module):
     seed
         Seed of the parameter initialisation.
 
-    Example
-    -------
+    Examples
+    --------
     >>> model = TinyPercept(option_vocab=("blur", "noise"), channels=(8, 8, 8, 8), d_model=16)
     >>> x = np.zeros((2, 16, 16, 3), np.float32)
     >>> model.rate(x, "IQA").shape
@@ -316,8 +316,8 @@ class TinyPercept(nn.Module):
 def encode_items(items: Sequence[VRItem | VQAItem], model: TinyPercept) -> PerceptBatch:
     """Stack items of one image size into a :class:`PerceptBatch` for ``model``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> model = TinyPercept(option_vocab=("Yes", "No"), channels=(4, 4, 4, 4), d_model=8)
     >>> b = encode_items([VRItem(np.zeros((8, 8, 3), np.float32), "ISTA", 12.4)], model)
     >>> b.target.tolist(), b.is_rating.tolist()

@@ -124,8 +124,8 @@ def make_iqa_vr(
     observer_sd
         Standard deviation of the observer noise added to the MOS (clipped to [0, 100]).
 
-    Example
-    -------
+    Examples
+    --------
     >>> items = make_iqa_vr(3, seed=0, size=32)
     >>> [round(it.mos, 1) for it in items] == [
     ...     round(100 * np.prod([1 - c for c in it.meta["coefficients"]]), 1) for it in items]
@@ -172,8 +172,8 @@ def make_iqa_vqa(
     questions
         A non-empty subset of ``("type", "severity", "location")``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> items = make_iqa_vqa(3, seed=0, size=32)
     >>> [it.category for it in items]
     ['Distortion Type', 'Distortion Severity', 'Distortion Location']
@@ -231,8 +231,8 @@ def make_ista(
 
     The VR MOS is the exact ISTA-10K score of the scene's annotation (in ``meta``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.unipercept.ista import ista_score
     >>> it = make_ista(1, seed=0, size=32)[0]
     >>> it.mos == ista_score(it.meta["annotation"])
@@ -381,8 +381,8 @@ def make_domain_sets(
     tuple of lists
         ``(vr_items, vqa_items)``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> vr, vqa = make_domain_sets(("IQA", "ISTA"), 2, seed=0, size=16)
     >>> [it.domain for it in vr], len(vqa)
     (['IQA', 'IQA', 'ISTA', 'ISTA'], 4)
@@ -417,8 +417,8 @@ def clean_crops(
 
     The clean inputs of :func:`~icml26.unipercept.render_iqa_knobs`.
 
-    Example
-    -------
+    Examples
+    --------
     >>> [c.shape for c in clean_crops(2, size=16, split="test", seed=0)]
     [(16, 16, 3), (16, 16, 3)]
     """

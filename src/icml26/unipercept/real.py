@@ -1,7 +1,8 @@
 """The real-scale path: the released UniPercept model and UniPercept-Bench (spec §5 "real scale").
 
 Cao et al., UniPercept (arXiv:2512.21675). The released model (``Thunderbolt215215/UniPercept``,
-an InternVL3-8B chat model) is loaded with ``transformers`` (``trust_remote_code=True``); its
+an InternVL3-8B chat model) is loaded with ``transformers`` (it needs the repository's own code:
+``trust_remote_code=True`` is the caller's explicit choice, with a pinned ``revision``); its
 rating is the Token-As-Score expectation over the logits of the 101 score tokens at the next
 position, one forward pass; a VQA choice is the most likely option letter at the next position
 (the first letter of the greedy reply). Nothing downloads unless a hub id is given and no local
@@ -192,7 +193,7 @@ class UniPerceptScorer:
         return letters
 
 
-def _resolve_folder(model_id_or_path: str) -> str:
+def _resolve_folder(model_id_or_path: str, revision: str | None) -> str:
     """A local folder, or the hub cache's snapshot of a hub id (never a download)."""
     if Path(model_id_or_path).is_dir():
         return model_id_or_path
@@ -204,7 +205,7 @@ def _resolve_folder(model_id_or_path: str) -> str:
     from huggingface_hub import snapshot_download
 
     try:
-        return snapshot_download(model_id_or_path, local_files_only=True)
+        return snapshot_download(model_id_or_path, revision=revision, local_files_only=True)
     except Exception as err:  # not in the local hub cache
         raise FileNotFoundError(
             f"load_unipercept: {model_id_or_path!r} is not in the local hub cache; download it "
@@ -213,7 +214,11 @@ def _resolve_folder(model_id_or_path: str) -> str:
 
 
 def load_unipercept(
-    model_id_or_path: str = "Thunderbolt215215/UniPercept", device: str = "cpu"
+    model_id_or_path: str = "Thunderbolt215215/UniPercept",
+    device: str = "cpu",
+    *,
+    trust_remote_code: bool = False,
+    revision: str | None = None,
 ) -> UniPerceptScorer:
     """Load the released UniPercept model (or any compatible causal LM) with ``from_pretrained``.
 
@@ -225,29 +230,54 @@ def load_unipercept(
     device
         A torch device available here, e.g. ``"cpu"`` or ``"cuda"`` (bfloat16 on CUDA,
         float32 elsewhere).
+    trust_remote_code
+        Run the Python code shipped with the checkpoint (the released InternVL3 model needs it).
+        Off by default: only turn it on for code you have read, at a pinned ``revision``.
+    revision
+        The hub snapshot to use (a commit hash); required with ``trust_remote_code`` for a hub
+        id, so the code that runs cannot change under you.
 
     Raises
     ------
     FileNotFoundError
         Neither a local folder nor a cached hub snapshot.
     ValueError
-        The tokenizer does not hold the 101 score tokens (or the letters A–D) as single tokens.
+        The tokenizer does not hold the 101 score tokens (or the letters A–D) as single tokens,
+        or ``trust_remote_code`` for a hub id without a ``revision``.
+
+    Examples
+    --------
+    >>> scorer = load_unipercept(  # doctest: +SKIP
+    ...     "Thunderbolt215215/UniPercept", "cuda", trust_remote_code=True, revision="<commit>"
+    ... )
     """
     if not isinstance(model_id_or_path, str) or not model_id_or_path:
         raise TypeError("load_unipercept: model_id_or_path must be a non-empty string.")
     check_device("device", device, owner="load_unipercept")
-    folder = _resolve_folder(model_id_or_path)
+    if not isinstance(trust_remote_code, bool):
+        raise TypeError(
+            f"load_unipercept: trust_remote_code must be a bool; got {trust_remote_code!r}."
+        )
+    if revision is not None and (not isinstance(revision, str) or not revision):
+        raise TypeError(f"load_unipercept: revision must be a non-empty string; got {revision!r}.")
+    if trust_remote_code and revision is None and not Path(model_id_or_path).is_dir():
+        raise ValueError(
+            "load_unipercept: trust_remote_code=True runs code from the hub repository; pin it "
+            "with revision='<commit hash>'."
+        )
+    folder = _resolve_folder(model_id_or_path, revision)
     require("transformers", "unipercept")
     import torch
     import transformers
 
     dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
-    tokenizer = transformers.AutoTokenizer.from_pretrained(folder, trust_remote_code=True)
-    config = transformers.AutoConfig.from_pretrained(folder, trust_remote_code=True)
+    trust = {"trust_remote_code": trust_remote_code}
+    tokenizer = transformers.AutoTokenizer.from_pretrained(folder, **trust)
+    config = transformers.AutoConfig.from_pretrained(folder, **trust)
     loader = transformers.AutoModelForCausalLM
     if "internvl" in str(getattr(config, "model_type", "")).lower():
         loader = transformers.AutoModel  # InternVL chat models register under AutoModel
-    model = loader.from_pretrained(folder, trust_remote_code=True, dtype=dtype)
+    model = loader.from_pretrained(folder, dtype=dtype, **trust)
     model = model.to(device).eval()
     return UniPerceptScorer(model, tokenizer, device=device)
 

@@ -33,8 +33,8 @@ class PerceptualReward:
     weights
         ``{"iaa": w, "iqa": w, "ista": w}`` (missing keys weigh 0); non-negative, not all zero.
 
-    Example
-    -------
+    Examples
+    --------
     >>> class Fixed:
     ...     def rate(self, images, domain):
     ...         return np.full(len(images), {"IAA": 20.0, "IQA": 60.0, "ISTA": 40.0}[domain])

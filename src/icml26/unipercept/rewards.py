@@ -121,8 +121,8 @@ def agsr_reward(
     float, np.ndarray or list[float]
         ``exp(-e^2 / (2 sigma_dyn^2))`` in (0, 1]; a list in TRL mode.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(agsr_reward(55.0, 50.0), 4), round(agsr_reward(40.0, 50.0), 4)
     (0.8265, 0.4754)
     """
@@ -165,8 +165,8 @@ def threshold_reward(
     completions
         TRL mode, as for :func:`agsr_reward`.
 
-    Example
-    -------
+    Examples
+    --------
     >>> threshold_reward(59.0, 50.0), threshold_reward(60.0, 50.0)
     (1.0, 0.0)
     """
@@ -198,19 +198,22 @@ def vqa_reward(
     completions: Sequence[Any] | None = None,
     **columns: Any,
 ) -> float | np.ndarray | list[float]:
-    """Binary VQA reward: 1 when the reply's first letter equals the answer letter.
+    """Binary VQA reward: 1 when the option the reply names equals the answer letter.
+
+    The reply's option is read by ``parse_choice(reply, lenient=True)``: its first character, or
+    the letter of ``"(B) ..."``, ``"B. ..."``, ``"Answer: B"``.
 
     Parameters
     ----------
     pred_letter
-        A reply (its first non-space character is the choice) or a sequence of replies.
+        A reply or a sequence of replies.
     gt_letter
         The answer letter(s), same length as ``pred_letter``.
     completions
         TRL mode: ``columns["answer"]`` holds the answer letters.
 
-    Example
-    -------
+    Examples
+    --------
     >>> vqa_reward(" b) noise", "B"), vqa_reward("A", "C")
     (1.0, 0.0)
     """
@@ -220,11 +223,11 @@ def vqa_reward(
         if len(answers) != len(completions):
             raise ValueError("vqa_reward: completions and the answer column must have one length.")
         return [
-            float(parse_choice(completion_text(c)) == parse_choice(str(a)))
+            float(parse_choice(completion_text(c), lenient=True) == parse_choice(str(a)))
             for c, a in zip(completions, answers, strict=True)
         ]
     if isinstance(pred_letter, str) and isinstance(gt_letter, str):
-        return float(parse_choice(pred_letter) == parse_choice(gt_letter))
+        return float(parse_choice(pred_letter, lenient=True) == parse_choice(gt_letter))
     if pred_letter is None or gt_letter is None:
         raise TypeError("vqa_reward: pred_letter and gt_letter are required.")
     if isinstance(pred_letter, str) or isinstance(gt_letter, str):
@@ -242,5 +245,8 @@ def vqa_reward(
         if not all(isinstance(v, str) for v in values):
             raise TypeError(f"vqa_reward: {name} must hold strings only.")
     return np.array(
-        [float(parse_choice(p) == parse_choice(g)) for p, g in zip(preds, gts, strict=True)]
+        [
+            float(parse_choice(p, lenient=True) == parse_choice(g))
+            for p, g in zip(preds, gts, strict=True)
+        ]
     )

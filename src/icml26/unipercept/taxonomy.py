@@ -77,8 +77,8 @@ class Taxonomy:
     table
         Rows ``(domain, category, abbreviation, criteria)``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> tax = Taxonomy.load_default()
     >>> tax.counts()
     {'domains': 3, 'categories': 16, 'criteria': 44}

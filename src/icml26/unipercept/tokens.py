@@ -45,8 +45,8 @@ _INDEX: Final = {tok: i for i, tok in enumerate(SCORE_TOKENS)}
 def score_token(n: int) -> str:
     """The score token of the integer score ``n`` in 0..100.
 
-    Example
-    -------
+    Examples
+    --------
     >>> score_token(0), score_token(25), score_token(26), score_token(100)
     ('aa', 'az', 'ca', 'ey')
     """
@@ -60,8 +60,8 @@ def score_token(n: int) -> str:
 def token_to_score(tok: str) -> int:
     """The integer score of a score token (surrounding whitespace is ignored).
 
-    Example
-    -------
+    Examples
+    --------
     >>> token_to_score("cy"), token_to_score(" da")
     (50, 51)
     """
@@ -92,8 +92,8 @@ def expected_score(logits_101: np.ndarray | torch.Tensor) -> float | np.ndarray 
     float, np.ndarray or torch.Tensor
         ``sum_s s * softmax(logits)[s]`` over the last axis: a float for one row of logits.
 
-    Example
-    -------
+    Examples
+    --------
     >>> expected_score(np.zeros(101))
     50.0
     >>> expected_score(np.where(np.arange(101) == 73, 0.0, -np.inf))

@@ -118,8 +118,8 @@ def train_dapt(
     icml26.core.NonFiniteLossError
         When a batch loss is NaN or infinite (before that update).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.unipercept import OPTION_VOCAB, TinyPercept, make_iqa_vr
     >>> model = TinyPercept(option_vocab=OPTION_VOCAB, channels=(4, 4, 4, 4), d_model=8, seed=0)
     >>> seen = []
@@ -207,8 +207,8 @@ def train_grpo(
     list of GRPOStats
         One entry per update.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.unipercept import OPTION_VOCAB, TinyPercept, make_iqa_vr
     >>> model = TinyPercept(option_vocab=OPTION_VOCAB, channels=(4, 4, 4, 4), d_model=8, seed=0)
     >>> history = train_grpo(model, None, make_iqa_vr(8, seed=0, size=16), steps=2, batch_size=4)

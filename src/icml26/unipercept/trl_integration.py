@@ -37,8 +37,8 @@ def unipercept_reward_funcs(
     The dataset has a ``prompt`` column, a ``mos`` column (0–100, ``None`` on question rows) and
     an ``answer`` column (a letter, ``None`` on rating rows).
 
-    Example
-    -------
+    Examples
+    --------
     >>> rating, choice = unipercept_reward_funcs()
     >>> rating(completions=["cy", "B"], mos=[50.0, None]), choice(completions=["cy", "B"],
     ...                                                          answer=[None, "B"])
