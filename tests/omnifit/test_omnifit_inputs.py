@@ -144,3 +144,53 @@ def test_avsync_refuses_bad_sizes():
         make_dataset(2, question_types=(3,))
     with pytest.raises(ValueError, match="n"):
         make_dataset(10**9)
+
+
+class _Eager:
+    """The smallest adapter FastVLike needs (uniform attention)."""
+
+    def attention_map(self, layer, h, pos, mask):
+        n = h.shape[1]
+        return torch.full((h.shape[0], 1, n, n), 1.0 / n)
+
+
+def _compressors():
+    from icml26.omnifit import FastVLike, OmniZipLite, RandomDrop, UniformNorm
+
+    profile = LAHPProfile.uniform(2, 8)
+    return [OmniFitCompressor(profile, 0.5, M=2, k=1), RandomDrop(0.5, seed=0),
+            UniformNorm(0.5), OmniZipLite(0.5), FastVLike(0.5, K=0)]  # fmt: skip
+
+
+@pytest.mark.parametrize("which", range(5))
+@pytest.mark.parametrize(
+    "pos",
+    [torch.zeros(0, dtype=torch.long), torch.zeros(1, 0, dtype=torch.long),
+     torch.zeros(2, 6, dtype=torch.long), torch.zeros(1, 6)],
+    ids=["empty", "no-tokens", "wrong-batch", "float"],
+)  # fmt: skip
+def test_before_layer_refuses_positions_that_do_not_fit(which, pos):
+    """Issue 40: the compressors' before_layer on empty/mismatched positions crashed deep."""
+    compressor = _compressors()[which]
+    H0 = torch.randn(1, 6, 8, generator=torch.Generator().manual_seed(0))
+    compressor.prepare(H0, torch.tensor([0, 1, 1, 2, 2, 0]), adapter=_Eager())
+    with pytest.raises((ValueError, TypeError), match="pos_ids"):
+        compressor.before_layer(0, H0, pos, None)
+    kept = compressor.before_layer(0, H0, torch.arange(6)[None], None)[3]
+    assert kept.shape[0] == 1 and kept.shape[1] < 6
+
+
+def test_arts_scores_refuse_a_float32_overflow():
+    H0 = torch.full((1, 3, 4), 1e30)
+    anchors = {"video": torch.ones(1, 4), "audio": torch.ones(1, 4)}
+    with pytest.raises(ValueError, match="overflow"):
+        arts_scores(H0, torch.tensor([0, 1, 2]), anchors)
+    assert torch.isfinite(arts_scores(H0.double(), torch.tensor([0, 1, 2]), anchors)).all()
+
+
+@pytest.mark.parametrize("rope_base", [float("nan"), float("inf"), 0.0, -1.0])
+def test_tinyomni_config_refuses_a_bad_rope_base(rope_base):
+    from icml26.omnifit import TinyOmniConfig
+
+    with pytest.raises(ValueError, match="rope_base"):
+        TinyOmniConfig(rope_base=rope_base)

@@ -253,6 +253,11 @@ def arts_scores(
         projection = torch.einsum("bnd,bmd->bnm", H0[:, members], unit.to(H0.dtype))
         bonus = torch.relu(projection.max(dim=-1).values)  # (B, N_m)
         scores[:, members] = scores[:, members] + lam * weights[other] * bonus
+    if not bool(torch.isfinite(scores).all()):
+        raise ValueError(
+            f"{owner}: the scores overflow {H0.dtype} (|H0| up to {float(H0.abs().max()):.3g}); "
+            "scale H0 down or pass it in float64."
+        )
     return scores
 
 

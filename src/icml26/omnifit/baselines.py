@@ -78,7 +78,7 @@ class _PlannedCompressor(AbstractCompressor):
         self, layer: int, hidden: torch.Tensor, pos_ids: torch.Tensor, mask: torch.Tensor | None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, torch.Tensor]:
         """Gather the tokens the plan keeps at layer ``l``."""
-        layer = check_layer(layer, hidden, getattr(self, "_alive", None), self.owner)
+        layer = check_layer(layer, hidden, pos_ids, mask, getattr(self, "_alive", None), self.owner)
         target = self._plan[min(layer, len(self._plan) - 1)]
         return self._alive.shrink(target, hidden, pos_ids, mask, self.mode)
 
@@ -404,7 +404,7 @@ class FastVLike(AbstractCompressor):
         self, layer: int, hidden: torch.Tensor, pos_ids: torch.Tensor, mask: torch.Tensor | None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, torch.Tensor]:
         """Keep everything before ``K``; rank by the last token's attention at ``K``."""
-        layer = check_layer(layer, hidden, self._alive, "FastVLike")
+        layer = check_layer(layer, hidden, pos_ids, mask, self._alive, "FastVLike")
         alive = self._alive
         if layer < self.K or self.mu == 1.0:
             return hidden, pos_ids, mask, alive.index

@@ -125,12 +125,31 @@ def check_inputs(H0: Any, modality_ids: Any, owner: str) -> torch.Tensor:
     return check_modality_ids(modality_ids, H0.shape[1], owner=owner)
 
 
-def check_layer(layer: Any, hidden: Any, alive: AliveSet | None, owner: str) -> int:
-    """Validate a ``before_layer`` call against the prepared batch."""
+def check_layer(
+    layer: Any, hidden: Any, pos_ids: Any, mask: Any, alive: AliveSet | None, owner: str
+) -> int:
+    """Validate a ``before_layer`` call against the prepared batch: ``hidden`` ``(B, n_l, d)``,
+    ``pos_ids`` ``(B, n_l)`` or ``(3, B, n_l)`` integers, ``mask`` ``None`` or ``(B, n_l, n_l)``
+    bool, with ``(B, n_l)`` the tokens alive now."""
+    import torch
+
     if alive is None:
         raise ValueError(f"{owner}: layer {layer!r} comes before prepare(H0, modality_ids).")
     layer = check_positive_int("layer", layer, minimum=0, maximum=10**6, owner=owner)
-    check_tensor("hidden", hidden, shape=(*alive.index.shape, None), owner=owner)
+    B, n = alive.index.shape
+    check_tensor("hidden", hidden, shape=(B, n, None), owner=owner)
+    check_tensor("pos_ids", pos_ids, floating=False, owner=owner)
+    if pos_ids.is_floating_point() or pos_ids.is_complex() or pos_ids.dtype == torch.bool:
+        raise TypeError(f"{owner}: pos_ids must be an integer tensor; got {pos_ids.dtype}.")
+    if tuple(pos_ids.shape) not in ((B, n), (3, B, n)):
+        raise ValueError(
+            f"{owner}: pos_ids must have shape ({B}, {n}) or (3, {B}, {n}) (the alive tokens' "
+            f"ids); got {tuple(pos_ids.shape)}."
+        )
+    if mask is not None:
+        check_tensor("mask", mask, shape=(B, n, n), floating=False, owner=owner)
+        if mask.dtype != torch.bool:
+            raise TypeError(f"{owner}: mask must be a bool tensor or None; got {mask.dtype}.")
     return layer
 
 
@@ -271,7 +290,7 @@ class OmniFitCompressor(AbstractCompressor):
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, torch.Tensor]:
         """Gather (and merge into) the tokens alive at layer ``l``; returns their indices too."""
         owner = "OmniFitCompressor"
-        layer = check_layer(layer, hidden, self._alive, owner)
+        layer = check_layer(layer, hidden, pos_ids, mask, self._alive, owner)
         if layer >= self.profile.n_layers:
             raise ValueError(
                 f"{owner}: layer must be < the profile's {self.profile.n_layers} layers."

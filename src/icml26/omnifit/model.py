@@ -61,6 +61,7 @@ class TinyOmniConfig:
         check_positive_int("d", self.d, maximum=4096, owner=owner)
         check_positive_int("n_heads", self.n_heads, maximum=self.d, owner=owner)
         check_positive_int("d_ff", self.d_ff, maximum=16384, owner=owner)
+        check_in_interval("rope_base", self.rope_base, low=1.0, high=1e9, owner=owner)
         if self.d % self.n_heads or (self.d // self.n_heads) % 2:
             raise ValueError(
                 f"{owner}: d / n_heads must be an even integer; got d={self.d}, "

@@ -49,7 +49,9 @@ EFFICIENCY_PRESETS = {
         EFFICIENCY, **{**SMOKE_STANDIN, "train_samples": 0, "windows": 8}, batch=2, repeats=1,
         warmup=1, fastv_layer=1,  # the smoke model has 2 layers
     ),
-    "quick": replace(EFFICIENCY, repeats=2, warmup=1),  # 3 x 2 timed rounds
+    # issue 51 (<= 60 CPU-s): the quick stand-in's sizes (L = 4, d = 64) and a prefill batch of
+    # 2 at W = 32; 3 blocks x 2 timed rounds
+    "quick": replace(EFFICIENCY, n_layers=4, d=64, d_ff=128, batch=2, repeats=2, warmup=1),
     "full": EFFICIENCY,
 }  # fmt: skip
 TIMED = ("omnifit", "omnifit_prune", "random", "fastv")
