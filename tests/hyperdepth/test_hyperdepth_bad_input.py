@@ -131,6 +131,9 @@ def test_label_arrays_of_the_wrong_length(data):
     z = np.random.default_rng(0).standard_normal((data.num_nodes, 3))
     with pytest.raises(ValueError, match="one label per row of z"):
         linear_probe(z, data.y[:-1])
+    for Cs in ((), (0.0,), (float("nan"),)):  # issue 40: Cs=() crashed with an IndexError
+        with pytest.raises(ValueError, match="Cs"):
+            linear_probe(z, data.y, Cs=Cs)
     with pytest.raises(ValueError, match="one label per row of z"):
         semantic_flattening_index(z, data.y, data.y_coarse[:-2])
     with pytest.raises(ValueError, match="one label per row of z"):

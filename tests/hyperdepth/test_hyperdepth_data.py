@@ -80,11 +80,15 @@ def test_workplace_and_walmart_from_hypergraphx():
     assert walmart.hypergraph.num_edges == 48482
 
 
-def test_from_hypergraphx_relabels_sorted_ids_and_keeps_weights_on_request():
+def test_from_hypergraphx_relabels_sorted_ids_and_keeps_weights_unless_told_not_to():
+    # Issue 49, item 9: the weights were dropped unless weighted=True was passed.
     import hypergraphx
 
     source = hypergraphx.Hypergraph([(10, 20, 30), (30, 40)], weighted=True, weights=[2.0, 3.0])
-    hg = Hypergraph.from_hypergraphx(source, weighted=True)
+    hg = Hypergraph.from_hypergraphx(source)
     assert hg.hyperedges == ((0, 1, 2), (2, 3))
     np.testing.assert_array_equal(hg.weights, [2.0, 3.0])
-    np.testing.assert_array_equal(Hypergraph.from_hypergraphx(source).weights, [1.0, 1.0])
+    unit = Hypergraph.from_hypergraphx(source, weighted=False)
+    np.testing.assert_array_equal(unit.weights, [1.0, 1.0])
+    unweighted = hypergraphx.Hypergraph([(1, 2)])  # holds unit weights
+    np.testing.assert_array_equal(Hypergraph.from_hypergraphx(unweighted).weights, [1.0])

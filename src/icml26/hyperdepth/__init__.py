@@ -11,8 +11,8 @@ Deviations (details in docs/hyperdepth.md): the filters, gate, energy functional
 orthogonality proposition are inferred from the abstract; baselines are small re-implementations
 (HyperGRACE, TriCL-lite); the SocioPatterns nodes get label-free spectral features.
 
-Example
--------
+Examples
+--------
 >>> from icml26.hyperdepth import HyperDepth, linear_probe, make_hierarchical_hypergraph
 >>> data = make_hierarchical_hypergraph(n_per_fine=10, n_edges=60, dim=8)
 >>> z = HyperDepth(dim=16, proj_dim=16, d_h=8, epochs=5).fit(data, seed=0).embed(data)

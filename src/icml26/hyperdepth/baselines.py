@@ -36,8 +36,8 @@ __all__ = ["HyperGRACE", "TriCLLite", "raw_features"]
 def raw_features(x: np.ndarray, hg: Hypergraph, K: int = 2) -> np.ndarray:
     """``P^K X`` on ``hg`` with self-loops (``K = 0``: ``X`` itself); no training.
 
-    Example
-    -------
+    Examples
+    --------
     >>> hg = Hypergraph(3, [[0, 1, 2]])
     >>> raw_features(np.eye(3), hg, K=0).shape
     (3, 3)
@@ -92,8 +92,8 @@ class HyperGRACE(AbstractContrastiveTrainer):
     epochs, lr, weight_decay, monitor_every, batch_size, device
         As for :class:`HyperDepth`.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.hyperdepth import make_hierarchical_hypergraph
     >>> data = make_hierarchical_hypergraph(n_per_fine=10, n_edges=60, dim=8)
     >>> HyperGRACE(dim=16, proj_dim=16, epochs=2).fit(data).embed(data).shape
@@ -184,8 +184,8 @@ class TriCLLite(AbstractContrastiveTrainer):
     epochs, lr, weight_decay, monitor_every, batch_size, device
         As for :class:`HyperDepth`.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.hyperdepth import make_hierarchical_hypergraph
     >>> data = make_hierarchical_hypergraph(n_per_fine=10, n_edges=60, dim=8)
     >>> TriCLLite(dim=16, proj_dim=16, epochs=2).fit(data).embed(data).shape

@@ -172,8 +172,8 @@ def make_hierarchical_hypergraph(
         If a size is not a positive integer, ``min_size > max_size``, ``max_size`` exceeds the
         nodes available, or ``p_fine + p_coarse > 1``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> data = make_hierarchical_hypergraph(n_per_fine=10, n_edges=50, dim=8)
     >>> data.x.shape, data.hypergraph.num_edges, int(data.y.max()) + 1
     ((120, 8), 50, 12)
@@ -241,8 +241,8 @@ def knn_hypergraph(X: np.ndarray, k: int = 10) -> Hypergraph:
     ValueError
         If ``k < 1`` or ``k >= n``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> X = np.arange(10.0)[:, None]
     >>> knn_hypergraph(X, k=2).hyperedges[0]
     (0, 1, 2)

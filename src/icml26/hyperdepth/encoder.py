@@ -102,8 +102,8 @@ class HyperDepthEncoder(nn.Module):
     seed
         Draws the initial parameters (torch's default initialisation from this stream).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from icml26.hyperdepth import Hypergraph
     >>> hg = Hypergraph(6, [[0, 1, 2], [3, 4, 5], [2, 3]]).with_self_loops()

@@ -208,8 +208,8 @@ def spectral_filters(
     ValueError
         If ``mode`` is unknown, ``K < 1`` or ``cutoff`` is outside ``(0, 1]``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from icml26.hyperdepth import Hypergraph
     >>> hg = Hypergraph(5, [[0, 1, 2], [2, 3, 4]]).with_self_loops()

@@ -69,8 +69,8 @@ class Hypergraph:
         If ``num_nodes <= 0``, a node id is out of range, a hyperedge is empty or repeats a
         member, or a weight is not finite and positive.
 
-    Example
-    -------
+    Examples
+    --------
     >>> hg = Hypergraph(4, [[0, 1, 2], [2, 3]])
     >>> hg.num_edges, hg.with_self_loops().num_edges
     (2, 6)
@@ -153,8 +153,8 @@ class Hypergraph:
             If the arrays differ in length, an edge id lies outside ``[0, num_edges)``, or an
             edge id in that range has no member (an empty hyperedge).
 
-        Example
-        -------
+        Examples
+        --------
         >>> Hypergraph.from_incidence([0, 1, 1, 2], [0, 0, 1, 1], 3, 2).hyperedges
         ((0, 1), (1, 2))
         """
@@ -183,8 +183,8 @@ class Hypergraph:
     def from_dhg(cls, hypergraph: Any) -> Hypergraph:
         """Convert a ``dhg.Hypergraph`` (DeepHypergraph), keeping its hyperedge weights.
 
-        Example
-        -------
+        Examples
+        --------
         >>> import dhg
         >>> Hypergraph.from_dhg(dhg.Hypergraph(3, [(0, 1), (1, 2)])).hyperedges
         ((0, 1), (1, 2))
@@ -205,7 +205,7 @@ class Hypergraph:
         )
 
     @classmethod
-    def from_hypergraphx(cls, hypergraph: Any, *, weighted: bool = False) -> Hypergraph:
+    def from_hypergraphx(cls, hypergraph: Any, *, weighted: bool = True) -> Hypergraph:
         """Convert an undirected ``hypergraphx.Hypergraph``; node ``i`` is its ``i``-th smallest id.
 
         Parameters
@@ -213,10 +213,11 @@ class Hypergraph:
         hypergraph
             The hypergraphx object (nodes must be sortable, e.g. integers).
         weighted
-            Keep hypergraphx's hyperedge weights (default: unit weights).
+            Keep hypergraphx's hyperedge weights (default; an unweighted hypergraphx object holds
+            unit weights), or ``False`` for unit weights.
 
-        Example
-        -------
+        Examples
+        --------
         >>> import hypergraphx
         >>> Hypergraph.from_hypergraphx(hypergraphx.Hypergraph([(10, 20, 30), (30, 40)])).hyperedges
         ((0, 1, 2), (2, 3))
@@ -224,6 +225,8 @@ class Hypergraph:
         ids = sorted(hypergraph.get_nodes())
         index = {v: i for i, v in enumerate(ids)}
         edges = [[index[v] for v in edge] for edge in hypergraph.get_edges()]
+        if not isinstance(weighted, bool):
+            raise TypeError(f"from_hypergraphx: weighted must be a bool; got {weighted!r}.")
         weights = [float(w) for w in hypergraph.get_weights()] if weighted else None
         return cls(len(ids), edges, weights)
 

@@ -73,8 +73,8 @@ def _pairwise_distances(z: np.ndarray) -> np.ndarray:
 def uniformity(z: Any, t: float = 2.0, *, max_nodes: int = 2000, seed: Seed = 0) -> float:
     """``log mean_{i≠j} exp(−t ‖ẑ_i − ẑ_j‖²)`` on L2-normalised rows (lower = more uniform).
 
-    Example
-    -------
+    Examples
+    --------
     >>> uniformity([[1.0, 0.0], [-1.0, 0.0]])  # antipodal: log e^{−2·4}
     -8.0
     """
@@ -143,8 +143,8 @@ def centroid_sfi(z: Any, y_fine: Any, y_coarse: Any) -> float:
     so noise around well-separated class means does not read as flattening. A fine class must
     sit under one coarse label.
 
-    Example
-    -------
+    Examples
+    --------
     >>> z = [[1.0, 0.1], [1.0, -0.1], [-1.0, 0.1], [-1.0, -0.1]]
     >>> round(centroid_sfi(z, [0, 1, 2, 3], [0, 0, 1, 1]), 3)  # siblings close: hierarchy kept
     0.1
@@ -194,8 +194,8 @@ def dendrogram_purity(z: Any, y: Any, *, method: str = "ward") -> float:
     ValueError
         If no two points share a label, or ``y`` has the wrong length.
 
-    Example
-    -------
+    Examples
+    --------
     >>> z = [[0.0, 1.0], [0.1, 1.0], [1.0, 0.0], [1.0, 0.1]]
     >>> dendrogram_purity(z, [0, 0, 1, 1])
     1.0
@@ -298,8 +298,8 @@ def linear_probe(
     dict
         ``mean`` and ``std`` test accuracy, per-split ``accuracies`` and chosen ``C``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> y = np.arange(60) % 3
     >>> linear_probe(np.eye(3)[y], y, n_splits=2, train_ratio=0.3, val_ratio=0.2)["mean"]
     1.0
@@ -308,6 +308,11 @@ def linear_probe(
     from sklearn.preprocessing import StandardScaler
 
     owner = "linear_probe"
+    Cs = tuple(Cs) if isinstance(Cs, list | tuple) else Cs
+    if not isinstance(Cs, tuple) or not Cs:
+        raise ValueError(f"linear_probe: Cs must be a non-empty sequence of C values; got {Cs!r}.")
+    for C in Cs:
+        check_in_interval("Cs", C, low=0.0, closed="neither", owner=owner)
     emb = check_array("emb", emb, owner=owner, ndim=2)
     labels = _labels("y", y, emb.shape[0], owner)
     accuracies, chosen = [], []

@@ -35,8 +35,8 @@ def info_nce(h1: torch.Tensor, h2: torch.Tensor, tau: float = 0.5) -> torch.Tens
     tau
         Temperature ``τ_c > 0``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import math, torch
     >>> h = torch.ones(5, 3)  # equal similarities everywhere: the loss is log n
     >>> abs(float(info_nce(h, h)) - math.log(5)) < 1e-6

@@ -39,8 +39,8 @@ def free_energy(dist: torch.Tensor, tau: float) -> torch.Tensor:
 
     Bounds: ``min_k e_k − τ log K <= F <= min_k e_k``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> float(free_energy(torch.tensor([0.0, 0.0], dtype=torch.float64), 1.0))  # −log 2
     -0.6931471805599453
     """
@@ -109,8 +109,8 @@ class PrototypeTree(nn.Module):
     kappa
         Child→parent consistency weight ``κ >= 0``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> g = torch.Generator().manual_seed(0)
     >>> u = torch.nn.functional.normalize(torch.randn(40, 3, generator=g), dim=1)

@@ -131,8 +131,8 @@ class DataUnpickler(pickle._Unpickler):
     source
         How errors name the file (its path).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import io, pickle
     >>> import numpy as np
     >>> DataUnpickler(io.BytesIO(pickle.dumps({"e0": np.arange(3)}))).load()["e0"].tolist()

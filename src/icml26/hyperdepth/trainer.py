@@ -104,8 +104,8 @@ class HyperDepth(AbstractContrastiveTrainer):
     encoder_, head_, hier_map_, tree_
         The trained modules.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.hyperdepth import make_hierarchical_hypergraph
     >>> data = make_hierarchical_hypergraph(n_per_fine=10, n_edges=60, dim=8)
     >>> model = HyperDepth(dim=16, proj_dim=16, d_h=8, epochs=3).fit(data, seed=0)
@@ -320,8 +320,8 @@ def gradient_conflict(model: HyperDepth, data: HypergraphData, seed: Seed = 0) -
     the modules; an unfitted ``model`` is initialised on ``data`` first (cosine at
     initialisation).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.hyperdepth import make_hierarchical_hypergraph
     >>> data = make_hierarchical_hypergraph(n_per_fine=10, n_edges=60, dim=8)
     >>> model = HyperDepth(dim=8, proj_dim=8, d_h=4, mode="exact", shared_transform=True)

@@ -129,8 +129,8 @@ def load_tricl_format(root: str | Path, name: str) -> HypergraphData:
     the exact classes and functions that rebuild numpy arrays, scipy sparse csr/csc/coo matrices
     and builtin containers are allowed, so loading a crafted file never runs its code.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import pickle, tempfile
     >>> from pathlib import Path
     >>> root = Path(tempfile.mkdtemp()); (root / "toy").mkdir()
