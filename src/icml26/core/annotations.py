@@ -34,8 +34,8 @@ def conform(value: Any, hint: Any, *, lenient: bool = False, finite: bool = True
     ``finite=True`` refuses NaN and infinities in floats. An annotation this function does not
     know is accepted.
 
-    Example
-    -------
+    Examples
+    --------
     >>> conform([1, 2], tuple[float, ...], lenient=True)
     (1.0, 2.0)
     >>> conform("x", int | None)
@@ -160,8 +160,8 @@ def check_fields(record: Any, *, skip: tuple[str, ...] = (), nan_ok: tuple[str, 
     annotation (``skip``: fields the caller checks; ``nan_ok``: float fields where NaN means
     "not defined", e.g. a rate over no events). Floats must otherwise be finite.
 
-    Example
-    -------
+    Examples
+    --------
     >>> @dataclasses.dataclass
     ... class Row:
     ...     n: int

@@ -45,8 +45,8 @@ class Resources:
     memory_gb
         Memory one task may use, reserved on Ray (``None``: no reservation).
 
-    Example
-    -------
+    Examples
+    --------
     >>> Resources(cpus=2)
     Resources(cpus=2, gpus=0, memory_gb=None)
     """
@@ -100,8 +100,8 @@ class ProgressBar:
         """A progress callback for one library call inside this bar, counted from where the bar
         stands now (so several calls can share one bar).
 
-        Example
-        -------
+        Examples
+        --------
         >>> bar = ProgressBar(None, 4, "two calls")
         >>> first = bar.part(); first(2, 2, {})
         >>> second = bar.part(); second(2, 2, {})
@@ -150,8 +150,8 @@ class RunContext:
         The clock timings read (seconds, monotonic); :meth:`median_seconds` uses it. Tests hand
         in a fake clock; experiments never call ``time`` themselves.
 
-    Example
-    -------
+    Examples
+    --------
     >>> ctx = RunContext(seed=7)
     >>> a, b = ctx.numpy_generator().random(), ctx.numpy_generator().random()
     >>> a == b, a == ctx.numpy_generator("init").random()
@@ -196,8 +196,8 @@ class RunContext:
         The first draw of :meth:`numpy_generator` ``(stream)``: the same stream gives the same
         seed, different streams independent ones.
 
-        Example
-        -------
+        Examples
+        --------
         >>> ctx = RunContext(seed=7)
         >>> ctx.seed_for("init") == ctx.seed_for("init") != ctx.seed_for("data")
         True
@@ -207,8 +207,8 @@ class RunContext:
     def seeds_for(self, stream: str, n: int) -> list[int]:
         """``n`` independent int seeds in ``[0, 2**31 - 1)`` drawn from ``stream``.
 
-        Example
-        -------
+        Examples
+        --------
         >>> len(set(RunContext(seed=7).seeds_for("clients", 4)))
         4
         """
@@ -223,8 +223,8 @@ class RunContext:
         See :func:`icml26.core.timing.interleaved_median_seconds`. Metrics computed from these
         times are timings: declare them in the experiment's ``timing_metrics``.
 
-        Example
-        -------
+        Examples
+        --------
         >>> ticks = iter(range(100))
         >>> ctx = RunContext(seed=0, clock=lambda: float(next(ticks)))
         >>> ctx.median_seconds({"a": lambda: None}, repeats=3)
@@ -240,8 +240,8 @@ class RunContext:
     def progress(self, total: int, description: str) -> ProgressBar:
         """A nested progress bar (with ETA) for ``total`` steps inside this task.
 
-        Example
-        -------
+        Examples
+        --------
         >>> with RunContext(seed=0).progress(3, "training") as bar:
         ...     for _ in range(3):
         ...         bar.advance()

@@ -303,8 +303,8 @@ def apply_overrides(config: Any, overrides: Mapping[str, str]) -> Any:
     ``float | None``, ...); an ``int`` is accepted where a ``float`` is expected. A mismatch or an
     unknown key raises ``ValueError`` in one line.
 
-    Example
-    -------
+    Examples
+    --------
     >>> @dataclass(frozen=True)
     ... class C:
     ...     lr: float = 0.1

@@ -86,8 +86,8 @@ def _is_installed(module: str) -> bool:
 def missing_modules(modules: Iterable[str]) -> tuple[str, ...]:
     """The names in ``modules`` that cannot be imported, found without importing them.
 
-    Example
-    -------
+    Examples
+    --------
     >>> missing_modules(["json", "no_such_module_here"])
     ('no_such_module_here',)
     """
@@ -101,8 +101,8 @@ def extra_requirements(extra: str, *, _seen: frozenset[str] = frozenset()) -> li
     system's dependencies are declared; ``icml26[a,b]`` inside an extra is expanded. An empty
     list when the package metadata is not installed (a bare source tree) or the extra is unknown.
 
-    Example
-    -------
+    Examples
+    --------
     >>> any(r.startswith("networkx") for r in extra_requirements("matroid"))
     True
     """
@@ -128,8 +128,8 @@ def extra_requirements(extra: str, *, _seen: frozenset[str] = frozenset()) -> li
 def missing_requirements(extra: str) -> tuple[str, ...]:
     """The requirements of ``icml26[<extra>]`` that are not installed, or installed too old.
 
-    Example
-    -------
+    Examples
+    --------
     >>> missing_requirements("matroid")
     ()
     """
@@ -151,8 +151,8 @@ def missing_requirements(extra: str) -> tuple[str, ...]:
 def require(module: str, extra: str, *, owner: str | None = None) -> ModuleType:
     """Import ``module``, or raise :class:`MissingExtraError` naming ``extra``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> require("json", "dev").__name__
     'json'
     """
@@ -168,8 +168,8 @@ def require(module: str, extra: str, *, owner: str | None = None) -> ModuleType:
 def module_versions(modules: Iterable[str]) -> dict[str, str]:
     """Installed version of each import name's distribution (``"not installed"`` if missing).
 
-    Example
-    -------
+    Examples
+    --------
     >>> module_versions(["yaml"])["yaml"] != "not installed"
     True
     """

@@ -5,8 +5,8 @@ A report figure is read beside a verdict that averages all seeds, so it must sho
 the min–max band over seeds (or the seeds' own points on bar charts), and place the legend
 outside the axes.
 
-Example
--------
+Examples
+--------
 >>> import matplotlib
 >>> matplotlib.use("Agg")
 >>> import matplotlib.pyplot as plt

@@ -42,8 +42,8 @@ def progress_reporter(progress: Progress, total: int, description: str) -> Itera
     TypeError
         When ``progress`` is neither a bool, ``None`` nor callable.
 
-    Example
-    -------
+    Examples
+    --------
     >>> seen = []
     >>> with progress_reporter(lambda d, t, m: seen.append((d, t, m)), 2, "demo") as report:
     ...     report(1, loss=0.5)

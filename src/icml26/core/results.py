@@ -98,8 +98,8 @@ def code_fingerprint(run: Callable[..., Any]) -> str:
     it, shipped checkpoints included); a function defined elsewhere contributes its own module's
     file. A record whose fingerprint differs from the current code's was made by other code.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.core.results import code_fingerprint, to_jsonable
     >>> len(code_fingerprint(to_jsonable))
     16

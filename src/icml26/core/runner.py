@@ -84,8 +84,8 @@ def available_cores() -> int:
 def derive_seed(experiment: str, config: Any, seed_index: int) -> int:
     """A 63-bit seed that depends only on the experiment name, the config and the seed index.
 
-    Example
-    -------
+    Examples
+    --------
     >>> derive_seed("a.b", {"n": 1}, 0) == derive_seed("a.b", {"n": 1}, 0)
     True
     """

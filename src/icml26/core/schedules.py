@@ -31,8 +31,8 @@ def warmup_cosine_lr(
     final_lr
         The learning rate at the last step.
 
-    Example
-    -------
+    Examples
+    --------
     >>> [round(warmup_cosine_lr(t, total_steps=5, peak_lr=1.0, warmup_steps=2), 3)
     ...  for t in range(5)]
     [0.5, 1.0, 1.0, 0.5, 0.0]

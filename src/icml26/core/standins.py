@@ -72,8 +72,8 @@ def save_checkpoint(
     ``weights`` is a module (its state dict is saved) or a state dict; tensors are saved
     contiguous and detached. ``meta`` must be JSON-serialisable.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import tempfile, torch
     >>> stem = save_checkpoint(tempfile.mkdtemp() + "/m", torch.nn.Linear(2, 1), {"config": {}})
     >>> state, meta = load_checkpoint(stem)

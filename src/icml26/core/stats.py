@@ -38,8 +38,8 @@ class Aggregate:
 def aggregate(values: Sequence[float], confidence: float = 0.95) -> Aggregate:
     """Aggregate per-seed values of one metric.
 
-    Example
-    -------
+    Examples
+    --------
     >>> a = aggregate([1.0, 2.0, 3.0])
     >>> round(a.mean, 6), round(a.ci_low, 3), round(a.ci_high, 3)
     (2.0, -0.484, 4.484)

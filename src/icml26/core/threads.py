@@ -19,8 +19,8 @@ __all__ = ["torch_threads"]
 def torch_threads(n: int) -> Iterator[None]:
     """Run the block with ``torch.set_num_threads(n)`` and restore the previous count after.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> before = torch.get_num_threads()
     >>> with torch_threads(1):

@@ -28,8 +28,8 @@ def interleaved_median_seconds(
     whole block, so ratios of the medians stay meaningful on a shared machine. ``clock`` reads
     seconds (a fake clock makes the result deterministic in tests).
 
-    Example
-    -------
+    Examples
+    --------
     >>> t = interleaved_median_seconds({"a": lambda: sum(range(10))}, repeats=3)
     >>> t["a"] >= 0
     True

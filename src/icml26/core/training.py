@@ -48,8 +48,8 @@ class NonFiniteLossError(FloatingPointError):
 def decay_groups(model: nn.Module, weight_decay: float) -> list[dict[str, Any]]:
     """Parameter groups: weight decay on matrices (>= 2-D), none on biases, norms and scalars.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from torch import nn
     >>> groups = decay_groups(nn.Sequential(nn.Linear(3, 2), nn.LayerNorm(2)), 0.1)
     >>> [(g["weight_decay"], len(g["params"])) for g in groups]
@@ -76,8 +76,8 @@ def adamw(
     ``no_decay_on_vectors=True`` applies the weight decay to matrices only
     (:func:`decay_groups`), the GPT-style recipe.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from torch import nn
     >>> opt = adamw(nn.Linear(2, 2), lr=1e-3, weight_decay=0.1, no_decay_on_vectors=True)
     >>> [g["weight_decay"] for g in opt.param_groups]
@@ -99,8 +99,8 @@ def adamw(
 def set_lr(optimizer: torch.optim.Optimizer, lr: float) -> None:
     """Set the learning rate of every parameter group (schedules are pure functions of the step).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from torch import nn
     >>> opt = adamw(nn.Linear(2, 2), lr=1.0)
     >>> set_lr(opt, 0.5); opt.param_groups[0]["lr"]
@@ -126,8 +126,8 @@ def optimizer_step(
         Before touching the weights when ``loss`` is NaN or infinite, naming ``owner`` and
         ``step`` (lower the learning rate, or check the inputs).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> w = torch.nn.Parameter(torch.tensor(2.0))
     >>> opt = torch.optim.SGD([w], lr=0.5)
@@ -184,8 +184,8 @@ class TrainingCheckpoint:
     every
         Steps between saves.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import tempfile, torch
     >>> net = torch.nn.Linear(2, 1); opt = adamw(net, lr=0.1)
     >>> ckpt = TrainingCheckpoint(tempfile.mkdtemp() + "/run.pt", every=2)

@@ -45,8 +45,8 @@ def _prefix(owner: str | None) -> str:
 def check_one_of(name: str, value: Any, allowed: Iterable[Any], *, owner: str | None = None) -> Any:
     """Return ``value`` if it is one of ``allowed``, else raise a ``ValueError`` listing them.
 
-    Example
-    -------
+    Examples
+    --------
     >>> check_one_of("kind", "linear", ("linear", "scaled_linear"))
     'linear'
     """
@@ -65,8 +65,8 @@ def check_positive_int(
     ``maximum`` bounds a size before anything of that size is allocated; document it in the
     caller's docstring.
 
-    Example
-    -------
+    Examples
+    --------
     >>> check_positive_int("n_steps", 10, maximum=10**6)
     10
     """
@@ -94,8 +94,8 @@ def check_in_interval(
     closed
         Which ends belong to the interval: ``"both"``, ``"left"``, ``"right"`` or ``"neither"``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> check_in_interval("zeta", 0.999, low=0.0, high=1.0, closed="right")
     0.999
     """
@@ -160,8 +160,8 @@ def check_array(
     finite
         Refuse NaN and infinite entries.
 
-    Example
-    -------
+    Examples
+    --------
     >>> check_array("x", [[1, 2]], ndim=2).dtype
     dtype('float64')
     """
@@ -199,8 +199,8 @@ def check_tensor(
 
     Unlike :func:`check_array` nothing is converted: a tensor API takes tensors.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> check_tensor("x", torch.zeros(2, 3), ndim=2).shape
     torch.Size([2, 3])
@@ -230,8 +230,8 @@ def numpy_generator(seed: Seed, *, name: str = "seed") -> np.random.Generator:
     ``torch.Generator`` seeds one from its next draw, and ``None`` draws fresh OS entropy.
     ``name`` is the caller's parameter, as errors name it.
 
-    Example
-    -------
+    Examples
+    --------
     >>> bool(numpy_generator(0).integers(10) == numpy_generator(0).integers(10))
     True
     """
@@ -254,8 +254,8 @@ def torch_generator(
     An ``int`` must lie in [-2**63, 2**64) (what ``manual_seed`` takes); ``name`` is the caller's
     parameter, as errors name it.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> g = torch_generator(0)
     >>> torch.equal(torch.randn(3, generator=g), torch.randn(3, generator=torch_generator(0)))
@@ -289,8 +289,8 @@ def _seed_int(seed: Any, name: str, low: int, high: int | None) -> int:
 def check_seed(name: str, value: Any, *, owner: str | None = None) -> int:
     """Return ``value`` if it is an int seed in ``[0, 2**63)``; bools and floats are refused.
 
-    Example
-    -------
+    Examples
+    --------
     >>> check_seed("seed", 7)
     7
     """
@@ -303,8 +303,8 @@ def check_device(name: str, value: Any, *, owner: str | None = None) -> str:
     ``"cpu"`` and ``"meta"`` always do; ``"cuda"``, ``"cuda:1"``, ``"mps"`` only where that
     backend is available.
 
-    Example
-    -------
+    Examples
+    --------
     >>> check_device("device", "cpu")
     'cpu'
     """

@@ -30,8 +30,8 @@ def seeded_default_init(seed: Seed) -> Iterator[None]:
     Modules built in the block (``nn.Linear``, ``nn.Embedding``, ...) get their usual
     initialisation, drawn from a stream fixed by ``seed``; torch's global RNG is left as it was.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from torch import nn
     >>> with seeded_default_init(0):
     ...     a = nn.Linear(3, 2)
@@ -54,8 +54,8 @@ def normal_init_(module: nn.Module, *, std: float = 0.02, seed: Seed = 0) -> nn.
 
     Biases, norms and other 1-D parameters keep their values. Returns ``module``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from torch import nn
     >>> net = normal_init_(nn.Linear(1000, 10), std=0.02, seed=0)
     >>> abs(float(net.weight.detach().std()) - 0.02) < 1e-3
@@ -87,8 +87,8 @@ def load_state_dict_strict(
     StateDictMismatchError
         Listing every missing key, unexpected key and shape mismatch (not only the first).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from torch import nn
     >>> net = load_state_dict_strict(nn.Linear(2, 2), nn.Linear(2, 2).state_dict())
     >>> try:

@@ -8,8 +8,8 @@ maximum-weight basis in expected ``O(n^{2-1/c} log n)``.
 Deviations (details in docs/matroid.md): the bounded-circuit algorithm's sampling schedule and the
 definition of partition size are inferred; the paper's lower bounds are theorems, not code.
 
-Example
--------
+Examples
+--------
 >>> from icml26.matroid import CostCounter, UniformBlocks, bounded_circuit_max_weight_basis
 >>> import numpy as np
 >>> M = CostCounter(UniformBlocks(nblocks=512, m=2, c=2))

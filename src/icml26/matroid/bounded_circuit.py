@@ -87,8 +87,8 @@ def bounded_circuit_max_weight_basis(
         If ``weights`` has the wrong length or non-finite entries, ``c < 2``, ``q0 < 1`` or
         ``growth <= 1``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.matroid import UniformBlocks, max_weight_basis
     >>> M = UniformBlocks(nblocks=50, m=2, c=2)
     >>> w = np.random.default_rng(0).permutation(M.n).astype(float)

@@ -66,8 +66,8 @@ class UniformMatroid(AbstractMatroid):
     TypeError, ValueError
         If ``n`` or ``r`` is not an integer in range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> U = UniformMatroid(4, 2)
     >>> U.is_independent([0, 3]), U.is_independent([0, 1, 2])
     (True, False)
@@ -106,8 +106,8 @@ class UniformBlocks(AbstractMatroid):
     TypeError, ValueError
         If a parameter is not an integer in range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> M = UniformBlocks(nblocks=3, m=2, c=2)  # three parallel pairs
     >>> M.n, M.is_independent([0, 2, 4]), M.is_independent([0, 1])
     (6, True, False)
@@ -145,8 +145,8 @@ class PartitionMatroid(AbstractMatroid):
     ValueError
         If a block id is out of range or a capacity is negative.
 
-    Example
-    -------
+    Examples
+    --------
     >>> P = PartitionMatroid(blocks=[0, 0, 0, 1, 1], caps=[2, 1])
     >>> P.is_independent([0, 1, 3]), P.is_independent([3, 4])
     (True, False)
@@ -190,8 +190,8 @@ class DirectSum(AbstractMatroid):
     ValueError
         If there are no parts.
 
-    Example
-    -------
+    Examples
+    --------
     >>> S = DirectSum(UniformMatroid(2, 1), UniformMatroid(3, 3))  # or DirectSum([...])
     >>> S.n, S.is_independent([0, 2, 3, 4]), S.is_independent([0, 1])
     (5, True, False)
@@ -244,8 +244,8 @@ class LinearMatroidGF2(AbstractMatroid):
     ValueError
         If ``matrix`` is not 2-D or has entries other than 0 and 1.
 
-    Example
-    -------
+    Examples
+    --------
     >>> L = LinearMatroidGF2([[1, 0, 1], [0, 1, 1]])
     >>> L.is_independent([0, 1]), L.is_independent([0, 1, 2])
     (True, False)
@@ -296,8 +296,8 @@ class TransversalMatroid(AbstractMatroid):
         If ``n`` is not an integer in range, ``sets`` is not a family of integer sets or a set
         holds an id outside ``range(n)``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> T = TransversalMatroid(3, [[0, 1], [1]])
     >>> T.is_independent([0, 1]), T.is_independent([0, 1, 2])
     (True, False)

@@ -25,8 +25,8 @@ __all__ = ["GraphicMatroid"]
 def is_networkx_graph(value: object) -> bool:
     """Whether ``value`` is a networkx graph (of any kind, directed ones included).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import networkx as nx
     >>> is_networkx_graph(nx.MultiGraph()), is_networkx_graph([(0, 1)])
     (True, False)
@@ -76,8 +76,8 @@ class GraphicMatroid(AbstractMatroid):
     ValueError
         If an edge is not a pair, or an edge's weight is NaN or infinite.
 
-    Example
-    -------
+    Examples
+    --------
     >>> G = GraphicMatroid([(0, 1), (1, 2), (0, 2), (0, 1)])
     >>> G.is_independent([0, 1]), G.is_independent([0, 1, 2]), G.is_independent([0, 3])
     (True, False, False)
@@ -166,8 +166,8 @@ class GraphicMatroid(AbstractMatroid):
         ValueError
             If an id is outside ``range(n)``.
 
-        Example
-        -------
+        Examples
+        --------
         >>> GraphicMatroid([("a", "b"), ("b", "c")]).edges_of([1])
         [('b', 'c')]
         """
@@ -195,8 +195,8 @@ class GraphicMatroid(AbstractMatroid):
         TypeError
             If ``graph`` is not an undirected networkx graph, or as the constructor.
 
-        Example
-        -------
+        Examples
+        --------
         >>> import networkx as nx
         >>> GraphicMatroid.from_networkx(nx.cycle_graph(4)).n
         4
@@ -222,8 +222,8 @@ class GraphicMatroid(AbstractMatroid):
         FileNotFoundError
             If ``path`` does not exist.
 
-        Example
-        -------
+        Examples
+        --------
         >>> import tempfile, pathlib
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "g.txt"
         >>> _ = path.write_text("# toy\\n1 2\\n2 3\\n3 1\\n")

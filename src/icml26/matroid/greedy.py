@@ -40,8 +40,8 @@ def check_weights(weights: object, n: int, *, owner: str) -> np.ndarray:
     ValueError
         If it is not 1-D of length ``n`` or holds NaN/inf.
 
-    Example
-    -------
+    Examples
+    --------
     >>> check_weights([1, 2.5], 2, owner="demo")
     array([1. , 2.5])
     """
@@ -67,8 +67,8 @@ def weight_order(weights: np.ndarray) -> np.ndarray:
     ValueError
         If ``weights`` is not 1-D or holds NaN/inf.
 
-    Example
-    -------
+    Examples
+    --------
     >>> weight_order(np.array([1.0, 3.0, 1.0])).tolist()
     [1, 0, 2]
     """
@@ -124,8 +124,8 @@ def greedy_basis(oracle: IndependenceOracle, order: Sequence[int] | None = None)
     ValueError
         If ``order`` is not 1-D, holds ids out of range or repeats.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.matroid import UniformBlocks
     >>> greedy_basis(UniformBlocks(2, 2, 2), order=[1, 0, 3, 2])
     [1, 3]
@@ -177,8 +177,8 @@ def max_weight_basis(
     ValueError
         If ``weights`` has the wrong length or non-finite entries.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.matroid import UniformMatroid
     >>> max_weight_basis(UniformMatroid(4, 2), [0.1, 0.9, 0.5, 0.3])
     [1, 2]
@@ -211,8 +211,8 @@ def graph_matroid(graph: nx.Graph, weights: object) -> tuple[GraphicMatroid, obj
     TypeError, ValueError
         As :class:`GraphicMatroid`.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import networkx as nx
     >>> M, w = graph_matroid(nx.Graph([(0, 1, {"cost": 4})]), "cost")
     >>> M.edges, w.tolist()
@@ -231,8 +231,8 @@ def rank(oracle: IndependenceOracle, subset: Sequence[int] | None = None) -> int
     TypeError, ValueError
         As :func:`greedy_basis`.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.matroid import UniformMatroid
     >>> rank(UniformMatroid(5, 3)), rank(UniformMatroid(5, 3), [0, 4])
     (3, 2)
@@ -268,8 +268,8 @@ def find_circuit_lightest(
     ValueError
         If ``Q`` is independent (checked unless ``known_dependent``), or ids are out of range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.matroid import UniformMatroid
     >>> find_circuit_lightest(UniformMatroid(6, 2), [5, 1, 3, 0])
     3
@@ -294,8 +294,8 @@ def lightest_in_dependent(oracle: IndependenceOracle, Q: np.ndarray) -> int:
     ValueError
         If ``Q`` is empty (the empty set is independent).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.matroid import UniformMatroid
     >>> lightest_in_dependent(UniformMatroid(6, 2), np.array([5, 1, 3, 0]))
     3

@@ -77,8 +77,8 @@ def uniform_blocks_instance(
     TypeError, ValueError
         If ``n`` is not an integer in ``[m, MAX_GROUND_SET]`` or ``c``/``m`` are out of range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> matroid, weights = uniform_blocks_instance(8, seed=0, c=2, m=2)
     >>> matroid.n, sorted(weights.tolist()) == list(range(8))
     (8, True)
@@ -113,8 +113,8 @@ def triangles_instance(n: int, seed: Seed = None) -> tuple[GraphicMatroid, np.nd
     TypeError, ValueError
         If ``n`` is not a positive integer up to ``MAX_GROUND_SET``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> matroid, weights = triangles_instance(12, seed=0)
     >>> len(matroid.vertices), 6 <= matroid.n <= 18
     (6, True)
@@ -160,8 +160,8 @@ def random_small_matroid(family: str, n: int, seed: Seed = None) -> Independence
     TypeError, ValueError
         If ``family`` is unknown or ``n`` is not an integer in range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> [random_small_matroid(f, 10, seed=0).n for f in SMALL_FAMILIES]
     [10, 10, 10, 10, 10]
     """
@@ -215,8 +215,8 @@ def gnp_graphic_instance(
     TypeError, ValueError
         If ``n_vertices`` or ``mean_degree`` is out of range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> matroid, weights = gnp_graphic_instance(50, seed=0)
     >>> len(matroid.vertices), len(weights) == matroid.n
     (50, True)

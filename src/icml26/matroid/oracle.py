@@ -52,8 +52,8 @@ def check_oracle(oracle: object, *, owner: str, name: str = "oracle") -> Indepen
 
     ``name`` is the caller's parameter that holds the oracle, for the message.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.matroid import UniformMatroid
     >>> check_oracle(UniformMatroid(4, 2), owner="demo").n
     4
@@ -76,8 +76,8 @@ def check_oracle(oracle: object, *, owner: str, name: str = "oracle") -> Indepen
 def default_cost(size: int) -> int:
     """The paper's cost of one query of ``size`` elements: ``max(1, size)``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> default_cost(0), default_cost(7)
     (1, 7)
     """
@@ -119,8 +119,8 @@ class CostCounter:
     ValueError
         If ``budget`` is negative or NaN.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.matroid import UniformMatroid
     >>> counter = CostCounter(UniformMatroid(5, 2))
     >>> counter.is_independent([0, 1]), counter.is_independent([])

@@ -53,8 +53,8 @@ def partition_size_first_fit(oracle: IndependenceOracle, k: int) -> tuple[int, l
     TypeError, ValueError
         If ``oracle`` is not an oracle or ``k`` is not an integer ``>= 1``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.matroid import UniformMatroid
     >>> partition_size_first_fit(UniformMatroid(5, 2), 2)
     (4, [[0, 1], [2, 3]])
@@ -127,8 +127,8 @@ def partition_size_exact(oracle: IndependenceOracle, k: int) -> tuple[int, list[
     TypeError, ValueError
         If ``oracle`` is not an oracle or ``k`` is not an integer ``>= 1``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.matroid import GraphicMatroid
     >>> K4 = GraphicMatroid([(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)])
     >>> partition_size_exact(K4, 2)[0]  # K4 is two edge-disjoint spanning trees
@@ -155,8 +155,8 @@ def covering_number_exact(oracle: IndependenceOracle) -> int:
     ValueError
         If the matroid has a loop (no partition exists).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.matroid import UniformMatroid
     >>> covering_number_exact(UniformMatroid(7, 3))
     3

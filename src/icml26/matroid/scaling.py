@@ -51,8 +51,8 @@ def fit_loglog_slope(xs: Sequence[float], ys: Sequence[float]) -> float:
         If fewer than two points, lengths differ, a value is not finite and positive, or all
         ``xs`` are equal.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(fit_loglog_slope([1, 2, 4], [3, 12, 48]), 6)
     2.0
     """
@@ -118,8 +118,8 @@ def run_scaling_experiment(
     ValueError
         If ``repeats`` does not match ``ns`` or a size or count is not a positive integer in range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.matroid import UniformMatroid, max_weight_basis
     >>> make = lambda n, rng: (UniformMatroid(n, n // 2), rng.random(n))
     >>> greedy = {"greedy": lambda oracle, w, rng: max_weight_basis(oracle, w)}

@@ -7,8 +7,8 @@ Noise X = R·U on R^T with (R/σ)^p ~ Gamma(k/p) and U uniform on the sphere con
 calibration, member search, dp_accounting PLDs for tight composition, and a DP-SGD noise hook.
 The family's parametrisation is inferred (the paper's text was not available): see docs/sgg_dp.md.
 
-Example
--------
+Examples
+--------
 >>> from icml26.sgg_dp import SGGMechanism, gaussian_member
 >>> best = SGGMechanism(T=3, k=3.0, p=1.35).calibrate(0.5, 1e-2)
 >>> gauss = gaussian_member(3).calibrate(0.5, 1e-2)

@@ -23,8 +23,8 @@ neighbours). :class:`SGGRdpAccountant` is dp_accounting's ``RdpAccountant`` that
 Gaussian member's SGG events as ``GaussianDpEvent`` and refuses the other members with a clear
 error: no certified RDP curve of non-Gaussian SGG noise is derived here (use the PLD accountant).
 
-Example
--------
+Examples
+--------
 >>> from dp_accounting import dp_event
 >>> from icml26.sgg_dp import SGGDpEvent, SGGPLDAccountant
 >>> event = SGGDpEvent(T=10, k=10.0, p=2.0, sgg_scale=4.0 * 2**0.5)  # the Gaussian member
@@ -70,8 +70,8 @@ class SGGDpEvent(dp_event.DpEvent):
     M, n_panels
         Resolution of the member's PLD (see :func:`icml26.sgg_dp.make_pld`).
 
-    Example
-    -------
+    Examples
+    --------
     >>> gauss = SGGDpEvent(T=3, k=3.0, p=2.0, sgg_scale=2.0 * 2**0.5)
     >>> round(gauss.noise_multiplier, 12)
     2.0
@@ -158,8 +158,8 @@ class SGGPLDAccountant(pld_privacy_accountant.PLDAccountant):
     ValueError
         If ``value_discretization_interval`` is not in (0, 1].
 
-    Example
-    -------
+    Examples
+    --------
     >>> from dp_accounting import dp_event
     >>> from icml26.sgg_dp import SGGMechanism
     >>> event = SGGMechanism(T=3, k=3.0, p=1.35).calibrate(1.0, 1e-5).to_dp_event(n_panels=20)
@@ -250,8 +250,8 @@ class SGGRdpAccountant(rdp_privacy_accountant.RdpAccountant):
     orders, neighboring_relation
         As for ``RdpAccountant``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from dp_accounting import dp_event
     >>> event = SGGDpEvent(T=5, k=5.0, p=2.0, sgg_scale=3.0 * 2**0.5)
     >>> ours = SGGRdpAccountant().compose(dp_event.PoissonSampledDpEvent(0.1, event), 50)

@@ -86,8 +86,8 @@ def compose_epsilon(
     ValueError
         If ``delta`` is not in (0, 1) or ``mechanisms`` is malformed.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.sgg_dp import gaussian_member
     >>> eps = compose_epsilon([(gaussian_member(3, std=4.0), 4)], 1e-5, M=200, n_panels=50)
     >>> round(eps, 1)

@@ -44,8 +44,8 @@ def sgg_noise_like(grad: torch.Tensor, mechanism: SGGMechanism, seed: Seed = Non
     ValueError
         If ``grad.numel() != T`` or the mechanism is uncalibrated.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.sgg_dp import SGGMechanism
     >>> m = SGGMechanism(T=6, k=6.0, p=1.5, sigma=2.0)
     >>> sgg_noise_like(torch.zeros(2, 3), m, seed=0).shape

@@ -38,8 +38,8 @@ def analytic_gaussian_delta(eps: float, std: float, sensitivity: float = 1.0) ->
     ValueError
         If a parameter is out of range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(analytic_gaussian_delta(0.0, 1.0), 6)  # TV distance of N(0,1), N(1,1)
     0.382925
     """
@@ -77,8 +77,8 @@ def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0) 
     ValueError
         If ``eps < 0``, ``delta`` is not in (0, 1) or ``sensitivity <= 0``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> s = analytic_gaussian_sigma(1.0, 1e-5)
     >>> round(s, 3)
     3.731

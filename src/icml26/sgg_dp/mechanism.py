@@ -76,8 +76,8 @@ class SGGMechanism:
         If ``T < 1``, ``k <= 0``, ``p <= 0``, ``sigma <= 0``, ``sensitivity <= 0`` or
         ``worst_case`` is unknown.
 
-    Example
-    -------
+    Examples
+    --------
     >>> m = SGGMechanism(T=3, k=3.0, p=1.35).calibrate(eps=0.5, delta=1e-2)
     >>> m.delta(0.5) <= 1e-2
     True
@@ -230,8 +230,8 @@ class SGGMechanism:
         ValueError
             If ``eps < 0`` or the mechanism is uncalibrated.
 
-        Example
-        -------
+        Examples
+        --------
         >>> round(gaussian_member(3, std=2.0).log_delta(100.0), 3)  # δ ~ 1e-8670: not a float
         -19962.24
         """
@@ -306,8 +306,8 @@ class SGGMechanism:
         ValueError
             If ``eps < 0``, ``delta`` is not in (0, 1), or no σ <= 1e3·Δ reaches the target.
 
-        Example
-        -------
+        Examples
+        --------
         >>> m = l2_member(T=3).calibrate(1.0, 1e-5)
         >>> round(m.sigma, 3)
         0.995
@@ -351,8 +351,8 @@ class SGGMechanism:
         :class:`~icml26.sgg_dp.SGGPLDAccountant`; ``M``/``n_panels`` set the resolution of the
         PLD the accountant builds (:meth:`to_pld`).
 
-        Example
-        -------
+        Examples
+        --------
         >>> from dp_accounting import dp_event
         >>> from icml26.sgg_dp import SGGPLDAccountant
         >>> m = SGGMechanism(T=3, k=3.0, p=1.35).calibrate(1.0, 1e-5)
@@ -411,8 +411,8 @@ def check_mechanism(name: str, value: object, owner: str) -> SGGMechanism:
 def gaussian_member(T: int, std: float | None = None, sensitivity: float = 1.0) -> SGGMechanism:
     """The Gaussian mechanism N(0, std² I_T) as the SGG member (k, p, σ) = (T, 2, √2·std).
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(gaussian_member(5, std=2.0).mse(), 6)  # T s²
     20.0
     """
@@ -425,8 +425,8 @@ def gaussian_member(T: int, std: float | None = None, sensitivity: float = 1.0) 
 def l2_member(T: int, sigma: float | None = None, sensitivity: float = 1.0) -> SGGMechanism:
     """The ℓ2 mechanism, density ∝ exp(−‖x‖/σ), as the SGG member (k, p) = (T, 1).
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(l2_member(3, sigma=1.0).mse(), 6)  # T(T+1)σ²
     12.0
     """
@@ -436,8 +436,8 @@ def l2_member(T: int, sigma: float | None = None, sensitivity: float = 1.0) -> S
 def laplace_member(scale: float | None = None, sensitivity: float = 1.0) -> SGGMechanism:
     """The 1-D Laplace mechanism Laplace(b) as the SGG member (T, k, p, σ) = (1, 1, 1, b).
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(laplace_member(scale=1.0).delta(0.5), 6)  # 1 − exp((ε − Δ/b)/2)
     0.221199
     """

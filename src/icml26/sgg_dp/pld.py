@@ -456,8 +456,8 @@ def make_pld(
     ValueError
         If a parameter is out of range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> pld = make_pld(T=5, k=5.0, p=2.0, sigma=2 * 2**0.5, n_panels=50)
     >>> bool(0 < pld.get_delta_for_epsilon(1.0) < 1e-2)
     True

@@ -47,8 +47,8 @@ _RULE = ((_X + 1) / 2, _WX / 2)  # Gauss–Legendre on (0, 1)
 def log_radial_profile(t: np.ndarray, T: int, k: float, p: float, sigma: float) -> np.ndarray:
     """h(t) = (k - T) ln t - (t/σ)^p, the log-density of X along a ray, up to a constant.
 
-    Example
-    -------
+    Examples
+    --------
     >>> float(log_radial_profile(np.array(2.0), T=3, k=3.0, p=2.0, sigma=2.0))
     -1.0
     """
@@ -62,8 +62,8 @@ def log_radial_profile(t: np.ndarray, T: int, k: float, p: float, sigma: float) 
 def radius_quantile(q: np.ndarray, k: float, p: float, sigma: float, upper: bool = False):
     """Quantile of R: σ·[Γ⁻¹_{k/p}(q)]^{1/p}; with ``upper=True`` ``q`` is the upper-tail mass.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(float(radius_quantile(np.array(0.5), k=1.0, p=1.0, sigma=1.0)), 6)  # Exp(1) median
     0.693147
     """
@@ -75,8 +75,8 @@ def radius_quantile(q: np.ndarray, k: float, p: float, sigma: float, upper: bool
 def radius_moment(m: float, k: float, p: float, sigma: float) -> float:
     """E R^m = σ^m Γ((k+m)/p) / Γ(k/p), computed in log space.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(radius_moment(2.0, k=3.0, p=1.0, sigma=1.0), 6)  # l2 mechanism, T=3: T(T+1)σ²
     12.0
     """

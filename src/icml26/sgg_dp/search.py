@@ -160,8 +160,8 @@ def best_member(
     InfeasibleMemberWarning
         Naming the grid points skipped because no σ <= 1e3·Δ reaches the target.
 
-    Example
-    -------
+    Examples
+    --------
     >>> best, table = best_member(0.5, 1e-2, T=3, k_grid=[3.0], p_grid=[1.0, 1.35, 2.0])
     >>> best.p, len(table)
     (1.35, 3)
@@ -249,8 +249,8 @@ def check_shift_monotone(
     -------
     bool
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.sgg_dp import l2_member
     >>> check_shift_monotone(l2_member(3, sigma=1.0), 0.5)
     True

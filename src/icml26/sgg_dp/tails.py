@@ -68,8 +68,8 @@ def _log_gamma_series(a: float, z: np.ndarray) -> np.ndarray:
 def log_gamma_sf(a: float, z: np.ndarray) -> np.ndarray:
     """log Q(a, z) = log Γ(a, z)/Γ(a), the regularised upper incomplete gamma, for any z >= 0.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(float(log_gamma_sf(1.0, np.array(2000.0))), 6)  # Q(1, z) = e^{-z}
     -2000.0
     """
@@ -86,8 +86,8 @@ def log_gamma_sf(a: float, z: np.ndarray) -> np.ndarray:
 def log_gamma_cdf(a: float, z: np.ndarray) -> np.ndarray:
     """log P(a, z), the regularised lower incomplete gamma, for any z >= 0 (−inf at z = 0).
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(float(log_gamma_cdf(1.0, np.array(1e-200))), 6)  # P(1, z) = 1 − e^{-z} ≈ z
     -460.517019
     """
@@ -107,8 +107,8 @@ def log_gamma_cdf_of_log(a: float, log_z: np.ndarray) -> np.ndarray:
     For z < e^{-200}, P(a, z) = z^a e^{−z} (1 + z/(a + 1) + ...)/Γ(a + 1) = z^a/Γ(a + 1) to
     relative ~1e-87, so ln P = a ln z − ln Γ(a + 1).
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(float(log_gamma_cdf_of_log(1.0, np.array(-2000.0))), 6)  # P(1, z) ≈ z
     -2000.0
     """
@@ -154,8 +154,8 @@ def log_beta_cdf(x: np.ndarray, xc: np.ndarray, a: float) -> np.ndarray:
     Both halves are passed so that neither is formed by a cancelling subtraction: for x <= ½
     the lower tail is computed directly, above ½ as log1p(−I_{xc}(a, a)).
 
-    Example
-    -------
+    Examples
+    --------
     >>> x = np.array(1e-200)
     >>> round(float(log_beta_cdf(x, 1 - x, 1.0)), 6)  # Beta(1, 1) is uniform: I_x = x
     -460.517019
