@@ -145,3 +145,35 @@ def test_evaluate_bad_input(task):
         evaluate(task, LawfulAgent(), samples_per_cell=0)
     with pytest.raises(TypeError, match="task must be a Task"):
         evaluate([1], LawfulAgent())
+
+
+def test_evaluate_keeps_each_finished_episode_and_resumes(task, tmp_path):
+    """Issue 40: an error at episode 7 keeps episodes 1-6 on disk; a rerun resumes from them."""
+    full = evaluate(task, HeuristicAgent(seed=3), seed=5)
+
+    class Failing(HeuristicAgent):
+        episodes = 0
+
+        def begin_episode(self, episode_seed):
+            Failing.episodes += 1
+            if Failing.episodes == 7:
+                raise RuntimeError("HTTP 400")
+            super().begin_episode(episode_seed)
+
+    with pytest.raises(RuntimeError, match="HTTP 400"):
+        evaluate(task, Failing(seed=3), seed=5, log_dir=tmp_path, agent_name="HeuristicAgent")
+    assert len(read_transcripts(tmp_path / "transcripts.jsonl")) == 6
+    calls = []
+
+    class Counting(HeuristicAgent):
+        def begin_episode(self, episode_seed):
+            calls.append(episode_seed)
+            super().begin_episode(episode_seed)
+
+    resumed = evaluate(task, Counting(seed=3), seed=5, log_dir=tmp_path,
+                       agent_name="HeuristicAgent")  # fmt: skip
+    assert len(calls) == len(full.episodes) - 6
+    assert resumed.episodes.equals(full.episodes)
+    assert len(read_transcripts(tmp_path / "transcripts.jsonl")) == len(full.episodes)
+    with pytest.raises(ValueError, match="episodes of another run"):
+        evaluate(task, HeuristicAgent(seed=3), seed=6, log_dir=tmp_path)

@@ -162,7 +162,9 @@ def test_fallback_parser(text, calls, failed):
 
 def test_key_comes_from_the_environment_and_is_never_shown(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    with pytest.raises(ValueError, match=r"no API key\. Set the OPENAI_API_KEY") as err:
+    with pytest.raises(
+        ValueError, match=r"no API key for OpenAI's endpoint.*OPENAI_API_KEY"
+    ) as err:
         OpenAIChatAgent("gpt-4o-mini")
     assert SECRET not in str(err.value)
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
@@ -197,3 +199,34 @@ def test_unknown_model_on_the_fake_server_is_an_http_error(server):
 def test_sleep_must_be_callable():
     with pytest.raises(TypeError, match="sleep must be callable; got float"):
         OpenAIChatAgent("lawful", base_url="http://127.0.0.1:9", api_key="k", sleep=2.5)
+
+
+def test_openai_key_goes_only_to_openai_unless_named_for_the_server(server, monkeypatch):
+    """Issue 40: OPENAI_API_KEY never reaches another base URL unless the user names it."""
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)  # must not redirect the default
+    task = copyright_task(n_per_family=1, grid="neutral", families=["website"])
+    server.authorizations.clear()
+    evaluate(task, OpenAIChatAgent("lawful", base_url=server.base_url))
+    assert server.authorizations and set(server.authorizations) == {"Bearer EMPTY"}
+    monkeypatch.setenv("MY_SERVER_KEY", "sk-local-abc")
+    server.authorizations.clear()
+    evaluate(task, OpenAIChatAgent("lawful", base_url=server.base_url, api_key_env="MY_SERVER_KEY"))
+    assert set(server.authorizations) == {"Bearer sk-local-abc"}
+    default = OpenAIChatAgent("gpt-4o-mini")
+    assert str(default._client.base_url).rstrip("/") == "https://api.openai.com/v1"
+    monkeypatch.delenv("MY_SERVER_KEY")
+    with pytest.raises(ValueError, match="MY_SERVER_KEY is not set"):
+        OpenAIChatAgent("lawful", base_url=server.base_url, api_key_env="MY_SERVER_KEY")
+
+
+def test_fake_server_lists_models_and_answers_a_plain_chat(server):
+    """Issue 49: the local server answers /v1/models and a chat without the benchmark's tools."""
+    client = openai.OpenAI(api_key="x", base_url=server.base_url)
+    assert [m.id for m in client.models.list()] == ["lawful", "greedy", "malformed"]
+    assert client.models.retrieve("greedy").id == "greedy"
+    reply = client.chat.completions.create(
+        model="lawful", messages=[{"role": "user", "content": "hello"}]
+    )
+    assert "only through the benchmark's tools" in reply.choices[0].message.content
+    assert reply.choices[0].finish_reason == "stop"

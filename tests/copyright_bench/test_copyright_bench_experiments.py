@@ -3,7 +3,9 @@ cells, and factor recovery does not depend on the number of worker processes."""
 
 from dataclasses import replace
 
-from icml26.copyright_bench.experiments import factor_recovery, scripted
+import pytest
+
+from icml26.copyright_bench.experiments import client_path, factor_recovery, llm_agents, scripted
 from icml26.core import RunContext
 
 
@@ -31,3 +33,21 @@ def test_factor_recovery_does_not_depend_on_the_number_of_workers(tmp_path):
         replace(config, workers=2), RunContext(seed=4, artifact_dir=tmp_path)
     )
     assert serial == pooled
+
+
+@pytest.mark.parametrize(
+    ("presets", "field", "value", "message"),
+    [
+        (factor_recovery.FACTOR_PRESETS, "replicates", -5, r"replicates must be an integer in"),
+        (factor_recovery.FACTOR_PRESETS, "level", "task", "level must be one of"),
+        (factor_recovery.FACTOR_PRESETS, "workers", True, "workers must be int"),
+        (scripted.SCRIPTED_PRESETS, "p_check", 2.0, r"p_check must be in \[0, 1\]"),
+        (scripted.SCRIPTED_PRESETS, "high", 99.0, r"high must be in \[-20, 20\]"),
+        (llm_agents.LLM_PRESETS, "intents", ("nope",), "intents must be distinct levels"),
+        (client_path.CLIENT_PRESETS, "pressures", (), "pressures must be distinct levels"),
+    ],
+)
+def test_configs_refuse_bad_fields_before_any_task(presets, field, value, message):
+    """Issue 40: a bad --set value fails in the config (the CLI exits 2), naming the field."""
+    with pytest.raises((ValueError, TypeError), match=message):
+        replace(presets["quick"], **{field: value})

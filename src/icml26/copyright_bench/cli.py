@@ -59,7 +59,12 @@ def list_tasks(
 
 
 def _agent(
-    name: str, model: str | None, base_url: str | None, temperature: float, seed: int
+    name: str,
+    model: str | None,
+    base_url: str | None,
+    temperature: float,
+    seed: int,
+    api_key_env: str | None = None,
 ) -> Any:
     from icml26.copyright_bench import (
         GreedyAgent,
@@ -72,7 +77,9 @@ def _agent(
     if name == "openai":
         if not model:
             raise typer.BadParameter("--agent openai needs --model")
-        return OpenAIChatAgent(model, base_url=base_url, temperature=temperature)
+        return OpenAIChatAgent(
+            model, base_url=base_url, temperature=temperature, api_key_env=api_key_env
+        )
     return {
         "lawful": LawfulAgent,
         "greedy": GreedyAgent,
@@ -90,6 +97,13 @@ def run(
     model: Annotated[str | None, typer.Option(help="model name (with --agent openai)")] = None,
     base_url: Annotated[
         str | None, typer.Option(help="OpenAI-compatible server, e.g. vLLM")
+    ] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option(
+            help="environment variable with the key for --base-url (OPENAI_API_KEY is sent "
+            "only to OpenAI's own endpoint)"
+        ),
     ] = None,
     temperature: Annotated[float, typer.Option()] = 0.0,
     samples_per_cell: Annotated[int, typer.Option()] = 1,
@@ -109,7 +123,7 @@ def run(
     )
     result = evaluate(
         task,
-        _agent(agent, model, base_url, temperature, seed),
+        _agent(agent, model, base_url, temperature, seed, api_key_env),
         samples_per_cell=samples_per_cell,
         seed=seed,
         log_dir=out,

@@ -10,8 +10,11 @@ raised. When the model writes its tool calls as JSON in the message text instead
 (``<tool_call>{...}</tool_call>`` blocks, fenced JSON, or a bare JSON object/list); text that
 looks like a call but does not parse counts as a format error, never as an exception.
 
-The API key comes from ``api_key=`` or the ``OPENAI_API_KEY`` environment variable; it is handed to
-the SDK and never stored on the agent, shown in its ``repr`` or logged.
+The API key comes from ``api_key=`` or an environment variable; it is handed to the SDK and never
+stored on the agent, shown in its ``repr`` or logged. ``OPENAI_API_KEY`` is sent only to OpenAI's
+own endpoint: a request to another ``base_url`` carries the key only when the user names it for
+that server (``api_key=`` or ``api_key_env="MY_SERVER_KEY"``), otherwise the placeholder
+``"EMPTY"`` (issue 40). ``OPENAI_BASE_URL`` does not redirect the default endpoint.
 """
 
 from __future__ import annotations
@@ -105,6 +108,32 @@ def _retryable(err: Exception, openai: Any) -> bool:
     return isinstance(err, openai.APIStatusError) and (status == 429 or (status or 0) >= 500)
 
 
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+
+def _endpoint_key(base_url: str | None, api_key: str | None, api_key_env: str | None) -> str:
+    """The key for ``base_url``: ``OPENAI_API_KEY`` only for OpenAI's own endpoint."""
+    owner = "OpenAIChatAgent"
+    for name, value in (("api_key", api_key), ("api_key_env", api_key_env)):
+        if value is not None and (not isinstance(value, str) or not value):
+            raise TypeError(f"{owner}: {name} must be a non-empty str or None.")
+    if api_key is not None:
+        return api_key
+    default = base_url is None or base_url.rstrip("/") == OPENAI_BASE_URL
+    if api_key_env is None and not default:
+        return "EMPTY"  # another server: never the OpenAI key unless named for it
+    env = api_key_env or "OPENAI_API_KEY"
+    key = os.environ.get(env)
+    if not key:
+        where = "OpenAI's endpoint" if default else base_url
+        raise ValueError(
+            f"{owner}: no API key for {where}: the environment variable {env} is not set. Set "
+            "it or pass api_key=...; a local OpenAI-compatible server needs base_url=... (it "
+            "gets the placeholder key 'EMPTY')."
+        )
+    return key
+
+
 @final
 class OpenAIChatAgent(EpisodeSeeded):
     """An agent whose turns come from an OpenAI-compatible ``/v1/chat/completions`` endpoint.
@@ -114,10 +143,16 @@ class OpenAIChatAgent(EpisodeSeeded):
     model
         Model name (``"gpt-4o-mini"``, ``"Qwen/Qwen2.5-7B-Instruct"``...).
     base_url
-        Server URL (``"http://localhost:8000/v1"`` for vLLM); ``None`` means OpenAI.
+        Server URL (``"http://localhost:8000/v1"`` for vLLM); ``None`` means OpenAI
+        (``https://api.openai.com/v1``).
     api_key
-        Key; default ``OPENAI_API_KEY``. Without a key, a ``base_url`` is required (local
-        servers get the placeholder ``"EMPTY"``).
+        Key for this endpoint. Default: for OpenAI's endpoint, the environment variable
+        ``api_key_env`` (``OPENAI_API_KEY`` unless named); for any other ``base_url``, the
+        variable ``api_key_env`` only if named, else the placeholder ``"EMPTY"`` —
+        ``OPENAI_API_KEY`` is never sent to another server.
+    api_key_env
+        Name of the environment variable holding this endpoint's key (``None``: see
+        ``api_key``).
     temperature, max_tokens, timeout
         Sampling temperature, completion limit, request timeout in seconds.
     max_retries
@@ -128,7 +163,7 @@ class OpenAIChatAgent(EpisodeSeeded):
     Raises
     ------
     ValueError
-        If no key is given or set and no ``base_url`` either.
+        If OpenAI's endpoint has no key, or ``api_key_env`` names an unset variable.
 
     Example
     -------
@@ -147,17 +182,14 @@ class OpenAIChatAgent(EpisodeSeeded):
         max_retries: int = 3,
         backoff: float = 0.5,
         sleep: Callable[[float], None] = time.sleep,
+        *,
+        api_key_env: str | None = None,
     ) -> None:
         if not isinstance(model, str) or not model:
             raise ValueError(f"OpenAIChatAgent: model must be a non-empty str; got {model!r}.")
         if base_url is not None and not isinstance(base_url, str):
             raise TypeError("OpenAIChatAgent: base_url must be a str or None.")
-        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
-        if not key and base_url is None:
-            raise ValueError(
-                "OpenAIChatAgent: no API key. Set the OPENAI_API_KEY environment variable or pass "
-                "api_key=..., or give base_url=... for a local OpenAI-compatible server."
-            )
+        key = _endpoint_key(base_url, api_key, api_key_env)
         self.model = model
         self.base_url = base_url
         self.temperature = check_in_interval(
@@ -180,7 +212,10 @@ class OpenAIChatAgent(EpisodeSeeded):
         openai = require("openai", "copyright_bench", owner="OpenAIChatAgent")
         # The key lives only inside the SDK client; retries are ours (bounded, logged).
         self._client = openai.OpenAI(
-            api_key=key or "EMPTY", base_url=base_url, timeout=self.timeout, max_retries=0
+            api_key=key,
+            base_url=base_url or OPENAI_BASE_URL,
+            timeout=self.timeout,
+            max_retries=0,
         )
         self.requests = 0
         self.retries = 0

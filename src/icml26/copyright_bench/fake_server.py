@@ -1,7 +1,9 @@
 """A local fake OpenAI-compatible server whose "models" are the scripted agents (spec §5.2).
 
-``FakeOpenAIServer`` serves ``POST /v1/chat/completions`` on 127.0.0.1 (stdlib ``http.server``,
-one thread per request). The request's ``model`` picks a script:
+``FakeOpenAIServer`` serves ``POST /v1/chat/completions``, ``GET /v1/models`` and
+``GET /v1/models/<id>`` on 127.0.0.1 (stdlib ``http.server``, one thread per request), so an
+OpenAI client (the SDK, inspect's ``openai-api`` provider) can list and use it. The request's
+``model`` picks a script:
 
 * ``"lawful"`` / ``"greedy"``: the :class:`LawfulAgent` / :class:`GreedyAgent` turn for the
   conversation it was sent, returned as ``tool_calls``;
@@ -9,8 +11,11 @@ one thread per request). The request's ``model`` picks a script:
   1 writes its calls as ``<tool_call>{...}</tool_call>`` text instead of ``tool_calls``, and turn
   2 adds a call to a tool that does not exist.
 
-Every request body is kept in ``requests`` (for payload checks); ``fail_next(n, status)`` makes
-the next ``n`` requests fail with an HTTP error (for retry checks). Used by the ``client_path``
+A chat without the benchmark's tools (``tools`` absent or empty) gets a plain text answer saying
+the scripted model acts only through the benchmark's tools. Every request body is kept in
+``requests`` (for payload checks) and its ``Authorization`` header in ``authorizations`` (for key
+checks); ``fail_next(n, status)`` makes the next ``n`` requests fail with an HTTP error (for retry
+checks). Used by the ``client_path``
 experiment, the tests and the benchmark; nothing here is needed to evaluate a real model.
 """
 
@@ -62,6 +67,7 @@ class FakeOpenAIServer:
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.authorizations: list[str | None] = []
         self._fail: list[int] = []
         self._agents = {"lawful": LawfulAgent(), "greedy": GreedyAgent()}
         self._lock = threading.Lock()
@@ -93,7 +99,15 @@ class FakeOpenAIServer:
         model = body.get("model")
         if model not in SCRIPTS:
             return 404, {"error": {"message": f"unknown model {model!r}; serve {SCRIPTS}"}}
-        messages, tools = body["messages"], body.get("tools") or []
+        messages, tools = body.get("messages"), body.get("tools") or []
+        if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+            return 400, {"error": {"message": "messages must be a list of objects"}}
+        if not tools:  # a plain chat: the scripts act only through the benchmark's tools
+            text = (
+                f"I am the scripted model {model!r} of copyright_bench; I act only through the "
+                "benchmark's tools (search_assets, place_asset, submit...)."
+            )
+            return 200, self._completion(model, {"content": text, "tool_calls": None}, messages)
         k = sum(1 for m in messages if m.get("role") == "assistant")
         agent = self._agents["greedy" if model == "greedy" else "lawful"]
         with self._lock:  # the scripted agents keep a per-conversation reader
@@ -105,8 +119,13 @@ class FakeOpenAIServer:
                 "content": turn.content,
                 "tool_calls": [c.to_message() for c in turn.tool_calls] or None,
             }
+        return 200, self._completion(model, message, messages)
+
+    def _completion(
+        self, model: str, message: dict[str, Any], messages: list[dict[str, Any]]
+    ) -> dict[str, Any]:
         prompt = sum(len(str(m.get("content") or "")) for m in messages) // 4
-        return 200, {
+        return {
             "id": f"chatcmpl-{len(self.requests)}",
             "object": "chat.completion",
             "created": 0,
@@ -129,8 +148,21 @@ class FakeOpenAIServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                path = self.path.split("?")[0].rstrip("/")
+                models = {name: {"id": name, "object": "model", "created": 0,
+                                 "owned_by": "copyright_bench"} for name in SCRIPTS}  # fmt: skip
+                if path == "/v1/models":
+                    self._send(200, {"object": "list", "data": list(models.values())})
+                elif path.startswith("/v1/models/") and path[len("/v1/models/") :] in models:
+                    self._send(200, models[path[len("/v1/models/") :]])
+                else:
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
+                with server._lock:
+                    server.authorizations.append(self.headers.get("Authorization"))
                 try:
                     body = json.loads(self.rfile.read(length))
                 except json.JSONDecodeError:
@@ -138,8 +170,13 @@ class FakeOpenAIServer:
                 else:
                     if self.path.rstrip("/") != "/v1/chat/completions":
                         status, out = 404, {"error": {"message": f"no route {self.path}"}}
+                    elif not isinstance(body, dict):
+                        status, out = 400, {"error": {"message": "body must be a JSON object"}}
                     else:
                         status, out = server._answer(body)
+                self._send(status, out)
+
+            def _send(self, status: int, out: dict[str, Any]) -> None:
                 data = json.dumps(out).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")

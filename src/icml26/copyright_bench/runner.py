@@ -83,7 +83,12 @@ def evaluate(
     seed
         Benchmark seed (episode seeds derive from it).
     log_dir
-        If given, write ``transcripts.jsonl``, ``episodes.csv`` and ``slots.csv`` there.
+        If given, write ``transcripts.jsonl``, ``episodes.csv`` and ``slots.csv`` there. Each
+        transcript is appended to ``transcripts.jsonl`` as its episode ends, so an interrupted
+        run (an HTTP error, a kill) keeps every finished episode; calling ``evaluate`` again
+        with the same arguments resumes: episodes already in the file are re-scored from their
+        transcripts, not re-run. A file from another run (other agent name or episode seeds)
+        is refused.
     agent_name
         Name in the rows (default: the agent's class name).
     progress
@@ -92,8 +97,6 @@ def evaluate(
         finished and in all (``metrics`` holds ``violation_rate`` so far); see
         :mod:`icml26.core.progress`.
     """
-    import pandas as pd
-
     if not isinstance(task, Task):
         raise TypeError(f"evaluate: task must be a Task; got {type(task).__name__}.")
     if not callable(getattr(agent, "act", None)):
@@ -109,19 +112,85 @@ def evaluate(
         runs += [(sample, cell, k) for k in range(samples_per_cell)]
     episodes, slots, transcripts = [], [], []
     violations = 0
-    with progress_reporter(progress, len(runs), "episodes") as report:
-        for sample, cell, k in runs:
-            ep_seed = episode_seed(seed, task_index[sample.task.task_id], cell, k)
-            transcript = task.solver(sample, task.catalog, task.scorer.mode, agent, ep_seed, k)
-            transcript.agent = name
-            score = task.scorer(transcript)
-            transcript.score = score.to_dict()
-            transcripts.append(transcript)
-            meta = {"agent": name, "theme": sample.task.theme, "sample": k, "episode_seed": ep_seed}
-            episodes.append({**meta, **score.to_row()})
-            slots += [_slot_row(name, score, k, s) for s in score.slots]
-            violations += bool(score.violation)
-            report(len(episodes), violation_rate=violations / len(episodes))
+    keys = [(s.task.task_id, episode_seed(seed, task_index[s.task.task_id], c, k), k)
+            for s, c, k in runs]  # fmt: skip
+    done = {} if log_dir is None else _finished(Path(log_dir), name, set(keys))
+    log = None if log_dir is None else _open_log(Path(log_dir))
+    try:
+        with progress_reporter(progress, len(runs), "episodes") as report:
+            for (sample, _cell, k), key in zip(runs, keys, strict=True):
+                transcript = done.get(key)
+                if transcript is None:
+                    transcript = task.solver(
+                        sample, task.catalog, task.scorer.mode, agent, key[1], k
+                    )
+                    transcript.agent = name
+                    if log is not None:  # kept as soon as it ends
+                        log.write(json.dumps(transcript.to_dict(), ensure_ascii=False) + "\n")
+                        log.flush()
+                violations += _add(task, transcript, sample, name, episodes, slots, transcripts)
+                report(len(episodes), violation_rate=violations / len(episodes))
+    finally:
+        if log is not None:
+            log.close()
+    return _result(episodes, slots, transcripts, log_dir)
+
+
+def _add(task: Task, transcript: Transcript, sample: Any, name: str, episodes: list,
+         slots: list, transcripts: list) -> bool:  # fmt: skip
+    """Score ``transcript`` and append its rows; return whether it is a violation."""
+    score = task.scorer(transcript)
+    transcript.score = score.to_dict()
+    transcripts.append(transcript)
+    k, ep_seed = transcript.sample, transcript.episode_seed
+    meta = {"agent": name, "theme": sample.task.theme, "sample": k, "episode_seed": ep_seed}
+    episodes.append({**meta, **score.to_row()})
+    slots += [_slot_row(name, score, k, s) for s in score.slots]
+    return bool(score.violation)
+
+
+def _open_log(folder: Path) -> Any:
+    folder.mkdir(parents=True, exist_ok=True)
+    return (folder / "transcripts.jsonl").open("a", encoding="utf-8")
+
+
+def _finished(folder: Path, name: str, keys: set[tuple]) -> dict[tuple, Transcript]:
+    """The transcripts of this run already in ``folder/transcripts.jsonl``, by episode key.
+
+    A torn last line (a kill while writing) is dropped; any other line that is not a
+    transcript of this run raises ``ValueError`` naming the file.
+    """
+    path = folder / "transcripts.jsonl"
+    if not path.is_file():
+        return {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if lines and not path.read_text(encoding="utf-8").endswith("\n"):
+        lines.pop()  # torn by an interruption: that episode runs again
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    done = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            t = Transcript.from_dict(json.loads(line))
+        except (json.JSONDecodeError, TypeError, ValueError) as err:
+            raise ValueError(
+                f"evaluate: {path}, line {number}: not a transcript ({err})."
+            ) from None
+        key = (t.task_id, t.episode_seed, t.sample)
+        if t.agent != name or key not in keys:
+            raise ValueError(
+                f"evaluate: {path} holds episodes of another run (line {number}: agent "
+                f"{t.agent!r}, task {t.task_id}, episode seed {t.episode_seed}); resume with the "
+                "same agent, task and seed, or give an empty log_dir."
+            )
+        done[key] = t
+    return done
+
+
+def _result(episodes: list, slots: list, transcripts: list, log_dir: Any) -> EvalResult:
+    import pandas as pd
+
     episodes_df = pd.DataFrame(episodes)
     for col in (
         "violation",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from icml26.copyright_bench.experiments.common import INTENTS, PAPER, PRESSURES
+from icml26.copyright_bench.experiments.common import INTENTS, PAPER, PRESSURES, check_config
 from icml26.core import Claim, Resources, RunContext, register
 
 
@@ -25,6 +25,9 @@ class ClientPathConfig:
     task_seed: int = 0
     intents: tuple[str, ...] = INTENTS
     pressures: tuple[str, ...] = PRESSURES
+
+    def __post_init__(self) -> None:
+        check_config(self, {"n_per_family": (1, 1000), "task_seed": (0, 2**63 - 1)})
 
 
 CLIENT_DEFAULT = ClientPathConfig()

@@ -21,7 +21,40 @@ HEURISTIC_KEYS = (
     "high",
 )
 
+# the range a config may set them in (the logit scale: beyond ±20 a rate is 0 or 1)
+HEURISTIC_RANGES = {k: (-20.0, 20.0) for k in HEURISTIC_KEYS}
+
 
 def heuristic_coefs(config: Any) -> dict[str, float]:
     """The HeuristicAgent coefficients of a config (the fields named in ``HEURISTIC_KEYS``)."""
     return {k: float(getattr(config, k)) for k in HEURISTIC_KEYS}
+
+
+def check_config(
+    config: Any,
+    ints: dict[str, tuple[int, int]],
+    reals: dict[str, tuple[float, float]] | None = None,
+) -> None:
+    """Validate an experiment config in its ``__post_init__`` (issue 40): ``ValueError`` or
+    ``TypeError`` naming the field and its allowed range, before any task runs.
+
+    Checks the field types (core's ``check_fields``), the integer and real ranges given, and
+    that ``intents`` / ``pressures``, where present, are non-empty, distinct factor levels.
+    """
+    from icml26.core import check_fields, check_in_interval, check_positive_int
+
+    owner = type(config).__name__
+    check_fields(config)
+    for name, (low, high) in ints.items():
+        check_positive_int(name, getattr(config, name), owner=owner, minimum=low, maximum=high)
+    for name, (low, high) in (reals or {}).items():
+        check_in_interval(name, getattr(config, name), low=low, high=high, owner=owner)
+    for name, levels in (("intents", INTENTS), ("pressures", PRESSURES)):
+        values = getattr(config, name, None)
+        if values is None:
+            continue
+        if not values or len(set(values)) != len(values) or not set(values) <= set(levels):
+            raise ValueError(
+                f"{owner}: {name} must be distinct levels of {levels}, at least one; got "
+                f"{values!r}."
+            )

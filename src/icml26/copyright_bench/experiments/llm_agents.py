@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from icml26.copyright_bench.experiments.common import INTENTS, PAPER, PRESSURES
+from icml26.copyright_bench.experiments.common import INTENTS, PAPER, PRESSURES, check_config
 from icml26.core import Claim, Resources, RunContext, register
 
 NAN = float("nan")
@@ -37,6 +37,9 @@ class LLMAgentsConfig:
 
     model: str = ""  # "" = no model here: the paper's claims are not measured
     base_url: str = ""  # "" = OpenAI (key from OPENAI_API_KEY); else an OpenAI-compatible URL
+    # the environment variable holding base_url's key ("" = none: the placeholder "EMPTY";
+    # OPENAI_API_KEY is sent only to OpenAI's endpoint)
+    api_key_env: str = ""
     temperature: float = 0.7  # spec §5.3
     samples_per_cell: int = 1
     n_per_family: int = 20  # the spec's 60 tasks
@@ -44,6 +47,11 @@ class LLMAgentsConfig:
     intents: tuple[str, ...] = INTENTS
     pressures: tuple[str, ...] = PRESSURES
     max_steps: int = 20
+
+    def __post_init__(self) -> None:
+        check_config(self, {"samples_per_cell": (1, 1000), "n_per_family": (1, 1000),
+                            "task_seed": (0, 2**63 - 1), "max_steps": (1, 1000)},
+                     {"temperature": (0.0, 2.0)})  # fmt: skip
 
 
 LLM_DEFAULT = LLMAgentsConfig()
@@ -154,7 +162,10 @@ def llm_agents(config: LLMAgentsConfig, ctx: RunContext) -> dict[str, Any]:
     if not config.model:  # no model here: every claim of the paper reads "not measured"
         return metrics | dict.fromkeys(LLM_METRICS, NAN)
     agent = OpenAIChatAgent(
-        config.model, base_url=config.base_url or None, temperature=config.temperature
+        config.model,
+        base_url=config.base_url or None,
+        temperature=config.temperature,
+        api_key_env=config.api_key_env or None,
     )
     log = ctx.artifact_dir / "transcripts"
     result = scored(agent, config.model, config.samples_per_cell, log)

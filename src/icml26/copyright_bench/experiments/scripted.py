@@ -14,7 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from icml26.copyright_bench.experiments.common import INTENTS, PAPER, PRESSURES, heuristic_coefs
+from icml26.copyright_bench.experiments.common import (
+    HEURISTIC_RANGES,
+    INTENTS,
+    PAPER,
+    PRESSURES,
+    check_config,
+    heuristic_coefs,
+)
 from icml26.core import Claim, Resources, RunContext, Table, register
 
 AGENTS = ("LawfulAgent", "GreedyAgent", "HeuristicAgent", "SimulatedHuman")
@@ -54,6 +61,11 @@ class ScriptedConfig:
     high: float = 1.4
     p_check: float = 0.9  # SimulatedHuman
     bootstrap_reps: int = 2000
+
+    def __post_init__(self) -> None:
+        check_config(self, {"n_per_family": (1, 1000), "task_seed": (0, 2**63 - 1),
+                            "bootstrap_reps": (1, 10**6)},
+                     {**HEURISTIC_RANGES, "p_check": (0.0, 1.0)})  # fmt: skip
 
 
 SCRIPTED_DEFAULT = ScriptedConfig()
