@@ -68,6 +68,25 @@ def test_real_table_speed_claims_fail_when_taco_costs_what_pot_costs(real_tables
         values = real_tables_smoke[_claim("taco.real_tables", claim_id).metric]
         assert values == [1.0] * 3
         _not_reproduced("taco.real_tables", claim_id, [values])
+    # HM with TACO replaced by POT: the same activations, a reduction of 0
+    assert 0.0 < real_tables_smoke["activation_reduction_p1"] < 1.0
+    _not_reproduced("taco.real_tables", "HM", [0.0])
+
+
+def test_competence_claims_fail_on_naive_compression(tmp_path):
+    """C1-C3 with TACO replaced by POT on TACO@1 %'s K random training rows."""
+    from icml26.taco.experiments.competence import PRESETS, competence
+
+    with torch_threads(1):
+        m = competence(PRESETS["smoke"], RunContext(seed=0, artifact_dir=tmp_path))
+    assert all(k["k_1"] < k["n_train"] for k in m["latents"].values())
+    _not_reproduced("taco.competence", "C1", [m["random1_minus_pot"]], firm=False)
+    _not_reproduced("taco.competence", "C2", [m["random1_minus_pot"]], firm=False)
+    _not_reproduced("taco.competence", "C3", [m["random1_minus_lr"]], firm=False)
+    # the paired differences are the per-table AUC differences, with the right sign
+    for name, scores in m["auc"].items():
+        i = list(m["auc"]).index(name)
+        assert m["pot_minus_lr"][i] == scores["pot"] - scores["lr"]
 
 
 def test_real_table_accuracy_claims_fail_on_naive_compression(real_tables_smoke):
@@ -75,6 +94,7 @@ def test_real_table_accuracy_claims_fail_on_naive_compression(real_tables_smoke)
     # two smoke tables of 128 rows: the means fail the bars, the intervals are wide
     _not_reproduced("taco.real_tables", "T1", [real_tables_smoke["random4_minus_lr"]], firm=False)
     _not_reproduced("taco.real_tables", "T2", [real_tables_smoke["random4_minus_pot"]], firm=False)
+    _not_reproduced("taco.real_tables", "HA", [real_tables_smoke["random4_minus_pot"]], firm=False)
     # the do-nothing swap (TACO replaced by POT-random, compared with itself) gives exactly 0
     auc = real_tables_smoke["auc"]
     zero = [float(np.mean(np.subtract(s["pot"], s["pot"]))) for s in auc.values()]

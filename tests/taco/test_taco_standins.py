@@ -98,7 +98,10 @@ def test_resume_restores_the_log_of_the_steps_before_the_stop(tmp_path):
     assert resumed == straight  # the log of steps 0-1 came back from the resume file
 
 
-@pytest.mark.parametrize("name", sorted(STANDINS))
+CONVERTED = ("pot_tiny", "taco_tiny", "pot_ext", "taco_ext", "taco_long")  # pre-v3 files
+
+
+@pytest.mark.parametrize("name", CONVERTED)
 def test_shipped_files_record_the_recipe_that_retrains_them(name):
     state, meta = STANDINS[name].load()
     recipe = RECIPES[name]

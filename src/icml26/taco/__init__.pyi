@@ -1,6 +1,7 @@
 from icml26.taco.backbone import KVCache, PerFeatureTransformer
 from icml26.taco.baselines import class_allocation, linear_baseline, subsample_context
 from icml26.taco.classifier import TACOClassifier
+from icml26.taco.competence import CompetenceTable, competence_panel
 from icml26.taco.config import SHIPPED_CONFIG, TACOConfig
 from icml26.taco.efficiency import (
     InferenceCost,
@@ -20,6 +21,7 @@ from icml26.taco.model import (
     n_latents,
 )
 from icml26.taco.prior import MLPSCMPrior, PriorBatch
+from icml26.taco.prior_v3 import MixturePrior, glm_posterior, sparse_glm_table
 from icml26.taco.real_tables import PANEL, RealTable, load_real_table
 from icml26.taco.training import (
     checkpoint_config,
@@ -35,12 +37,14 @@ __all__ = [
     "PANEL",
     "RCP_CHOICES",
     "SHIPPED_CONFIG",
+    "CompetenceTable",
     "CompressedContext",
     "EncoderStats",
     "InferenceCost",
     "InputEncoder",
     "KVCache",
     "MLPSCMPrior",
+    "MixturePrior",
     "PerFeatureTransformer",
     "PriorBatch",
     "RealTable",
@@ -53,8 +57,10 @@ __all__ = [
     "checkpoint_config",
     "choose_percentage",
     "class_allocation",
+    "competence_panel",
     "compute_stats",
     "cross_entropy_nats",
+    "glm_posterior",
     "init_from_pot",
     "linear_baseline",
     "load_checkpoint",
@@ -66,6 +72,7 @@ __all__ = [
     "roc_auc",
     "save_checkpoint",
     "shipped_checkpoint",
+    "sparse_glm_table",
     "subsample_context",
     "train_taco",
 ]

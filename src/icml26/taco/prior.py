@@ -80,8 +80,10 @@ def stump_layer(h: np.ndarray, rng: np.random.Generator, n_stumps: int) -> np.nd
     return out
 
 
-def _check_range(name: str, value: tuple[float, float], low: float, high: float) -> tuple:
-    owner = "MLPSCMPrior"
+def check_range(
+    name: str, value: tuple[float, float], low: float, high: float, owner: str = "MLPSCMPrior"
+) -> tuple:
+    """``value`` if it is a (low, high) tuple with ``low <= high`` inside [``low``, ``high``]."""
     if not (isinstance(value, tuple) and len(value) == 2 and value[0] <= value[1]):
         raise ValueError(
             f"{owner}: {name} must be a (low, high) tuple with low <= high; got {value!r}."
@@ -140,11 +142,11 @@ class MLPSCMPrior:
         log_rows: bool = False,
         binary_prob: float = 0.0,
     ) -> None:
-        self.n_features = _check_range("n_features", n_features, 1, 10_000)
-        self.n_classes = _check_range("n_classes", n_classes, 2, 1_000)
-        self.n_rows = _check_range("n_rows", n_rows, 4, 10**8)
-        self.train_fraction = _check_range("train_fraction", train_fraction, 0.0, 1.0)
-        self.n_causes = _check_range("n_causes", n_causes, 1, 10_000)
+        self.n_features = check_range("n_features", n_features, 1, 10_000)
+        self.n_classes = check_range("n_classes", n_classes, 2, 1_000)
+        self.n_rows = check_range("n_rows", n_rows, 4, 10**8)
+        self.train_fraction = check_range("train_fraction", train_fraction, 0.0, 1.0)
+        self.n_causes = check_range("n_causes", n_causes, 1, 10_000)
         self.categorical_prob = check_in_interval(
             "categorical_prob", categorical_prob, low=0, high=1, owner="MLPSCMPrior"
         )

@@ -30,10 +30,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from icml26.core import Progress, Standin, TrainedStandin, TrainingCheckpoint, checkpoint_dir
+from icml26.core import (
+    Progress,
+    Standin,
+    TrainedStandin,
+    TrainingCheckpoint,
+    check_one_of,
+    checkpoint_dir,
+    load_state_dict_strict,
+)
 from icml26.taco.config import SHIPPED_CONFIG, TACOConfig
 
-__all__ = ["EXTENDED_PRIOR", "RECIPES", "SHIPPED_PRIOR", "STANDINS", "Recipe", "train_recipe"]
+__all__ = [
+    "EXTENDED_PRIOR",
+    "RECIPES",
+    "SHIPPED_PRIOR",
+    "STAGE_A_PRIOR",
+    "STAGE_B_CONFIG",
+    "STANDINS",
+    "Recipe",
+    "train_recipe",
+]
+
+PRIOR_CLASSES = ("mlp_scm", "mixture")
 
 SHIPPED_PRIOR: Mapping[str, Any] = {"n_rows": (64, 256), "n_features": (2, 12)}
 """MLPSCMPrior keywords of the first stage (the prior the accuracy experiment evaluates on)."""
@@ -48,7 +67,15 @@ EXTENDED_PRIOR: Mapping[str, Any] = {
 }
 """MLPSCMPrior keywords of the later stages: larger, log-uniform tables of more kinds."""
 
-DATA = "fresh datasets from icml26.taco.MLPSCMPrior (recipe 'prior') at every step"
+STAGE_A_PRIOR: Mapping[str, Any] = {"n_features": (2, 32)}
+"""MixturePrior keywords of stage A: prior v3 up to the shipped models' 32 columns."""
+
+STAGE_B_CONFIG = TACOConfig(
+    emsize=64, nlayers=4, nhead=4, max_classes=4, max_features=64, pre_norm=True
+)
+"""Stage B's backbone (issue 48): E = 64, 4 layers, 64 features per member."""
+
+DATA = "fresh datasets from icml26.taco.{prior} (recipe 'prior') at every step"
 
 
 @dataclass(frozen=True)
@@ -69,6 +96,12 @@ class Recipe:
     init_from
         The checkpoint whose backbone starts the run: a stand-in name (a file of the shipped
         folder) or a path stem; ``None`` starts from the seeded initialisation.
+    prior_class
+        ``"mlp_scm"`` (:class:`~icml26.taco.MLPSCMPrior`) or ``"mixture"`` (prior v3,
+        :class:`~icml26.taco.MixturePrior`).
+    init_full
+        Continue ``init_from`` as a whole (every weight, compressor and projection included)
+        instead of copying its predictor backbone (:func:`~icml26.taco.init_from_pot`).
     """
 
     use_compressor: bool
@@ -83,6 +116,17 @@ class Recipe:
     prior: Mapping[str, Any] = field(default_factory=lambda: dict(SHIPPED_PRIOR))
     architecture: TACOConfig = SHIPPED_CONFIG
     init_from: str | None = None
+    prior_class: str = "mlp_scm"
+    init_full: bool = False
+
+    def __post_init__(self) -> None:
+        owner = "Recipe"
+        check_one_of("prior_class", self.prior_class, PRIOR_CLASSES, owner=owner)
+        for name in ("use_compressor", "init_full"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{owner}: {name} must be a bool; got {getattr(self, name)!r}.")
+        if self.init_full and self.init_from is None:
+            raise ValueError(f"{owner}: init_full needs init_from; got init_from=None.")
 
     def init_path(self) -> Path | None:
         """The stem ``init_from`` names (a bare name is a file of the shipped folder)."""
@@ -114,12 +158,18 @@ def train_recipe(
     """
     from icml26.taco.model import TACOModel
     from icml26.taco.prior import MLPSCMPrior
-    from icml26.taco.training import checkpoint_config, train_taco
+    from icml26.taco.prior_v3 import MixturePrior
+    from icml26.taco.training import checkpoint_config, load_checkpoint, train_taco
 
     if not isinstance(recipe, Recipe):
         raise TypeError(f"train_recipe: recipe must be a Recipe; got {type(recipe).__name__}.")
-    prior = MLPSCMPrior(**recipe.prior)
+    prior_class = MixturePrior if recipe.prior_class == "mixture" else MLPSCMPrior
+    prior = prior_class(**recipe.prior)
     model = TACOModel(recipe.architecture, use_compressor=recipe.use_compressor, seed=recipe.seed)
+    init_from = recipe.init_path()
+    if recipe.init_full:  # continue every weight (a resumed run then restores its own state)
+        load_state_dict_strict(model, load_checkpoint(init_from).state_dict(), owner="Recipe")
+        init_from = None
     history = train_taco(
         model,
         prior,
@@ -130,7 +180,7 @@ def train_recipe(
         warmup=recipe.warmup,
         clip=recipe.clip,
         seed=recipe.seed,
-        init_from=recipe.init_path(),
+        init_from=init_from,
         rows_per_step=recipe.rows_per_step,
         resume=resume,
         progress=progress,
@@ -146,13 +196,15 @@ def train_recipe(
         "seed": recipe.seed,
         "prior": dict(vars(prior)),
         "init_from": recipe.init_from,
+        **({"prior_class": recipe.prior_class} if recipe.prior_class != "mlp_scm" else {}),
+        **({"init_full": True} if recipe.init_full else {}),
     }
     last = [h["loss"] for h in history[-10:]]
     return TrainedStandin(
         model=model.eval(),
         config=checkpoint_config(model),
         recipe=record,
-        data=DATA,
+        data=DATA.format(prior=prior_class.__name__),
         metrics={"final_loss_mean_last_10": sum(last) / len(last)},
     )
 
@@ -184,6 +236,47 @@ RECIPES: dict[str, Recipe] = {
         prior=EXTENDED_PRIOR,
         init_from="taco_ext",
     ),
+    # stage A (issue 48): today's E = 32 models continued on prior v3, ~7 and ~5 CPU-minutes
+    "pot_v3": Recipe(
+        use_compressor=False,
+        steps=700,
+        batch_size=16,
+        rows_per_step=1024,
+        prior=STAGE_A_PRIOR,
+        prior_class="mixture",
+        init_from="pot_ext",
+        init_full=True,
+    ),
+    "taco_v3": Recipe(
+        use_compressor=True,
+        steps=700,
+        batch_size=16,
+        rows_per_step=1024,
+        prior=STAGE_A_PRIOR,
+        prior_class="mixture",
+        init_from="taco_long",
+        init_full=True,
+    ),
+    # stage B (issue 48; not shipped yet): CPU-hours, see docs/taco.md for the cost
+    "pot_b": Recipe(
+        use_compressor=False,
+        steps=20_000,
+        batch_size=16,
+        rows_per_step=2048,
+        prior={},
+        prior_class="mixture",
+        architecture=STAGE_B_CONFIG,
+    ),
+    "taco_b": Recipe(
+        use_compressor=True,
+        steps=10_000,
+        batch_size=16,
+        rows_per_step=2048,
+        prior={},
+        prior_class="mixture",
+        architecture=STAGE_B_CONFIG,
+        init_from="pot_b",
+    ),
 }
 """The recipe of every shipped stand-in (recorded in its metadata's ``recipe``)."""
 
@@ -193,6 +286,10 @@ _DESCRIPTIONS = {
     "pot_ext": "POT of the quick presets: pot_tiny continued 2000 steps on the extended prior",
     "taco_ext": "TACO from pot_ext, 1600 steps on the extended prior (start of taco_long)",
     "taco_long": "TACO of the quick presets: taco_ext continued 4000 steps on the extended prior",
+    "pot_v3": "Stage A POT: pot_ext continued 700 steps on prior v3 (MixturePrior, F <= 32)",
+    "taco_v3": "Stage A TACO: taco_long continued 700 steps on prior v3 (MixturePrior, F <= 32)",
+    "pot_b": "Stage B POT (not shipped): E=64, 4 layers, 64 features, 20000 steps on prior v3",
+    "taco_b": "Stage B TACO (not shipped): from pot_b, 10000 steps on prior v3",
 }
 
 

@@ -35,6 +35,26 @@ class AccuracyConfig:
     real_splits: int = 5
     real_percentage: float = 10.0
 
+    def __post_init__(self) -> None:
+        from icml26.core import check_in_interval, check_positive_int
+
+        owner = "AccuracyConfig"
+        check_positive_int("n_datasets", self.n_datasets, owner=owner, maximum=100_000)
+        if not (isinstance(self.percentages, tuple) and 1 <= len(self.percentages) <= 16):
+            raise TypeError(f"{owner}: percentages must be a tuple of 1 to 16 values in (0, 100].")
+        for p in (*self.percentages, self.real_percentage):
+            check_in_interval("percentages", p, low=0, high=100, closed="right", owner=owner)
+        if not isinstance(self.pretrained, bool):
+            raise TypeError(f"{owner}: pretrained must be a bool; got {self.pretrained!r}.")
+        check_positive_int("train_steps", self.train_steps, owner=owner, maximum=10**7)
+        check_positive_int("train_batch", self.train_batch, owner=owner, maximum=4096)
+        check_in_interval("lr", self.lr, low=0, high=1, closed="right", owner=owner)
+        check_positive_int("emsize", self.emsize, owner=owner, minimum=4, maximum=4096)
+        check_positive_int("nlayers", self.nlayers, owner=owner, maximum=64)
+        if self.emsize % 4:
+            raise ValueError(f"{owner}: emsize must be a multiple of 4; got {self.emsize!r}.")
+        check_positive_int("real_splits", self.real_splits, owner=owner, maximum=1000)
+
 
 ACC = AccuracyConfig()
 PRESETS = {

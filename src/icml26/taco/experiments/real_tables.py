@@ -24,7 +24,7 @@ from icml26.core import Resources, RunContext, Table, register
 from icml26.taco.experiments.common import PAPER
 from icml26.taco.experiments.real_tables_claims import REAL_TABLES_CLAIMS
 
-MODELS = ("taco_4", "pot", "pot_random_4", "lr", "hgb")
+MODELS = ("taco_4", "taco_1", "pot", "pot_random_4", "lr", "hgb")
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,26 @@ class RealTablesConfig:
     speed_n: int = 4096
     speed_test: int = 512
     speed_repeats: int = 5  # timed rounds: each gives one paired POT / TACO ratio
+
+    def __post_init__(self) -> None:
+        from icml26.core import check_positive_int
+        from icml26.taco.real_tables import PANEL
+
+        owner = "RealTablesConfig"
+        keys = {t.key for t in PANEL}
+        if not isinstance(self.tables, tuple) or any(t not in keys for t in self.tables):
+            raise ValueError(
+                f"{owner}: tables must be a tuple of panel keys ({sorted(keys)}); "
+                f"got {self.tables!r}."
+            )
+        if self.speed_table not in keys:
+            raise ValueError(f"{owner}: speed_table must be a panel key; got {self.speed_table!r}.")
+        check_positive_int("splits", self.splits, owner=owner, maximum=1000)
+        check_positive_int("max_train", self.max_train, owner=owner, minimum=16, maximum=10**6)
+        check_positive_int("max_test", self.max_test, owner=owner, minimum=16, maximum=10**6)
+        check_positive_int("speed_n", self.speed_n, owner=owner, minimum=16, maximum=10**6)
+        check_positive_int("speed_test", self.speed_test, owner=owner, maximum=10**6)
+        check_positive_int("speed_repeats", self.speed_repeats, owner=owner, maximum=1000)
 
 
 CONFIG = RealTablesConfig()
@@ -70,6 +90,7 @@ def _models(seed: int) -> dict[str, Any]:
 
     return {
         "taco_4": TACOClassifier(seed=seed),
+        "taco_1": TACOClassifier(row_compression_percentage=1, seed=seed),
         "pot": TACOClassifier(use_compressor=False, seed=seed),
         "lr": linear_baseline(),
         "hgb": HistGradientBoostingClassifier(categorical_features="from_dtype", random_state=seed),
@@ -84,7 +105,8 @@ def _stratified_rows(y: np.ndarray, k: int, rng: np.random.Generator) -> np.ndar
     return np.sort(np.concatenate([first, rest[: max(0, k - len(first))]]))
 
 
-def _panel_scores(config: RealTablesConfig, ctx: RunContext) -> dict[str, dict[str, list[float]]]:
+def _panel_scores(config: RealTablesConfig, ctx: RunContext) -> tuple[dict, dict]:
+    """ROC-AUC per table, model and split; and K at 1 % and 4 % per table."""
     from sklearn.model_selection import StratifiedShuffleSplit
 
     from icml26.taco import PANEL, TACOClassifier, load_real_table, n_latents, roc_auc
@@ -93,6 +115,7 @@ def _panel_scores(config: RealTablesConfig, ctx: RunContext) -> dict[str, dict[s
     sklearn_seed = ctx.seed % 2**31  # scikit-learn's random_state takes a 32-bit int
     rng = ctx.numpy_generator("random subsample")
     out: dict[str, dict[str, list[float]]] = {}
+    latents: dict[str, dict[str, int]] = {}
     with ctx.progress(len(keys) * config.splits, "real-table splits") as bar:
         for key in keys:
             X, y = load_real_table(key)
@@ -114,7 +137,9 @@ def _panel_scores(config: RealTablesConfig, ctx: RunContext) -> dict[str, dict[s
                     scores[name].append(roc_auc(y[test], model.predict_proba(X.iloc[test])))
                 bar.advance()
             out[key] = scores
-    return out
+            latents[key] = {"n_train": n_train, "k_1": n_latents(n_train, 1.0),
+                            "k_4": n_latents(n_train, 4.0)}  # fmt: skip
+    return out, latents
 
 
 def _predict_cost(config: RealTablesConfig, ctx: RunContext) -> dict[str, Any]:
@@ -124,7 +149,13 @@ def _predict_cost(config: RealTablesConfig, ctx: RunContext) -> dict[str, Any]:
     ``macs_*``: the analytic multiply-adds of the same predict step
     (:func:`~icml26.taco.predict_macs`).
     """
-    from icml26.taco import TACOClassifier, load_real_table, n_latents, predict_macs
+    from icml26.taco import (
+        TACOClassifier,
+        activation_elements,
+        load_real_table,
+        n_latents,
+        predict_macs,
+    )
 
     X, y = load_real_table(config.speed_table)
     n = config.speed_n + config.speed_test
@@ -154,10 +185,12 @@ def _predict_cost(config: RealTablesConfig, ctx: RunContext) -> dict[str, Any]:
     ]
     out: dict[str, Any] = {f"rounds_{name}": [r[name] for r in rounds] for name in percentages}
     out["macs_pot"] = float(predict_macs(q + config.speed_n, config.speed_n, f, cfg))
+    out["activations_pot"] = float(activation_elements(config.speed_n, q, f, cfg))
     for name, p in percentages.items():
         if p is not None:
             k = n_latents(config.speed_n, p)
             out[f"macs_{name}"] = float(predict_macs(q + k, k, f, cfg))
+            out[f"activations_{name}"] = float(activation_elements(k, q, f, cfg))
     return out
 
 
@@ -180,9 +213,14 @@ def _per_table_auc(metrics: list[dict[str, Any]]) -> dict[str, dict[str, float]]
 def _tables(metrics: list[dict[str, Any]], config: RealTablesConfig) -> list[Table]:
     auc = _per_table_auc(metrics)
     over = "" if len(metrics) == 1 else f" × {len(metrics)} seeds"
-    rows = [[key, *(f"{scores[name]:.3f}" for name in MODELS)] for key, scores in auc.items()]
+    latents = metrics[0].get("latents", {})
+    rows = [
+        [key, f"{latents.get(key, {}).get('k_1', '')}/{latents.get(key, {}).get('k_4', '')}",
+         *(f"{scores[name]:.3f}" for name in MODELS)]
+        for key, scores in auc.items()
+    ]  # fmt: skip
     medians = [float(np.median([s[name] for s in auc.values()])) for name in MODELS]
-    rows.append(["**median**", *(f"{m:.3f}" for m in medians)])
+    rows.append(["**median**", "", *(f"{m:.3f}" for m in medians)])
     speed = []
     for name, label in (("taco_1", "TACO@1 %"), ("taco_4", "TACO@4 %"), ("pot", "POT")):
         seconds = np.median([t for seed in metrics for t in seed[f"predict_rounds_{name}"]])
@@ -191,7 +229,7 @@ def _tables(metrics: list[dict[str, Any]], config: RealTablesConfig) -> list[Tab
         Table(
             f"Real tables: ROC-AUC, mean over {config.splits} stratified split(s){over} of at "
             f"most {config.max_train}/{config.max_test} train/test rows",
-            ["table", "TACO@4 %", "POT", "POT-random@4 %", "LR", "HGB"],
+            ["table", "K@1 %/4 %", "TACO@4 %", "TACO@1 %", "POT", "POT-random@4 %", "LR", "HGB"],
             rows,
             note="TACO and POT: the shipped checkpoints with the default 4-member ensemble; "
             "POT-random@4 %: the same POT on K random training rows (K = TACO@4 %'s latents); "
@@ -239,10 +277,10 @@ def _plot(metrics: list[dict[str, Any]], config: RealTablesConfig) -> dict[str, 
     extra="taco-tables",
     resources=Resources(cpus=1),  # tiny models: one torch thread is fastest
     timing_metrics=("predict_rounds_*", "predict_speedup*"),
-    deterministic_metrics=("predict_macs_*",),
+    deterministic_metrics=("predict_macs_*", "activation_reduction_*", "latents"),
 )
 def real_tables(config: RealTablesConfig, ctx: RunContext) -> dict[str, Any]:
-    auc = _panel_scores(config, ctx)
+    auc, latents = _panel_scores(config, ctx)
     medians = {
         f"median_auc_{name}": float(np.median([np.mean(s[name]) for s in auc.values()]))
         for name in MODELS
@@ -256,10 +294,12 @@ def real_tables(config: RealTablesConfig, ctx: RunContext) -> dict[str, Any]:
 
     return {
         "auc": auc,
+        "latents": latents,
         **medians,
         # paired per table: the items of the accuracy claims and gates
         "taco_minus_lr": _per_table(auc, "taco_4", "lr"),
         "taco_minus_pot": _per_table(auc, "taco_4", "pot"),
+        "taco1_minus_pot": _per_table(auc, "taco_1", "pot"),
         "pot_minus_random4": _per_table(auc, "pot", "pot_random_4"),
         "pot_minus_hgb": _per_table(auc, "pot", "hgb"),
         "random4_minus_lr": _per_table(auc, "pot_random_4", "lr"),
@@ -271,4 +311,6 @@ def real_tables(config: RealTablesConfig, ctx: RunContext) -> dict[str, Any]:
         **{f"predict_macs_{n}": cost[f"macs_{n}"] for n in ("taco_1", "taco_4", "pot")},
         "predict_macs_ratio": cost["macs_pot"] / cost["macs_taco_4"],
         "predict_macs_ratio_p1": cost["macs_pot"] / cost["macs_taco_1"],
+        # analytic activations of the timed predict step (N or K context rows + the test rows)
+        "activation_reduction_p1": 1 - cost["activations_taco_1"] / cost["activations_pot"],
     }

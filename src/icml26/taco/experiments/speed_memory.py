@@ -34,6 +34,29 @@ class SpeedConfig:
     nlayers: int = 4
     measure_rss: bool = False
 
+    def __post_init__(self) -> None:
+        from icml26.core import check_in_interval, check_positive_int
+
+        owner = "SpeedConfig"
+        if not (isinstance(self.n_train, tuple) and 1 <= len(self.n_train) <= 16):
+            raise TypeError(f"{owner}: n_train must be a tuple of 1 to 16 row counts.")
+        for n in self.n_train:
+            check_positive_int("n_train", n, owner=owner, maximum=1 << 20)
+        if not (isinstance(self.percentages, tuple) and 1 <= len(self.percentages) <= 16):
+            raise TypeError(f"{owner}: percentages must be a tuple of 1 to 16 values in (0, 100].")
+        for p in self.percentages:
+            check_in_interval("percentages", p, low=0, high=100, closed="right", owner=owner)
+        check_positive_int("n_test", self.n_test, owner=owner, maximum=1 << 20)
+        check_positive_int("batch_size", self.batch_size, owner=owner, maximum=1 << 20)
+        check_positive_int("n_features", self.n_features, owner=owner, maximum=16)
+        check_positive_int("repeats", self.repeats, owner=owner, maximum=1000)
+        check_positive_int("nlayers", self.nlayers, owner=owner, maximum=64)
+        check_positive_int("emsize", self.emsize, owner=owner, minimum=4, maximum=4096)
+        if self.emsize % 4:
+            raise ValueError(f"{owner}: emsize must be a multiple of 4; got {self.emsize!r}.")
+        if not isinstance(self.measure_rss, bool):
+            raise TypeError(f"{owner}: measure_rss must be a bool; got {self.measure_rss!r}.")
+
 
 SPEED = SpeedConfig()
 PRESETS = {
