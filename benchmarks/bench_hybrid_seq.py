@@ -8,7 +8,8 @@ All measurements run in this one process on the same threads:
    accuracy, in multiples of the hybrid's parameters).
 2. Streaming: per-token ``step`` latency and working-memory bytes after T tokens, T in
    {256, 1024, 4096}, for ``SA``, ``AA``, ``SS`` at d = 64, as ratios to ``AA``.
-3. Parallel (Hillis–Steele) vs sequential scan, forward + backward of one Mamba block.
+3. Parallel (Hillis–Steele) and chunked vs sequential scan, forward + backward of one Mamba
+   block, at a training batch (32 × 73) and at long single sequences (prefill).
 
 Run: ``python benchmarks/bench_hybrid_seq.py [--steps 200] [--widths 16,32,64] [--threads 2]``.
 """
@@ -89,13 +90,13 @@ def streaming(lengths: list[int], d: int) -> None:
             )
 
 
-def scans(lengths: list[int]) -> None:
-    print("\n3. Mamba block (d = 32, N = 16, batch 16), forward + backward: parallel vs sequential")
-    print(f"{'T':>6} {'sequential ms':>14} {'parallel ms':>12} {'speed-up':>9}")
-    for T in lengths:
-        u = torch.randn(16, T, 32, generator=torch.Generator().manual_seed(0))
+def scans(shapes: list[tuple[int, int]]) -> None:
+    print("\n3. Mamba block (d = 32, N = 16), forward + backward: each scan vs sequential")
+    print(f"{'batch':>6} {'T':>6} {'sequential ms':>14} {'parallel ×':>11} {'chunked ×':>10}")
+    for batch, T in shapes:
+        u = torch.randn(batch, T, 32, generator=torch.Generator().manual_seed(0))
         runs = {}
-        for scan in ("sequential", "parallel"):
+        for scan in ("sequential", "parallel", "chunked"):
             block = MambaBlock(32, scan=scan, seed=0)
 
             def run(block=block, u=u) -> None:
@@ -103,10 +104,10 @@ def scans(lengths: list[int]) -> None:
 
             runs[scan] = run
         times = interleaved_median_seconds(runs, repeats=5)
-        speedup = times["sequential"] / times["parallel"]
+        seq = times["sequential"]
         print(
-            f"{T:6d} {1e3 * times['sequential']:14.1f} {1e3 * times['parallel']:12.1f} "
-            f"{speedup:9.2f}"
+            f"{batch:6d} {T:6d} {1e3 * seq:14.1f} {seq / times['parallel']:11.2f} "
+            f"{seq / times['chunked']:10.2f}"
         )
 
 
@@ -118,12 +119,16 @@ def main() -> None:
     parser.add_argument("--lengths", default="256,1024,4096")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--skip-training", action="store_true")
+    parser.add_argument("--only-scans", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    if args.only_scans:
+        scans([(32, 73), (1, 1024), (1, 4096), (4, 1024)])
+        return
     if not args.skip_training:
         parameter_efficiency(args.steps, [int(w) for w in args.widths.split(",")], args.hybrid_d)
     streaming([int(t) for t in args.lengths.split(",")], d=64)
-    scans([64, 256, 1024])
+    scans([(32, 73), (1, 1024), (1, 4096), (4, 1024)])
 
 
 if __name__ == "__main__":

@@ -57,3 +57,51 @@ def test_builders_and_configs(a, b, c, hard):
     _raises_cleanly(build_sc_slot_ssm, a, b)
     _raises_cleanly(SSMConfig, d_state=a, expand=b, d_conv=c)
     _raises_cleanly(TrainConfig, steps=a, lr=b / 10, batch_size=c)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    scale=st.floats(min_value=1e-3, max_value=3e38),
+    T=st.integers(min_value=1, max_value=6),
+    mamba2=st.booleans(),
+)
+def test_blocks_give_finite_outputs_or_refuse_large_finite_inputs(scale, T, mamba2):
+    """Issue 40: finite inputs never come out as inf/NaN (float32 overflow in prefill)."""
+    import torch
+
+    from icml26.hybrid_seq import Mamba2Block, Mamba2Config, MambaBlock
+
+    block = Mamba2Block(16, Mamba2Config(d_state=8, head_dim=8), seed=0) if mamba2 else None
+    block = block or MambaBlock(16, seed=0)
+    u = torch.randn(2, T, 16, generator=torch.Generator().manual_seed(0)) * scale
+    u = u.clamp(-3e38, 3e38)
+    try:
+        out, cache = block.prefill(u)
+    except ValueError as err:
+        assert "1e+06" in str(err) or "overflow" in str(err), str(err)
+        return
+    assert torch.isfinite(out).all() and torch.isfinite(cache.h).all()
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    field=st.sampled_from(["steps", "n_test", "lrs", "hybrid_pattern", "warmup", "test_power_a"]),
+    value=st.one_of(
+        st.integers(min_value=-5, max_value=10**7),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.booleans(),
+        st.text(max_size=3),
+        st.tuples(st.floats(min_value=-1, max_value=2)),
+    ),
+)
+def test_experiment_configs_refuse_bad_fields_by_name(field, value):
+    """Issue 40: every experiment config validates in __post_init__, so a bad --set exits 2."""
+    from dataclasses import fields, replace
+
+    from icml26.core import REGISTRY, discover
+
+    discover()
+    for name in ("length_gen", "ood", "mqar_smoke"):
+        config = REGISTRY.get(f"hybrid_seq.{name}").presets["quick"]
+        if field in {f.name for f in fields(config)}:
+            _raises_cleanly(replace, config, **{field: value})

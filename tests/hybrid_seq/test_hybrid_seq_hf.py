@@ -49,3 +49,18 @@ def test_hf_wrapper_rejects_bad_input():
         lm(input_ids=torch.tensor([[1, 2]]), attention_mask=torch.tensor([[1, 0]]))
     with pytest.raises(ValueError, match="pattern must be a non-empty string"):
         HybridLMConfig(vocab_size=10, d_model=8, pattern="").build()
+
+
+def test_hf_generate_is_greedy_decoding_of_the_wrapped_model():
+    """Issue 49: transformers' own generate() entry point works on the wrapper; greedy output
+    equals the argmax loop over the full prefix, and HybridLM.generate (which streams through
+    the recurrent state) agrees where no argmax is id 0."""
+    lm = HybridLMForCausalLM(HybridLMConfig(vocab_size=20, d_model=16, n_heads=1)).eval()
+    ids = torch.tensor([[3, 5, 7]])
+    out = lm.generate(ids, max_new_tokens=5, do_sample=False)
+    seq = ids
+    for _ in range(5):
+        seq = torch.cat([seq, lm(input_ids=seq).logits[:, -1].argmax(-1, keepdim=True)], dim=1)
+    assert torch.equal(out, seq)
+    if (seq[:, 3:] > 0).all():
+        assert torch.equal(lm.model.generate(ids, 5), seq)

@@ -165,7 +165,7 @@ def test_hybrid_lm_rejects_bad_input():
     with pytest.raises(ValueError, match="pos_enc must be one of 'none', 'learned'"):
         HybridLM(VOCAB, 8, pos_enc="alibi")
     with pytest.raises(ValueError, match="scan must be one of 'sequential', 'parallel'"):
-        HybridLM(VOCAB, 8, scan="chunked")
+        HybridLM(VOCAB, 8, scan="blelloch")
     with pytest.raises(ValueError, match="ssm_backend must be one of"):
         HybridLM(VOCAB, 8, ssm_backend="triton")
     model = HybridLM(VOCAB, 8, pattern="A", pos_enc="learned", max_len=10)
@@ -183,3 +183,47 @@ def test_hybrid_lm_rejects_bad_input():
         working_memory(nn.Linear(2, 2), 5)
     with pytest.raises(ValueError, match=r"n_attendable must be in \[0, seq_len=5\]"):
         working_memory(model, 5, n_attendable=6)
+
+
+@pytest.mark.parametrize("pattern", ["SA", "AA", "SS"])
+def test_greedy_generate_through_the_state_equals_argmax_of_full_forward(pattern):
+    """Issue 49: generate() streams through step(); greedy must match recomputing the whole
+    prefix with forward() at every new token."""
+    model = HybridLM(20, 16, pattern=pattern, n_heads=2, seed=1).eval()
+    prompt = torch.tensor([[3, 7, 1, 9], [2, 2, 5, 11]])
+    out = model.generate(prompt, max_new_tokens=6)
+    assert out.shape == (2, 10) and torch.equal(out[:, :4], prompt)
+    seq = prompt
+    for _ in range(6):
+        logits = model(seq)[:, -1]
+        logits[:, 0] = -float("inf")
+        seq = torch.cat([seq, logits.argmax(-1, keepdim=True)], dim=1)
+    assert torch.equal(out, seq)
+
+
+def test_sampling_is_seeded_and_top_k_one_is_greedy():
+    model = HybridLM(20, 16, pattern="SA", n_heads=2, seed=1).eval()
+    prompt = torch.tensor([[3, 7, 1]])
+    draw = [
+        model.generate(prompt, 8, do_sample=True, generator=torch.Generator().manual_seed(4))
+        for _ in range(2)
+    ]
+    assert torch.equal(draw[0], draw[1]) and (draw[0] > 0).all()  # never PAD
+    top1 = model.generate(prompt, 8, do_sample=True, top_k=1, temperature=0.5)
+    assert torch.equal(top1, model.generate(prompt, 8))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [({"max_new_tokens": -1}, ValueError), ({"temperature": 0.0}, ValueError),
+     ({"temperature": float("nan")}, ValueError), ({"top_k": 0}, ValueError),
+     ({"top_k": 21}, ValueError), ({"do_sample": 1}, TypeError),
+     ({"generator": 3}, TypeError)],
+)  # fmt: skip
+def test_generate_refuses_bad_arguments_by_name(kwargs, error):
+    model = HybridLM(20, 16, pattern="SA", n_heads=2, seed=1)
+    args = {"max_new_tokens": 2} | kwargs
+    with pytest.raises(error, match="generate"):
+        model.generate(torch.tensor([[3, 7]]), **args)
+    with pytest.raises(ValueError, match="input_ids"):
+        model.generate(torch.zeros(1, 0, dtype=torch.long), 2)

@@ -35,7 +35,7 @@ def _explicit(a, b, c, h0):
 def test_parallel_and_sequential_scans_equal_the_explicit_recurrence(B, T):
     a, b, c, h0 = _random_recurrence(B, T, seed=T + 10 * B)
     y_ref, h_ref = _explicit(a, b, c, h0)
-    for scan in ("sequential", "parallel"):
+    for scan in ("sequential", "parallel", "chunked"):
         y, h = selective_recurrence(a, b, c, h0, scan=scan)
         # float64 and |a| <= 1: the doubling scan reassociates ~log2(T) products, error ~1e-15
         torch.testing.assert_close(y, y_ref, rtol=0, atol=1e-12)
@@ -76,9 +76,11 @@ def test_mamba_block_sequential_parallel_and_step_agree(B, T):
     cfg = SSMConfig(d_state=8, expand=2, d_conv=4)
     par = MambaBlock(12, cfg, scan="parallel", seed=3)
     seq = MambaBlock(12, cfg, scan="sequential", seed=3)
+    chunked = MambaBlock(12, cfg, scan="chunked", seed=3)
     u = torch.randn(B, T, 12, generator=_gen(T))
     y_par, cache_par = par.prefill(u)
     y_seq, cache_seq = seq.prefill(u)
+    y_chunk, cache_chunk = chunked.prefill(u)
     cache = par.init_cache(B)
     steps = []
     for t in range(T):
@@ -86,9 +88,9 @@ def test_mamba_block_sequential_parallel_and_step_agree(B, T):
         steps.append(y_t)
     y_step = torch.stack(steps, dim=1)
     # float32 with O(1) activations: agreement to 1e-5 is the spec's bound (§7.1)
-    for y in (y_seq, y_step):
+    for y in (y_seq, y_step, y_chunk):
         torch.testing.assert_close(y, y_par, rtol=0, atol=1e-5)
-    for c in (cache_seq, cache):
+    for c in (cache_seq, cache, cache_chunk):
         torch.testing.assert_close(c.h, cache_par.h, rtol=0, atol=1e-5)
         torch.testing.assert_close(c.conv, cache_par.conv, rtol=0, atol=1e-5)
 
@@ -187,8 +189,8 @@ def test_mamba_block_empty_sequence_keeps_the_cache_and_chunks_compose():
     assert block(torch.zeros(0, 3, 8)).shape == (0, 3, 8)
 
 
-@pytest.mark.parametrize("scan", ["sequential", "parallel"])
-@pytest.mark.parametrize("T", [1, 2, 5, 9])
+@pytest.mark.parametrize("scan", ["sequential", "parallel", "chunked"])
+@pytest.mark.parametrize("T", [1, 2, 5, 9, 17])
 def test_scan_gradients_match_finite_differences(scan, T):
     """The adjoint-scan backward pass is the true gradient (float64 gradcheck, default tol)."""
     a, b, c, h0 = _random_recurrence(2, T, seed=T)
@@ -198,3 +200,28 @@ def test_scan_gradients_match_finite_differences(scan, T):
         return selective_recurrence(a, b, c, h0, scan=scan)
 
     assert torch.autograd.gradcheck(f, inputs)
+
+
+@pytest.mark.parametrize("T", [1, 8, 9, 100])
+def test_chunked_scan_equals_sequential_with_zero_one_and_negative_decays(T):
+    """Chunk boundaries (T = 8, 9), a = 0 (forgets), a = 1 (accumulates), a < 0 (sign flips):
+    float32 states and adjoints within 1e-5 of the sequential loop (issue 46)."""
+    from icml26.hybrid_seq.ssm import (
+        _adjoint_chunked,
+        _adjoint_sequential,
+        _scan_chunked,
+        _scan_sequential,
+    )
+
+    g = _gen(T)
+    a = torch.rand(4, T, 6, 5, generator=g)
+    a[0, T // 2] = 0.0
+    a[1] = 1.0
+    a[2] = -a[2]
+    b = torch.randn(4, T, 6, 5, generator=g)
+    torch.testing.assert_close(_scan_chunked(a, b), _scan_sequential(a, b), rtol=0, atol=1e-5)
+    torch.testing.assert_close(_adjoint_chunked(a, b), _adjoint_sequential(a, b), rtol=0, atol=1e-5)
+    h = _scan_chunked(a, b)
+    torch.testing.assert_close(h[1], b[1].cumsum(0), rtol=0, atol=1e-4)  # a = 1: prefix sums
+    if T > 1:
+        assert torch.equal(h[0, T // 2], b[0, T // 2])  # a = 0: the state restarts exactly

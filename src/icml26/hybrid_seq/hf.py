@@ -7,9 +7,10 @@ and loaded with ``save_pretrained`` / ``AutoModelForCausalLM.from_pretrained(nam
 ignored), and built from an HF config. Importing this module needs the extra
 (``pip install 'icml26[hybrid_seq]'``).
 
-Deviations: ``generate()`` and HF's ``past_key_values`` cache are not wired (use
-:meth:`HybridLM.step` for streaming); id 0 is an ordinary token here (HF vocabularies), unlike
-the synthetic tasks where it is PAD.
+``generate()`` is HF's own (``GenerationMixin``): greedy or sampling, re-running the whole prefix
+at each token (HF's ``past_key_values`` cache is not wired); :meth:`HybridLM.generate` streams
+through the recurrent state instead. Deviation: id 0 is an ordinary token here (HF
+vocabularies), unlike the synthetic tasks where it is PAD.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from icml26.hybrid_seq.ssm import SSMConfig
 _transformers = require("transformers", "hybrid_seq", owner="icml26.hybrid_seq.hf")
 PretrainedConfig = _transformers.PretrainedConfig
 PreTrainedModel = _transformers.PreTrainedModel
+GenerationMixin = _transformers.GenerationMixin
 CausalLMOutput = _transformers.modeling_outputs.CausalLMOutput
 
 __all__ = ["HybridLMConfig", "HybridLMForCausalLM"]
@@ -129,7 +131,7 @@ class HybridLMConfig(PretrainedConfig):
 
 
 @final
-class HybridLMForCausalLM(PreTrainedModel):
+class HybridLMForCausalLM(PreTrainedModel, GenerationMixin):
     """A :class:`HybridLM` behind HF's ``PreTrainedModel`` (``save/from_pretrained``, Auto*).
 
     ``forward(input_ids, labels=None)`` returns ``CausalLMOutput(loss, logits)`` with HF's
@@ -155,6 +157,8 @@ class HybridLMForCausalLM(PreTrainedModel):
         with torch.device("cpu"):
             self.model = config.build()
         self.post_init()
+        # HF's generate re-runs the whole prefix: no past_key_values cache is wired
+        self.generation_config.use_cache = False
 
     def _init_weights(self, module: nn.Module) -> None:
         """Keep HybridLM's own (seeded, spec §2.2) initialisation."""

@@ -45,6 +45,8 @@ from icml26.hybrid_seq.ssm import (
     MAX_D_STATE,
     SCANS,
     SSMCache,
+    check_block_input,
+    check_block_output,
     selective_recurrence,
 )
 
@@ -121,7 +123,7 @@ class Mamba2Block(nn.Module):
     config
         :class:`Mamba2Config`.
     scan
-        ``"parallel"`` or ``"sequential"``.
+        ``"parallel"``, ``"sequential"`` or ``"chunked"``.
     seed
         Seed of the initialisation.
 
@@ -219,9 +221,17 @@ class Mamba2Block(nn.Module):
         return v.repeat_interleave(self.head_dim, dim=-1)
 
     def _gated_norm(self, y: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
-        """RMSNorm over each group of y ⊙ SiLU(z), times the gain."""
+        """RMSNorm over each group of y ⊙ SiLU(z), times the gain.
+
+        Computed on g / s with s = max |g| per group (g / sqrt(mean g² + ε) =
+        (g/s) / sqrt(mean (g/s)² + ε/s²)), so the squares of large finite g do not overflow
+        float32 (issue 40's fuzz found inf/NaN here).
+        """
         g = (y * nn.functional.silu(z)).unflatten(-1, (self.n_groups, -1))
-        g = g * torch.rsqrt(g.pow(2).mean(-1, keepdim=True) + self.config.norm_eps)
+        scale = g.detach().abs().amax(-1, keepdim=True).clamp_min(1e-12)
+        g = g / scale
+        eps = self.config.norm_eps / scale.pow(2)
+        g = g * torch.rsqrt(g.pow(2).mean(-1, keepdim=True) + eps)
         return g.flatten(-2) * self.norm_weight
 
     def _check(self, name: str, u: object, ndim: int, owner: str) -> torch.Tensor:
@@ -233,6 +243,7 @@ class Mamba2Block(nn.Module):
                 f"{owner}: {name} must be {w.dtype} on {w.device} like the block's parameters; "
                 f"got {u.dtype} on {u.device}."
             )
+        check_block_input(name, u, owner)
         return u
 
     def _check_cache(self, cache: object, batch: int, owner: str) -> None:
@@ -280,7 +291,8 @@ class Mamba2Block(nn.Module):
         b = (self._heads_to_channels(delta) * x)[..., None] * B  # Δ x ⊗ B
         y, h_T = selective_recurrence(a.contiguous(), b, C, h0, scan=self.scan)
         y = y + self._heads_to_channels(self.D) * x
-        return self.out_proj(self._gated_norm(y, z)), SSMCache(h=h_T, conv=new_conv)
+        out = check_block_output(self.out_proj(self._gated_norm(y, z)), owner)
+        return out, SSMCache(h=h_T, conv=new_conv)
 
     def forward(self, u: torch.Tensor) -> torch.Tensor:
         """out (B, T, D) for u (B, T, D), from h = 0."""

@@ -30,6 +30,7 @@ from torch import nn
 
 from icml26.core import (
     Seed,
+    check_in_interval,
     check_one_of,
     check_positive_int,
     seeded_default_init,
@@ -430,7 +431,7 @@ class HybridLM(AbstractSequenceModel):
         :class:`SSMConfig` (Mamba-1) or :class:`Mamba2Config` (Mamba-2, spec's ``--ssm mamba2``;
         PyTorch scan only) of every ``S`` block.
     scan
-        ``"parallel"`` or ``"sequential"`` (same outputs).
+        ``"parallel"``, ``"sequential"`` or ``"chunked"`` (same outputs).
     mlp_ratio
         MLP hidden width / d (at most 64).
     max_len
@@ -599,6 +600,76 @@ class HybridLM(AbstractSequenceModel):
             x, layer_cache = block.step(x, layer_cache, position)
             layers.append(layer_cache)
         return self.head(self.norm_f(x)), LMCache(position + 1, tuple(layers))
+
+    @torch.no_grad()
+    def generate(
+        self,
+        input_ids: torch.Tensor,
+        max_new_tokens: int,
+        *,
+        do_sample: bool = False,
+        temperature: float = 1.0,
+        top_k: int | None = None,
+        generator: torch.Generator | None = None,
+    ) -> torch.Tensor:
+        """Continue ``input_ids`` (B, T) by ``max_new_tokens`` tokens through the recurrent state.
+
+        The prompt is fed token by token through :meth:`step` (SSM state, conv and KV caches),
+        then each new token is the argmax of the last logits (``do_sample=False``, greedy) or a
+        draw from softmax(logits / ``temperature``) restricted to the ``top_k`` largest
+        (``do_sample=True``). Returns prompt and continuation, (B, T + max_new_tokens), like
+        ``transformers``' ``generate``. Ids must lie in [1, vocab_size) (0 is PAD).
+
+        Raises
+        ------
+        ValueError
+            On an empty prompt, ``max_new_tokens`` outside [0, 2**20] or beyond the model's
+            positions, ``temperature`` not finite and > 0, ``top_k`` outside [1, vocab_size].
+        TypeError
+            If ``do_sample`` is not a bool or ``generator`` not a ``torch.Generator``.
+
+        Examples
+        --------
+        >>> m = HybridLM(vocab_size=12, d_model=16, pattern="SA", n_heads=2, seed=0)
+        >>> m.generate(torch.tensor([[1, 5, 7]]), max_new_tokens=4).shape
+        torch.Size([1, 7])
+        """
+        owner = "HybridLM.generate"
+        ids = check_token_ids(input_ids, self.vocab_size, owner=owner, name="input_ids")
+        if ids.shape[1] == 0:
+            raise ValueError(f"{owner}: input_ids must hold at least one token per sequence.")
+        n_new = check_positive_int("max_new_tokens", max_new_tokens, owner=owner, minimum=0,
+                                   maximum=MAX_LEN)  # fmt: skip
+        if not isinstance(do_sample, bool):
+            raise TypeError(f"{owner}: do_sample must be a bool; got {do_sample!r}.")
+        temperature = check_in_interval(
+            "temperature", temperature, low=0.0, closed="neither", owner=owner
+        )
+        if top_k is not None:
+            top_k = check_positive_int("top_k", top_k, owner=owner, maximum=self.vocab_size)
+        if generator is not None and not isinstance(generator, torch.Generator):
+            raise TypeError(f"{owner}: generator must be a torch.Generator or None.")
+        self._check_length(ids.shape[1] + n_new)
+        cache = self.init_cache(ids.shape[0])
+        for t in range(ids.shape[1]):
+            logits, cache = self.step(ids[:, t], cache)
+        out = [ids]
+        for i in range(n_new):
+            logits = logits.clone()
+            logits[:, 0] = -math.inf  # never PAD
+            if do_sample:
+                scores = logits / temperature
+                if top_k is not None and top_k < self.vocab_size:
+                    kth = scores.topk(top_k, dim=-1).values[:, -1:]
+                    scores = scores.masked_fill(scores < kth, -math.inf)
+                probs = torch.softmax(scores, dim=-1)
+                token = torch.multinomial(probs, 1, generator=generator)[:, 0]
+            else:
+                token = logits.argmax(-1)
+            out.append(token[:, None])
+            if i + 1 < n_new:
+                logits, cache = self.step(token, cache)
+        return torch.cat(out, dim=1)
 
     def memory_layout(self) -> list[tuple[int, int, int]]:
         """Per block: (SSM state, conv cache, KV numbers per token)."""

@@ -35,15 +35,46 @@ from icml26.core import (
     seeded_default_init,
 )
 
-__all__ = ["SCANS", "MambaBlock", "SSMCache", "SSMConfig", "selective_recurrence"]
+__all__ = [
+    "MAX_ABS_INPUT",
+    "SCANS",
+    "MambaBlock",
+    "SSMCache",
+    "SSMConfig",
+    "selective_recurrence",
+]
 
-SCANS = ("sequential", "parallel")
+SCANS = ("sequential", "parallel", "chunked")
+CHUNK = 8  # time steps per chunk of the chunked scan
 BACKENDS = ("torch", "mamba_ssm")
 MAX_D_MODEL = 2**13  # widest block input (the same bound as HybridLM's residual stream)
 MAX_D_INNER = 2**15  # most SSM channels E·D
 MAX_D_STATE = 2**10  # largest SSM state N per channel (Mamba uses 16)
 MAX_D_CONV = 2**10  # longest causal conv kernel (Mamba uses 4)
 MAX_CACHE_NUMBERS = 2**28  # most numbers in a fresh cache: batch · E·D · (N + d_conv - 1)
+# largest |input| a block accepts: its Δ·x·B products and their sums over time overflow float32
+# from about 1e10 (issue 40's fuzz: NaN out of finite inputs); a HybridLM feeds RMS-normed inputs
+MAX_ABS_INPUT = 1e6
+
+
+def check_block_input(name: str, u: torch.Tensor, owner: str) -> None:
+    """Refuse NaN/inf and entries beyond ``MAX_ABS_INPUT`` in a block's input (issue 40)."""
+    if u.numel() and not bool(u.detach().abs().amax() <= MAX_ABS_INPUT):
+        worst = float(u.detach().abs().amax())
+        raise ValueError(
+            f"{owner}: {name} must be finite with |entries| <= {MAX_ABS_INPUT:g} (larger ones "
+            f"overflow float32 inside the SSM); got max |{name}| = {worst:g}."
+        )
+
+
+def check_block_output(out: torch.Tensor, owner: str) -> torch.Tensor:
+    """``out``, or a ValueError when finite inputs overflowed to inf/NaN inside the block."""
+    if not bool(torch.isfinite(out.detach()).all()):
+        raise ValueError(
+            f"{owner}: the output overflowed float32 (inf/NaN from finite inputs and "
+            "parameters); scale the inputs or the cache down."
+        )
+    return out
 
 
 def _scan_sequential(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -92,6 +123,53 @@ def _adjoint_parallel(a: torch.Tensor, grad_h: torch.Tensor) -> torch.Tensor:
     return g
 
 
+def _scan_chunked(a: torch.Tensor, b: torch.Tensor, chunk: int = CHUNK) -> torch.Tensor:
+    """Same as :func:`_scan_sequential` by chunks: about 2·sqrt(T) loop steps instead of T.
+
+    Time is cut into ``n`` chunks of ``chunk`` steps. (1) Inside every chunk at once, the states
+    from a zero start: ``chunk`` steps of the recurrence, each on all chunks together. (2) The
+    cumulative decay inside each chunk, Π_{k<=i} a_k. (3) The state entering each chunk, carried
+    over the ``n`` chunk ends. (4) h = local state + cumulative decay × entering state, for
+    all steps at once. Work stays O(T) (Mamba-2's quadratic segment-sum form is cheap only
+    for a scalar decay per head; with Mamba-1's decay per channel and state it multiplies the
+    work by the chunk length).
+    """
+    batch, T = a.shape[:2]
+    rest = a.shape[2:]
+    n = -(-T // chunk)
+    pad = n * chunk - T
+    if pad:
+        a = torch.cat([a, a.new_ones(batch, pad, *rest)], dim=1)
+        b = torch.cat([b, b.new_zeros(batch, pad, *rest)], dim=1)
+    # (chunk, batch, n, ...): step i of every chunk is one contiguous slice
+    a = a.reshape(batch, n, chunk, *rest).movedim(2, 0).contiguous()
+    b = b.reshape(batch, n, chunk, *rest).movedim(2, 0).contiguous()
+    local = torch.empty_like(b)
+    local[0] = b[0]
+    for i in range(1, chunk):
+        torch.addcmul(b[i], a[i], local[i - 1], out=local[i])
+    decay = a.cumprod(dim=0)
+    entering = torch.zeros_like(b[0])  # (batch, n, ...)
+    for c in range(1, n):
+        entering[:, c] = local[-1, :, c - 1] + decay[-1, :, c - 1] * entering[:, c - 1]
+    h = torch.addcmul(local, decay, entering[None])
+    return h.movedim(0, 2).reshape(batch, n * chunk, *rest)[:, :T]
+
+
+def _adjoint_chunked(a: torch.Tensor, grad_h: torch.Tensor) -> torch.Tensor:
+    """:func:`_adjoint_sequential` as a chunked scan run backwards in time."""
+    a_rev = torch.cat([torch.ones_like(a[:, :1]), a[:, 1:].flip(1)], dim=1)
+    return _scan_chunked(a_rev, grad_h.flip(1)).flip(1)
+
+
+_FORWARD = {"sequential": _scan_sequential, "parallel": _scan_parallel, "chunked": _scan_chunked}
+_ADJOINT = {
+    "sequential": _adjoint_sequential,
+    "parallel": _adjoint_parallel,
+    "chunked": _adjoint_chunked,
+}
+
+
 class _LinearScan(torch.autograd.Function):
     """h = scan(a, b) with the adjoint scan as its backward pass.
 
@@ -101,17 +179,17 @@ class _LinearScan(torch.autograd.Function):
     """
 
     @staticmethod
-    def forward(ctx, a, b, parallel):  # type: ignore[override]
-        h = _scan_parallel(a, b) if parallel else _scan_sequential(a, b)
+    def forward(ctx, a, b, scan):  # type: ignore[override]
+        h = _FORWARD[scan](a, b)
         ctx.save_for_backward(a, h)
-        ctx.parallel = parallel
+        ctx.scan = scan
         return h
 
     @staticmethod
     def backward(ctx, grad_h):  # type: ignore[override]
         a, h = ctx.saved_tensors
         grad_h = grad_h.contiguous()
-        g = _adjoint_parallel(a, grad_h) if ctx.parallel else _adjoint_sequential(a, grad_h)
+        g = _ADJOINT[ctx.scan](a, grad_h)
         grad_a = torch.zeros_like(a)
         grad_a[:, 1:] = g[:, 1:] * h[:, :-1]
         return grad_a, g, None
@@ -137,7 +215,8 @@ def selective_recurrence(
     h0
         Initial state ``(batch, channels, N)``; zeros if ``None``.
     scan
-        ``"sequential"`` (reference loop) or ``"parallel"`` (log-depth prefix scan).
+        ``"sequential"`` (reference loop), ``"parallel"`` (log-depth prefix scan) or
+        ``"chunked"`` (chunks of 8 steps scanned together, then a loop over chunk ends).
 
     Returns
     -------
@@ -173,7 +252,7 @@ def selective_recurrence(
         check_tensor("h0", h0, owner=owner, shape=(a.shape[0], a.shape[2], a.shape[3]))
         # fold h0 into the first input: h_0 = a_0 h0 + b_0
         b = torch.cat([b[:, :1] + a[:, :1] * h0[:, None], b[:, 1:]], dim=1)
-    states = _LinearScan.apply(a, b, scan == "parallel")  # (batch, T, channels, N)
+    states = _LinearScan.apply(a, b, scan)  # (batch, T, channels, N)
     if c.dim() == 4 and c.shape[2] == 1:  # one read-out shared by the channels: a matmul
         y = (states @ c[:, :, 0, :, None].expand(*a.shape[:2], -1, 1))[..., 0]
     else:
@@ -262,7 +341,7 @@ class MambaBlock(nn.Module):
     config
         :class:`SSMConfig`; E·D = ``config.expand * d_model`` is at most ``MAX_D_INNER`` = 2**15.
     scan
-        ``"parallel"`` or ``"sequential"``; both give the same outputs.
+        ``"parallel"``, ``"sequential"`` or ``"chunked"``; all give the same outputs.
     backend
         ``"torch"`` or ``"mamba_ssm"`` (the CUDA kernel for the forward scan; needs a GPU).
     seed
@@ -390,7 +469,8 @@ class MambaBlock(nn.Module):
         b = (delta * x)[..., None] * B[:, :, None, :]  # B̄x = (Δ ⊗ B) ⊙ x: (B, T, ED, N)
         y, h_T = selective_recurrence(a, b, C[:, :, None, :], h0, scan=self.scan)
         y = y + self.D * x  # (B, T, ED)
-        return self.out_proj(y * nn.functional.silu(z)), SSMCache(h=h_T, conv=new_conv)
+        out = self.out_proj(y * nn.functional.silu(z))
+        return check_block_output(out, "MambaBlock.prefill"), SSMCache(h=h_T, conv=new_conv)
 
     def _mamba_ssm_scan(
         self,
@@ -430,6 +510,7 @@ class MambaBlock(nn.Module):
                 f"{owner}: {name} must be {weight.dtype} on {weight.device} like the block's "
                 f"parameters; got {u.dtype} on {u.device}."
             )
+        check_block_input(name, u, owner)
         return u
 
     def _check_cache(self, cache: object, batch: int, owner: str) -> None:

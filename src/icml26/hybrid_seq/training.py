@@ -172,6 +172,10 @@ def train(
     task: AbstractTask,
     cfg: TrainConfig,
     *,
+    stop_at: float | None = None,
+    check_every: int = 100,
+    n_check: int = 256,
+    check_seed: Seed = 1,
     progress: Progress = None,
 ) -> TrainHistory:
     """Train ``model`` on fresh samples of ``task``; returns the per-step history.
@@ -180,6 +184,11 @@ def train(
     with the warm-up + cosine learning rate. ``progress`` follows the project's convention
     (``None``/``False`` silent, ``True`` a rich bar, or ``progress(done, total, {"loss": ...})``
     after each step).
+
+    Early stopping (issue 46's sweeps): with ``stop_at`` set, every ``check_every`` steps the
+    masked token accuracy on one fixed batch of ``n_check`` samples (stream ``check_seed``,
+    disjoint from training) is measured, and training stops once it is >= ``stop_at``; the
+    schedule stays the one of ``cfg.steps``. ``len(history.loss)`` is the number of steps run.
 
     Raises
     ------
@@ -202,6 +211,11 @@ def train(
     _check_pair(model, task, "train")
     if not isinstance(cfg, TrainConfig):
         raise TypeError(f"train: cfg must be a TrainConfig; got {type(cfg).__name__}.")
+    if stop_at is not None:
+        stop_at = check_in_interval("stop_at", stop_at, low=0.0, high=1.0, owner="train")
+    check_every = check_positive_int("check_every", check_every, owner="train", maximum=10**9)
+    n_check = check_positive_int("n_check", n_check, owner="train", maximum=100_000)
+    check = task.sample(n_check, torch_generator(check_seed)) if stop_at is not None else None
     generator = torch_generator(cfg.seed)
     device = next(model.parameters()).device
     optimizer = adamw(_param_groups(model, cfg.weight_decay), lr=cfg.lr, betas=cfg.betas)
@@ -228,6 +242,14 @@ def train(
             history.accuracy.append(masked_accuracy(logits.detach(), targets, mask))
             history.lr.append(lr)
             report(step + 1, loss=value)
+            if check is not None and (step + 1) % check_every == 0:
+                with torch.no_grad():
+                    model.eval()
+                    logits = model(check.inputs.to(device))
+                    model.train()
+                hits = masked_accuracy(logits, check.targets.to(device), check.mask.to(device))
+                if hits >= stop_at:
+                    break
     model.eval()
     return history
 

@@ -87,3 +87,58 @@ def fit(
 def by_params(row: dict[str, Any]) -> int:
     """Sort key: a run's parameter count."""
     return row["params"]
+
+
+_FRACTIONS = ("match_tolerance",)  # float fields in [0, 1]
+_LARGEST = {"batch_size": 4096, "eval_batch": 4096}  # int fields with a smaller cap
+
+
+def validate_config(config: Any) -> None:
+    """Check an experiment config's fields by their kind (issue 40: a bad ``--set`` exits 2).
+
+    Integers (bools refused) in [1, 10**6] (``warmup`` from 0; batch sizes at most 4096);
+    floats finite, learning rates in (0, 1], ``power_a`` > 0, tolerances in [0, 1]; tuples of
+    integers non-empty with every entry in [1, 10**6]; block patterns non-empty over ``A``,
+    ``S``, ``M``. Raises ``ValueError`` / ``TypeError`` naming the field.
+    """
+    import dataclasses
+    import math
+
+    from icml26.core import check_in_interval, check_positive_int
+
+    owner = type(config).__name__
+    for f in dataclasses.fields(config):
+        name, value = f.name, getattr(config, f.name)
+        if isinstance(value, bool):
+            raise TypeError(f"{owner}: {name} must not be a bool; got {value!r}.")
+        if isinstance(value, int):
+            low = 0 if name == "warmup" else 1
+            check_positive_int(
+                name, value, owner=owner, minimum=low, maximum=_LARGEST.get(name, 10**6)
+            )
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise ValueError(f"{owner}: {name} must be finite; got {value!r}.")
+            if name in _FRACTIONS:
+                check_in_interval(name, value, low=0.0, high=1.0, owner=owner)
+            else:
+                check_in_interval(name, value, low=0.0, closed="neither", owner=owner)
+        elif name.endswith("pattern") or name.endswith("patterns"):
+            patterns = value if isinstance(value, tuple) else (value,)
+            if not patterns:
+                raise ValueError(f"{owner}: {name} must not be empty.")
+            for p in patterns:
+                if not isinstance(p, str) or not p or set(p) - set("ASM"):
+                    raise ValueError(
+                        f"{owner}: {name} must be non-empty strings over 'A', 'S', 'M'; got {p!r}."
+                    )
+        elif isinstance(value, tuple):
+            if not value:
+                raise ValueError(f"{owner}: {name} must not be empty.")
+            for i, v in enumerate(value):
+                if name == "lrs":
+                    check_in_interval(
+                        f"{name}[{i}]", v, low=0.0, high=1.0, closed="right", owner=owner
+                    )
+                else:
+                    check_positive_int(f"{name}[{i}]", v, owner=owner, maximum=10**6)

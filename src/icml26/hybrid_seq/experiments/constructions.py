@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from icml26.core import Claim, RunContext, register
-from icml26.hybrid_seq.experiments.common import EXACT_RESOURCES, PAPER, WHERE_SPEC
+from icml26.hybrid_seq.experiments.common import EXACT_RESOURCES, PAPER, WHERE_SPEC, validate_config
 
 MARGIN_BOUND = 1 / (1 + math.exp(-2))  # the constructions' soft-attention guarantee, ≈ 0.881
 
@@ -32,6 +32,9 @@ class ConstructionsConfig:
     ar_fillers: int = 32
     transformer_d: int = 64  # the figure's Transformer: 2 layers at this width
     figure_lengths: tuple[int, ...] = (64, 256, 1024, 4096, 16384)
+
+    def __post_init__(self) -> None:
+        validate_config(self)
 
 
 CONSTRUCTIONS = ConstructionsConfig()

@@ -17,6 +17,7 @@ from icml26.hybrid_seq.experiments.common import (
     WHERE_ISSUE46,
     WHERE_SPEC,
     fit,
+    validate_config,
 )
 
 
@@ -39,6 +40,9 @@ class LengthGenConfig:
     # SC OOD of spec §2.5 item 7, reported beside A3 (no claim): the models reserve this many
     # noise ids, train on NOISE only and are also tested with noise from all of them
     ood_noise_ids: int = 4
+
+    def __post_init__(self) -> None:
+        validate_config(self)
 
 
 LENGTH_GEN = LengthGenConfig()

@@ -19,6 +19,7 @@ from icml26.hybrid_seq.experiments.common import (
     WHERE_ISSUE46,
     WHERE_SPEC,
     fit,
+    validate_config,
 )
 
 
@@ -39,6 +40,9 @@ class MQARSmokeConfig:
     warmup: int = 60
     n_val: int = 250
     n_test: int = 2000
+
+    def __post_init__(self) -> None:
+        validate_config(self)
 
 
 MQAR_SMOKE = MQARSmokeConfig()

@@ -14,6 +14,7 @@ from icml26.hybrid_seq.experiments.common import (
     WHERE_SPEC,
     by_params,
     fit,
+    validate_config,
 )
 
 
@@ -37,6 +38,9 @@ class OODConfig:
     warmup: int = 100
     n_val: int = 500
     n_test: int = 2000
+
+    def __post_init__(self) -> None:
+        validate_config(self)
 
 
 OOD = OODConfig()
