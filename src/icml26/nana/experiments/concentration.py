@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, RunContext, register
+from icml26.core import Claim, RunContext, check_in_interval, register
 from icml26.nana.experiments.common import (
     FULL_STANDIN,
     PAPER,
@@ -22,6 +22,7 @@ from icml26.nana.experiments.common import (
     TRAINING_GATE,
     WHERE,
     StandinConfig,
+    check_sizes,
     corpus_missing,
     trained_standin,
     training_target_margins,
@@ -33,6 +34,18 @@ class ConcentrationConfig(StandinConfig):
     n_prompts: int = 64
     prompt_len: int = 64
     coverage: float = 0.8
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_sizes(self, {"n_prompts": (1, 10**4), "prompt_len": (1, 128)})
+        check_in_interval(
+            "coverage",
+            self.coverage,
+            low=0.0,
+            high=1.0,
+            closed="right",
+            owner="ConcentrationConfig",
+        )
 
 
 DEFAULT = ConcentrationConfig()
@@ -79,7 +92,7 @@ CLAIMS = (
     claims=CLAIMS,
     presets=PRESETS,
     data_check=corpus_missing,
-    seeds=1,  # one trained model per run; N5 and T are judged over prompts / windows
+    seeds=1,  # one model per run (quick: the shipped one); N5 and T are judged per prompt / window
     resources=RESOURCES,
 )
 def concentration(config: ConcentrationConfig, ctx: RunContext) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, RunContext, Table, register
+from icml26.core import Claim, RunContext, Table, check_in_interval, register
 from icml26.nana.experiments.common import (
     FULL_STANDIN,
     PAPER,
@@ -26,6 +26,7 @@ from icml26.nana.experiments.common import (
     TRAINING_GATE,
     WHERE,
     StandinConfig,
+    check_sizes,
     corpus_missing,
     seed_mean,
     trained_standin,
@@ -35,11 +36,32 @@ from icml26.nana.experiments.common import (
 
 @dataclass(frozen=True)
 class EfficiencyConfig(StandinConfig):
-    transcoder_steps: int = 150  # quick: a small budget; full: 3,000 or plateau
+    transcoder_steps: int = 50  # quick: a small budget (a lower bound of the cost); full: 3,000
     plateau_rtol: float | None = None
     transcoder_windows: int = 128  # windows of 128 tokens: 16k training pairs per layer
     eval_windows: int = 16
     repeats: int = 3  # decomposition timed as the median of this many runs
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_sizes(
+            self,
+            {
+                "transcoder_steps": (1, 10**5),
+                "transcoder_windows": (2, 10**4),
+                "eval_windows": (1, 10**4),
+                "repeats": (1, 100),
+            },
+        )
+        if self.plateau_rtol is not None:
+            check_in_interval(
+                "plateau_rtol",
+                self.plateau_rtol,
+                low=0.0,
+                high=1.0,
+                closed="neither",
+                owner="EfficiencyConfig",
+            )
 
 
 DEFAULT = EfficiencyConfig()
@@ -137,7 +159,7 @@ def efficiency_tables(metrics: list[dict[str, Any]], config: EfficiencyConfig) -
     presets=PRESETS,
     data_check=corpus_missing,
     tables=efficiency_tables,
-    seeds=1,  # one trained model per run; each claim gets >= 3 values (layers, windows)
+    seeds=1,  # one model per run (quick: the shipped one); >= 3 values per claim (layers, windows)
     resources=RESOURCES,
     timing_metrics=(
         "speedup_vs_transcoders",

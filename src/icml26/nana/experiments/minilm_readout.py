@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, RunContext, register
-from icml26.nana.experiments.common import PAPER, RESOURCES, WHERE
+from icml26.core import Claim, RunContext, check_fields, check_positive_int, register
+from icml26.nana.experiments.common import PAPER, RESOURCES, WHERE, check_sizes
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,17 @@ class ReadoutConfig:
     top_tokens: int = 20
     n_random: int = 64  # random unit directions of the residual stream per layer
     layers: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        # MiniLM: 6 layers of d = 384 (effectors per layer), a vocabulary of 30,522
+        check_sizes(
+            self, {"n_effectors": (1, 384), "top_tokens": (2, 1000), "n_random": (1, 10**4)}
+        )
+        if not self.layers or len(set(self.layers)) != len(self.layers):
+            raise ValueError("ReadoutConfig: layers must be distinct MiniLM layers in [0, 5].")
+        for layer in self.layers:
+            check_positive_int("layers", layer, owner="ReadoutConfig", minimum=0, maximum=5)
 
 
 DEFAULT = ReadoutConfig()

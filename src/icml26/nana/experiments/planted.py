@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, RunContext, Table, register
-from icml26.nana.experiments.common import PAPER, RESOURCES, WHERE, seed_mean
+from icml26.core import Claim, RunContext, Table, check_fields, check_in_interval, register
+from icml26.nana.experiments.common import PAPER, RESOURCES, WHERE, check_sizes, seed_mean
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,15 @@ class PlantedConfig:
     ratio: float = 0.8  # σ_{k+1} = 0.8 σ_k: ≥ 10 % apart as the spec asks
     n_sequences: int = 32
     seq_len: int = 16
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        owner = type(self).__name__
+        # 2 n_units < d_model = 32; seq_len within the planted model's 64 positions
+        check_sizes(self, {"n_units": (1, 15), "n_sequences": (1, 10**4), "seq_len": (1, 64)})
+        check_in_interval("noise", self.noise, low=0.0, high=1.0, closed="left", owner=owner)
+        # the spec's singular values >= 10 % apart: ratio <= 0.9
+        check_in_interval("ratio", self.ratio, low=0.0, high=0.9, closed="right", owner=owner)
 
 
 DEFAULT = PlantedConfig()
