@@ -130,3 +130,18 @@ def test_experiment_configs_refuse_bad_fields_when_built(module, config, field, 
     mod = importlib.import_module(f"icml26.taco.experiments.{module}")
     with pytest.raises((TypeError, ValueError), match=field):
         dataclasses.replace(getattr(mod, config), **{field: value})
+
+
+def test_full_accuracy_preset_trains_taco_from_pot_as_the_shipped_models_were(
+    tmp_path, monkeypatch
+):
+    from icml26.core import RunContext
+    from icml26.taco.experiments import accuracy
+
+    monkeypatch.setattr(accuracy, "_train", lambda model, *args: [{"loss": 1.0}])  # no steps
+    config = dataclasses.replace(accuracy.PRESETS["full"], emsize=16, nlayers=1)
+    taco, pot, _ = accuracy._models(config, RunContext(seed=0, artifact_dir=tmp_path))
+    for backbone in (taco.compressor, taco.predictor):
+        for (name, a), b in zip(backbone.state_dict().items(), pot.predictor.state_dict().values(),
+                                strict=True):  # fmt: skip
+            torch.testing.assert_close(a, b, msg=name)
