@@ -162,20 +162,16 @@ def test_cifar10_refuses_code_in_pickles_and_names_missing_files(tmp_path):
         load_cifar10(tmp_path)
 
 
-def test_reproduce_skips_the_fashion_presets_exactly_when_the_files_are_absent(
-    tmp_path, monkeypatch
-):
+def test_fashion_presets_run_without_the_debian_files_on_the_shipped_subset(tmp_path, monkeypatch):
+    """Issue 50: a fresh machine's reproduce no longer skips spinefl.fashion_mnist."""
     from icml26.core import REGISTRY, discover
-    from icml26.spinefl import data
+    from icml26.spinefl import data, make_task
 
     discover()
-    experiment = REGISTRY.get("spinefl.fashion_mnist")
-    monkeypatch.setattr(data, "FASHION_MNIST_ROOT", tmp_path)
-    assert experiment.unavailable_for("smoke") is None  # synthetic data, no files needed
-    for preset in ("quick", "full"):
-        assert "apt-get install dataset-fashion-mnist" in experiment.unavailable_for(preset)
-    for split in ("train", "t10k"):
-        _write_idx(tmp_path / f"{split}-images-idx3-ubyte.gz", np.zeros((2, 28, 28)))
-        _write_idx(tmp_path / f"{split}-labels-idx1-ubyte.gz", np.zeros(2))
-    assert experiment.unavailable_for("quick") is None
-    assert REGISTRY.get("spinefl.main").unavailable_for("quick") is None  # no data_check
+    monkeypatch.setattr(data, "FASHION_MNIST_ROOT", tmp_path)  # no Debian files here
+    for preset in ("smoke", "quick", "full"):
+        assert REGISTRY.get("spinefl.fashion_mnist").unavailable_for(preset) is None
+    with pytest.warns(UserWarning, match="shipped balanced subset"):
+        task = make_task("fashion_mnist", alpha=0.5, seed=0, n_clients=4, hidden=(8,))
+    assert sum(len(y) for _, y in task.clients) == 12_000 and task.dims[0] == 784
+    assert np.bincount(task.test[1]).tolist() == [200] * 10

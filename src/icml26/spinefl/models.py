@@ -40,6 +40,7 @@ __all__ = [
     "AbstractSliceableModel",
     "SliceAxis",
     "SliceableCNN",
+    "SliceableConvNet",
     "SliceableMLP",
     "check_index_sets",
     "extract_submodel",
@@ -371,6 +372,139 @@ class SliceableCNN(AbstractSliceableModel):
             hidden=f0,
             n_classes=self.n_classes,
             norm=self.norm,
+            device=device,
+        )
+
+
+class SliceableConvNet(AbstractSliceableModel):
+    """4 x (conv3x3-sBN-ReLU), max-pool 2 after the first three, global average pool, FC.
+
+    The channel-sliced conv net of issue 50 (HeteroFL's conv family; ~100 k parameters at the
+    default channels 16/32/64/128 on 28x28 images). Every conv's output channels are prunable;
+    the classifier keeps every class and takes the pooled channels of the last conv.
+
+    Parameters
+    ----------
+    in_channels, image_size
+        Input shape ``(batch, in_channels, image_size, image_size)``; ``image_size >= 8``.
+    channels
+        Output channels of the four 3x3 convolutions (padding 1).
+    n_classes
+        Number of classes.
+    seed, device
+        As for :class:`SliceableMLP`.
+
+    Attributes
+    ----------
+    rate
+        HeteroFL's scaler: in train mode the pooled features are divided by ``rate`` (the
+        client's width ratio, set by ``local_train``); 1.0 for the global model.
+
+    Notes
+    -----
+    Normalisation is HeteroFL's static BatchNorm (``track_running_stats=False``: batch
+    statistics at train and test time, affine parameters sliced with their channels).
+
+    Examples
+    --------
+    >>> net = SliceableConvNet()
+    >>> net(torch.zeros(2, 1, 28, 28)).shape, sum(p.numel() for p in net.parameters())
+    (torch.Size([2, 10]), 98922)
+    """
+
+    def __init__(
+        self,
+        *,
+        in_channels: int = 1,
+        image_size: int = 28,
+        channels: Sequence[int] = (16, 32, 64, 128),
+        n_classes: int = 10,
+        seed: Seed = 0,
+        device: str = "cpu",
+    ) -> None:
+        super().__init__()
+        owner = "SliceableConvNet"
+        width = {"owner": owner, "maximum": MAX_WIDTH}
+        self.in_channels = check_positive_int("in_channels", in_channels, **width)
+        self.image_size = check_positive_int("image_size", image_size, minimum=8, **width)
+        if isinstance(channels, str) or not isinstance(channels, Sequence):
+            raise TypeError(f"{owner}: channels must be 4 sizes; got {channels!r}.")
+        channels = tuple(check_positive_int("channels[i]", c, **width) for c in channels)
+        if len(channels) != 4:
+            raise ValueError(f"{owner}: channels must hold 4 sizes; got {channels!r}.")
+        self.channels = channels
+        self.n_classes = check_positive_int("n_classes", n_classes, **width)
+        ins = (self.in_channels, *channels[:-1])
+        weights = sum(9 * a * b for a, b in zip(ins, channels, strict=True))
+        if weights + channels[-1] * self.n_classes > MAX_PARAMS:
+            raise ValueError(f"{owner}: channels={channels} make more than {MAX_PARAMS} weights.")
+        self.rate = 1.0
+        device = check_device("device", device, owner=owner)
+
+        def make() -> None:
+            self.convs = nn.ModuleList(
+                nn.Conv2d(a, b, 3, padding=1, device=device)
+                for a, b in zip(ins, channels, strict=True)
+            )
+            self.norms = nn.ModuleList(
+                nn.BatchNorm2d(c, track_running_stats=False, device=device) for c in channels
+            )
+            self.acts = nn.ModuleList(nn.ReLU() for _ in channels)
+            self.head = nn.Linear(channels[-1], self.n_classes, device=device)
+
+        if device == "meta":
+            make()
+        else:
+            with seeded_default_init(seed):
+                make()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits ``(batch, n_classes)`` of images ``(batch, in_channels, H, W)``."""
+        shape = (None, self.in_channels, self.image_size, self.image_size)
+        _check_input(x, shape, self.convs[0].weight, "SliceableConvNet")
+        for i, (conv, norm, act) in enumerate(zip(self.convs, self.norms, self.acts, strict=True)):
+            x = act(norm(conv(x)))  # (batch, C_i, H_i, W_i)
+            if i < 3:
+                x = nn.functional.max_pool2d(x, 2)
+        x = x.mean(dim=(2, 3))  # (batch, C_3): global average pool
+        if self.training and self.rate != 1.0:
+            x = x / self.rate
+        return self.head(x)
+
+    def prunable_layers(self) -> list[str]:
+        """``["convs.0", ..., "convs.3"]``."""
+        return [f"convs.{i}" for i in range(4)]
+
+    def layer_sizes(self) -> dict[str, int]:
+        """Output channels of every conv."""
+        return dict(zip(self.prunable_layers(), self.channels, strict=True))
+
+    def param_axes(self) -> dict[str, tuple[SliceAxis, ...]]:
+        """Kernels by (out, in) channels, sBN affine by channel, head columns by channel."""
+        layers = [SliceAxis(name) for name in self.prunable_layers()]
+        axes: dict[str, tuple[SliceAxis, ...]] = {}
+        for i, out in enumerate(layers):
+            inp = layers[i - 1] if i else _KEEP
+            axes[f"convs.{i}.weight"] = (out, inp, _KEEP, _KEEP)
+            axes[f"convs.{i}.bias"] = (out,)
+            axes[f"norms.{i}.weight"] = (out,)
+            axes[f"norms.{i}.bias"] = (out,)
+        axes["head.weight"] = (_KEEP, layers[-1])
+        axes["head.bias"] = (_KEEP,)
+        return axes
+
+    def activation_modules(self) -> dict[str, nn.Module]:
+        """The ReLU after every conv + sBN."""
+        return dict(zip(self.prunable_layers(), self.acts, strict=True))
+
+    def with_widths(self, widths: Mapping[str, int], *, device: str = "meta") -> SliceableConvNet:
+        """The same net with the given channels (an empty shell on ``"meta"``)."""
+        channels = _check_widths(widths, self.prunable_layers(), "SliceableConvNet.with_widths")
+        return SliceableConvNet(
+            in_channels=self.in_channels,
+            image_size=self.image_size,
+            channels=channels,
+            n_classes=self.n_classes,
             device=device,
         )
 

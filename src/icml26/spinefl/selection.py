@@ -16,6 +16,12 @@ Baselines (§2.10), only the index rule changes: HeteroFL (prefix), Federated Dr
 random), FedRolex (rolling window), FjORD-lite (prefix + ordered-dropout widths during training),
 FIARSE-lite (top-n by the L2 norm of the neuron's incoming weights).
 
+Options of issue 50 (from a public pre-release of the authors' code): ``score_source="model"``
+scores channels by the current global model's firing on a sample of the client's data (set each
+round by the server through :meth:`SpineSelector.set_client_scores`) instead of the history;
+``rank_normalise`` replaces the scores of a layer's dynamic portion by their ranks / |D_l|;
+``backbone_rule="nested"`` gives each client its own prefix backbone floor(beta n_l(r_c)).
+
 Deviations: the backbone rule, the EMA, the temperature and the optimistic h0 = 1 are the spec's
 inferred design, not the paper's (unavailable) text. FIARSE-lite is a structured simplification
 of FIARSE's parameter-level threshold; FjORD-lite has no self-distillation. Every selector also
@@ -361,6 +367,14 @@ class SpineSelector(AbstractActivationGuidedSelector):
         ``"client"`` (each client samples by its own history H_c) or ``"global"`` (by G).
     backbone_mode
         ``"prefix"`` (B_l = {0, ..., b_l - 1}) or ``"top_global"`` (the top b_l by G_l).
+    score_source
+        ``"history"`` (H_c or G, §2.3) or ``"model"`` (the global model's firing frequency on
+        the client's data, given each round by :meth:`set_client_scores`).
+    rank_normalise
+        Replace a layer's dynamic scores by rank / |D_l| (ties averaged) before ^(1/T).
+    backbone_rule
+        ``"r_min"`` (b_l = floor(beta n_l(r_min)), shared by all) or ``"nested"`` (each client's
+        b_l = floor(beta n_l(r_c)): nested prefixes).
 
     Attributes
     ----------
@@ -370,6 +384,9 @@ class SpineSelector(AbstractActivationGuidedSelector):
         H_{c,l} for every client seen so far.
     min_widths_
         n_l(r_min) per layer (from :meth:`set_min_widths`).
+    selection_kl_
+        ``{client: [KL, ...]}``: KL(p || uniform) in nats of the pick distribution over D_l of
+        every :meth:`select` call that draws (0 < k < |D_l|): how far sampling is from uniform.
 
     Example
     -------
@@ -390,6 +407,9 @@ class SpineSelector(AbstractActivationGuidedSelector):
         gamma: float = 0.5,
         scope: str = "client",
         backbone_mode: str = "prefix",
+        score_source: str = "history",
+        rank_normalise: bool = False,
+        backbone_rule: str = "r_min",
     ) -> None:
         owner = "SpineSelector"
         self.beta = check_in_interval("beta", beta, low=0.0, high=1.0, owner=owner)
@@ -405,8 +425,19 @@ class SpineSelector(AbstractActivationGuidedSelector):
         self.backbone_mode = check_one_of(
             "backbone_mode", backbone_mode, ("prefix", "top_global"), owner=owner
         )
+        self.score_source = check_one_of(
+            "score_source", score_source, ("history", "model"), owner=owner
+        )
+        if not isinstance(rank_normalise, bool):
+            raise TypeError(f"{owner}: rank_normalise must be a bool; got {rank_normalise!r}.")
+        self.rank_normalise = rank_normalise
+        self.backbone_rule = check_one_of(
+            "backbone_rule", backbone_rule, ("r_min", "nested"), owner=owner
+        )
         self.global_history_: dict[str, np.ndarray] = {}
         self.client_history_: dict[int, dict[str, np.ndarray]] = {}
+        self.client_scores_: dict[int, dict[str, np.ndarray]] = {}
+        self.selection_kl_: dict[int, list[float]] = {}
         self.min_widths_: dict[str, int] = {}
         self._pending: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -492,30 +523,78 @@ class SpineSelector(AbstractActivationGuidedSelector):
             return np.arange(b, dtype=np.int64)
         return _top(self._global(layer, N), b)
 
-    def select(
-        self, layer: str, N: int, n: int, t: int, c: int, rng: np.random.Generator
-    ) -> np.ndarray:
-        """S = B_l ∪ Gumbel-top-k of log (H_j + eps) / T over D_l, k = n - b_l (§2.4)."""
-        N, n = _check_request("SpineSelector", N, n)
-        B = self.backbone(layer, N)
+    def set_client_scores(self, client: int, scores: Mapping[str, np.ndarray]) -> None:
+        """Client ``client``'s channel scores in [0, 1] per layer (``score_source="model"``)."""
+        owner = "SpineSelector.set_client_scores"
+        client = check_positive_int("client", client, owner=owner, minimum=0)
+        checked = {}
+        for layer, freq in scores.items():
+            freq = check_array(f"scores[{layer!r}]", freq, owner=owner, ndim=1)
+            if np.any((freq < 0) | (freq > 1)):
+                raise ValueError(f"{owner}: scores[{layer!r}] must lie in [0, 1].")
+            checked[layer] = freq.astype(np.float64)
+        self.client_scores_[client] = checked
+
+    def _scores(self, c: int, layer: str, N: int) -> np.ndarray:
+        """The raw per-neuron score the client samples by (history or model firing)."""
+        G = self._global(layer, N)  # histories are kept (deployment) whatever the source
+        if self.score_source == "model":
+            scores = self.client_scores_.get(c, {}).get(layer)
+            if scores is None:
+                raise ValueError(
+                    f"SpineSelector: score_source='model' needs set_client_scores({c}, ...) "
+                    f"for layer {layer!r} before select (HeteroSimulation does it)."
+                )
+            if scores.shape != (N,):
+                raise ValueError(f"SpineSelector: scores of {layer!r} must have N = {N} entries.")
+            return scores
+        return G if self.scope == "global" else self._client(c, layer, N)
+
+    def _backbone_for(self, layer: str, N: int, n: int) -> np.ndarray:
+        n_min = n if self.backbone_rule == "nested" else None
+        B = self.backbone(layer, N, n_min)
         if n < B.size:
             raise ValueError(
                 f"SpineSelector: n must be >= the backbone size {B.size} of {layer!r}; got {n}."
             )
-        H = self._global(layer, N) if self.scope == "global" else self._client(c, layer, N)
+        return B
+
+    def log_probabilities(
+        self, c: int, layer: str, N: int, n: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The dynamic portion D_l of client ``c``'s draw and log p_j (one pick, p ∝ s_j)."""
+        N, n = _check_request("SpineSelector", N, n)
+        B = self._backbone_for(layer, N, n)
         dynamic = np.setdiff1d(np.arange(N), B)  # D_l
-        log_scores = np.log(H[dynamic] + self.eps) / self.temperature  # log s_j
-        picked = dynamic[gumbel_topk(log_scores, n - B.size, rng)]
+        raw = self._scores(c, layer, N)[dynamic]
+        if self.rank_normalise:
+            from scipy.stats import rankdata
+
+            raw = rankdata(raw) / max(raw.size, 1)
+        log_scores = np.log(raw + self.eps) / self.temperature  # log s_j
+        if log_scores.size:
+            log_scores = log_scores - np.logaddexp.reduce(log_scores)
+        return dynamic, log_scores
+
+    def select(
+        self, layer: str, N: int, n: int, t: int, c: int, rng: np.random.Generator
+    ) -> np.ndarray:
+        """S = B_l ∪ Gumbel-top-k of log (score_j + eps) / T over D_l, k = n - b_l (§2.4)."""
+        N, n = _check_request("SpineSelector", N, n)
+        B = self._backbone_for(layer, N, n)
+        dynamic, log_p = self.log_probabilities(c, layer, N, n)
+        k = n - B.size
+        if 0 < k < dynamic.size:
+            p = np.exp(log_p)
+            kl = float(np.sum(p * (log_p + np.log(dynamic.size))))
+            self.selection_kl_.setdefault(c, []).append(kl)
+        picked = dynamic[gumbel_topk(log_p, k, rng)]
         return np.sort(np.concatenate([B, picked])).astype(np.int64)
 
     def deploy_indices(self, layer: str, N: int, n: int) -> np.ndarray:
         """Backbone + the top (n - b_l) dynamic neurons by G (deterministic, §2.9)."""
         N, n = _check_request("SpineSelector", N, n)
-        B = self.backbone(layer, N)
-        if n < B.size:
-            raise ValueError(
-                f"SpineSelector: n must be >= the backbone size {B.size} of {layer!r}; got {n}."
-            )
+        B = self._backbone_for(layer, N, n)
         dynamic = np.setdiff1d(np.arange(N), B)
         top = dynamic[np.argsort(-self._global(layer, N)[dynamic], kind="stable")[: n - B.size]]
         return np.sort(np.concatenate([B, top])).astype(np.int64)

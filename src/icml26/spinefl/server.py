@@ -14,7 +14,7 @@ Deviations: none beyond the spec's inferred design.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import final
 
@@ -114,6 +114,10 @@ class SubmodelServer:
         ``"samples"`` or ``"uniform"`` (see :func:`aggregate_counts`).
     seed
         Root seed of every server-side draw and of the clients' seeds.
+    probe
+        ``probe(c, model) -> {layer: firing frequency}``: the global model's firing on a sample
+        of client c's data, given to a selector with ``score_source="model"`` before it
+        selects for c (``None``: no probe; such a selector then refuses to select).
     """
 
     def __init__(
@@ -125,8 +129,12 @@ class SubmodelServer:
         participation: float = 0.5,
         weighting: str = "samples",
         seed: int = 0,
+        probe: Callable[[int, AbstractSliceableModel], Mapping[str, np.ndarray]] | None = None,
     ) -> None:
         owner = "SubmodelServer"
+        if probe is not None and not callable(probe):
+            raise TypeError(f"{owner}: probe must be callable or None; got {probe!r}.")
+        self.probe = probe
         if not isinstance(model, AbstractSliceableModel):
             raise TypeError(f"{owner}: model must be an AbstractSliceableModel.")
         if not isinstance(selector, AbstractSelector):
@@ -193,6 +201,9 @@ class SubmodelServer:
         rng = round_generator(self.seed, t)
         m = max(1, math.ceil(round(self.participation * self.n_clients, 9)))
         clients = tuple(int(c) for c in np.sort(rng.choice(self.n_clients, m, replace=False)))
+        if self.probe is not None and getattr(self.selector, "score_source", None) == "model":
+            for c in clients:
+                self.selector.set_client_scores(c, self.probe(c, self.model))
         index_sets = tuple(self.index_sets_for(self.ratios[c], t, c, rng) for c in clients)
         return RoundPlan(
             t=t,

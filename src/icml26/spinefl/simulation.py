@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import final
+from typing import Any, final
 
 import numpy as np
 import torch
@@ -26,8 +26,10 @@ from icml26.core import (
     check_positive_int,
     progress_reporter,
 )
+from icml26.spinefl.activation import ActivationRecorder
+from icml26.spinefl.mechanism import client_label_sets, selection_overlap
 from icml26.spinefl.models import AbstractSliceableModel
-from icml26.spinefl.selection import AbstractSelector
+from icml26.spinefl.selection import AbstractSelector, SpineSelector
 from icml26.spinefl.server import RoundPlan, SubmodelServer, check_ratios
 from icml26.spinefl.training import ClientUpdate, evaluate_accuracy, local_train
 
@@ -54,6 +56,10 @@ class History:
         Wall time of the run (seconds).
     final_state
         The global parameters after the last round.
+    mechanism
+        For SpineFL selectors: ``selection_kl`` (mean KL from uniform of every draw, nats) and
+        the overlap of same-width clients with disjoint vs shared labels at the end of the run
+        (:mod:`icml26.spinefl.mechanism`); empty for the baselines.
     """
 
     rounds: list[int] = field(default_factory=list)
@@ -62,6 +68,7 @@ class History:
     train_loss: list[float] = field(default_factory=list)
     wall_s: float = 0.0
     final_state: dict[str, torch.Tensor] = field(default_factory=dict)
+    mechanism: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         owner = "History"
@@ -139,6 +146,12 @@ class HeteroSimulation:
     progress
         ``None``/``False`` (silent), ``True`` (a progress bar) or a callable
         ``progress(done_rounds, rounds, {"train_loss": ...})`` (the core progress convention).
+    masked_ce, scaler, clip
+        HeteroFL's recipe: masked cross-entropy, the 1/r scaler (models with a ``rate``) and
+        gradient-norm clipping (``None``: off), the same for every method.
+    probe_size
+        Samples of each client's data (its first ``probe_size``) the global model is run on to
+        score channels for a selector with ``score_source="model"``.
 
     Example
     -------
@@ -177,8 +190,22 @@ class HeteroSimulation:
         eval_every: int = 1,
         eval_levels: bool = True,
         progress: Progress = None,
+        masked_ce: bool = False,
+        scaler: bool = False,
+        clip: float | None = None,
+        probe_size: int = 64,
     ) -> None:
         owner = "HeteroSimulation"
+        for name, flag in (("masked_ce", masked_ce), ("scaler", scaler)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{owner}: {name} must be a bool; got {flag!r}.")
+        self.masked_ce, self.scaler = masked_ce, scaler
+        self.clip = (
+            None
+            if clip is None
+            else check_in_interval("clip", clip, low=0.0, closed="neither", owner=owner)
+        )
+        self.probe_size = check_positive_int("probe_size", probe_size, owner=owner, maximum=10**6)
         if not callable(model_fn):
             raise TypeError(f"{owner}: model_fn must be callable; got {type(model_fn).__name__}.")
         if not isinstance(selector, AbstractSelector):
@@ -229,7 +256,34 @@ class HeteroSimulation:
             weight_decay=self.weight_decay,
             seed=plan.seeds[plan_index],
             nested_widths=plan.nested_widths[plan_index],
+            masked_ce=self.masked_ce,
+            rate=self.ratios[c] if self.scaler else 1.0,
+            clip=self.clip,
         )
+
+    def probe(self, c: int, model: AbstractSliceableModel) -> dict[str, np.ndarray]:
+        """The global model's firing frequency per channel on client c's first samples."""
+        X, _ = self.clients[c]
+        x = torch.as_tensor(np.asarray(X[: self.probe_size]), dtype=torch.float32)
+        with torch.no_grad(), ActivationRecorder(model) as recorder:
+            model(x)
+        return recorder.frequencies()
+
+    def _mechanism(self, model: AbstractSliceableModel, server: SubmodelServer) -> dict:
+        """Selection KL over the run and end-of-run overlap (disjoint vs shared labels)."""
+        selector = self.selector
+        assert isinstance(selector, SpineSelector)
+        if selector.score_source == "model":
+            for c in range(len(self.clients)):
+                selector.set_client_scores(c, self.probe(c, model))
+        labels = client_label_sets([np.asarray(y) for _, y in self.clients])
+        kl = selector.selection_kl_
+        draws = [v for c in sorted(kl) for v in kl[c]]
+        return {
+            "selection_kl": float(np.mean(draws)) if draws else float("nan"),
+            "selection_kl_per_client": [float(np.mean(kl[c])) for c in sorted(kl)],
+            **selection_overlap(selector, server.sizes, self.ratios, labels),
+        }
 
     def run(self) -> History:
         """Run R rounds; returns the :class:`History` (the global model is ``final_state``)."""
@@ -242,6 +296,7 @@ class HeteroSimulation:
             participation=self.participation,
             weighting=self.weighting,
             seed=self.seed,
+            probe=self.probe,
         )
         history = History(level_acc={r: [] for r in server.levels} if self.eval_levels else {})
         with progress_reporter(self.progress, self.rounds, "rounds") as report:
@@ -259,5 +314,7 @@ class HeteroSimulation:
                         history.level_acc[level].append(evaluate_accuracy(sub, *self.test))
                 report(t + 1, train_loss=history.train_loss[-1])
         history.final_state = {k: v.detach().clone() for k, v in model.named_parameters()}
+        if isinstance(self.selector, SpineSelector):
+            history.mechanism = self._mechanism(model, server)
         history.wall_s = time.perf_counter() - start
         return history

@@ -97,6 +97,43 @@ def _width_masks(
     ]
 
 
+def _n_classes(model: AbstractSliceableModel) -> int | None:
+    """The number of classes of a package model (None for a model that does not say)."""
+    if hasattr(model, "n_classes"):
+        return int(model.n_classes)
+    dims = getattr(model, "dims", None)
+    return int(dims[-1]) if dims else None
+
+
+def _masked_step(
+    model: AbstractSliceableModel,
+    optimizer: torch.optim.Optimizer,
+    params: Mapping[str, torch.Tensor],
+    current: Mapping[str, int],
+    sizes: Mapping[str, int],
+) -> None:
+    """One SGD step that leaves units beyond ``current`` (and their momentum) untouched."""
+    before = {name: p.detach().clone() for name, p in params.items()}
+    optimizer.step()
+    with torch.no_grad():
+        for name, axes in model.param_axes().items():
+            p = params[name]
+            keep = torch.ones(p.shape, dtype=torch.bool)
+            for dim, axis in enumerate(axes):
+                if axis.layer is None or current[axis.layer] >= sizes[axis.layer]:
+                    continue
+                units = torch.arange(p.shape[dim]) // axis.repeat < current[axis.layer]
+                shape = [1] * p.dim()
+                shape[dim] = -1
+                keep &= units.view(shape)
+            if bool(keep.all()):
+                continue
+            p.copy_(torch.where(keep, p, before[name]))
+            buf = optimizer.state.get(p, {}).get("momentum_buffer")
+            if buf is not None:
+                buf.mul_(keep)
+
+
 def local_train(
     model: AbstractSliceableModel,
     X: np.ndarray | torch.Tensor,
@@ -110,6 +147,9 @@ def local_train(
     seed: int | np.random.Generator | torch.Generator | None = 0,
     nested_widths: Sequence[Mapping[str, int]] | None = None,
     threshold: float = 0.0,
+    masked_ce: bool = False,
+    rate: float = 1.0,
+    clip: float | None = None,
 ) -> ClientUpdate:
     """Train ``model`` (a sub-model, modified in place) on ``(X, y)``; see :class:`ClientUpdate`.
 
@@ -128,6 +168,19 @@ def local_train(
         before every step; ``None`` trains the whole sub-model.
     threshold
         theta of the firing frequency.
+    masked_ce
+        HeteroFL's masked cross-entropy: logits of classes absent from ``y`` are set to 0.
+    rate
+        HeteroFL's 1/r scaler: the model's ``rate`` attribute during training (only models
+        with one, e.g. :class:`SliceableConvNet`; 1.0 leaves the model alone).
+    clip
+        Clip the gradient norm to this value before each step (``None``: no clipping).
+
+    Notes
+    -----
+    FjORD-lite: units beyond the drawn width get no gradient, and after every step their
+    parameters are restored and their momentum buffers zeroed, so they do not keep moving by
+    momentum (issue 50).
 
     Example
     -------
@@ -148,8 +201,26 @@ def local_train(
         "momentum", momentum, low=0.0, high=1.0, closed="left", owner=owner
     )
     weight_decay = check_in_interval("weight_decay", weight_decay, low=0.0, owner=owner)
+    if not isinstance(masked_ce, bool):
+        raise TypeError(f"{owner}: masked_ce must be a bool; got {masked_ce!r}.")
+    rate = check_in_interval("rate", rate, low=0.0, high=1.0, closed="right", owner=owner)
+    if rate != 1.0 and not hasattr(model, "rate"):
+        raise ValueError(f"{owner}: rate != 1 needs a model with a scaler (a 'rate' attribute).")
+    if clip is not None:
+        clip = check_in_interval("clip", clip, low=0.0, closed="neither", owner=owner)
     dtype = next(model.parameters()).dtype
     X_t, y_t = _as_tensors(X, y, dtype, owner)
+    n_classes = _n_classes(model)
+    if n_classes is not None and (int(y_t.min()) < 0 or int(y_t.max()) >= n_classes):
+        raise ValueError(
+            f"{owner}: labels must lie in [0, {n_classes}); got [{int(y_t.min())}, "
+            f"{int(y_t.max())}]."
+        )
+    if masked_ce and n_classes is None:
+        raise ValueError(f"{owner}: masked_ce needs a model that states its n_classes.")
+    absent = torch.ones(n_classes or 1, dtype=torch.bool)
+    if masked_ce:
+        absent[y_t.unique()] = False
     generator = torch_generator(seed)
     optimizer = torch.optim.SGD(
         model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay, foreach=True
@@ -157,8 +228,11 @@ def local_train(
     sizes = model.layer_sizes()
     current = dict(sizes)
     handles = _width_masks(model, current) if nested_widths else []
+    params = dict(model.named_parameters())
     loss_sum, steps = torch.zeros((), dtype=torch.float64), 0
     model.train()
+    if hasattr(model, "rate"):
+        model.rate = rate
     try:
         with ActivationRecorder(model, threshold=threshold) as recorder:
             for _ in range(epochs):
@@ -168,15 +242,25 @@ def local_train(
                     if nested_widths:
                         pick = int(torch.randint(len(nested_widths), (1,), generator=generator))
                         current.update(nested_widths[pick])
-                    loss = nn.functional.cross_entropy(model(X_t[batch]), y_t[batch])
+                    logits = model(X_t[batch])
+                    if masked_ce:
+                        logits = logits.masked_fill(absent, 0.0)
+                    loss = nn.functional.cross_entropy(logits, y_t[batch])
                     optimizer.zero_grad(set_to_none=True)
                     loss.backward()
-                    optimizer.step()
+                    if clip is not None:
+                        nn.utils.clip_grad_norm_(model.parameters(), clip)
+                    if nested_widths:
+                        _masked_step(model, optimizer, params, current, sizes)
+                    else:
+                        optimizer.step()
                     loss_sum += loss.detach()
                     steps += 1
     finally:
         for handle in handles:
             handle.remove()
+        if hasattr(model, "rate"):
+            model.rate = 1.0
     state = {k: v.detach().clone() for k, v in model.named_parameters()}
     return ClientUpdate(state, len(y_t), recorder.frequencies(), float(loss_sum) / steps)
 

@@ -13,7 +13,18 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Resources, RunContext, Table
+from icml26.core import (
+    Resources,
+    RunContext,
+    Table,
+    check_in_interval,
+    check_one_of,
+    check_positive_int,
+)
+from icml26.spinefl.experiments.figures import comparison_plot
+from icml26.spinefl.names import METHODS, TASKS
+
+__all__ = ["CompareConfig", "comparison_plot", "comparison_tables", "run_grid", "summarize_grid"]
 
 # Small MLPs and batch-32 SGD: one thread is fastest (OpenMP overhead dominates at this size).
 RESOURCES = Resources(cpus=1)
@@ -47,6 +58,56 @@ class CompareConfig:
     beta: float = 0.5
     temperature: float = 1.0
     gamma: float = 0.5
+
+    def __post_init__(self) -> None:
+        owner = "CompareConfig"
+        for field_name, allowed in (("tasks", TASKS), ("methods", METHODS)):
+            names = getattr(self, field_name)
+            if isinstance(names, str) or not isinstance(names, tuple | list) or not names:
+                raise ValueError(f"{owner}: {field_name} must be a non-empty list; got {names!r}.")
+            for name in names:
+                check_one_of(f"{field_name}[i]", name, allowed, owner=owner)
+        if (
+            isinstance(self.alphas, str)
+            or not isinstance(self.alphas, tuple | list)
+            or not self.alphas
+        ):
+            raise ValueError(f"{owner}: alphas must be a non-empty list; got {self.alphas!r}.")
+        for a in self.alphas:
+            check_in_interval("alphas[i]", a, low=0.0, high=1e4, closed="right", owner=owner)
+        for name, low, high in _INT_FIELDS:
+            check_positive_int(name, getattr(self, name), owner=owner, minimum=low, maximum=high)
+        if self.n_train is not None:
+            check_positive_int("n_train", self.n_train, owner=owner, maximum=10**7)
+        if isinstance(self.hidden, str) or not isinstance(self.hidden, tuple | list):
+            raise ValueError(f"{owner}: hidden must be a list of widths; got {self.hidden!r}.")
+        for h in self.hidden:
+            check_positive_int("hidden[i]", h, owner=owner, maximum=65_536)
+        for name, low, high, closed in _FLOAT_FIELDS:
+            check_in_interval(
+                name, getattr(self, name), low=low, high=high, closed=closed, owner=owner
+            )
+
+
+# (field, minimum, maximum) of CompareConfig's integers and (field, low, high, closed) of floats
+_INT_FIELDS = (
+    ("n_seeds", 1, 1000),
+    ("rounds", 1, 100_000),
+    ("n_clients", 2, 10_000),
+    ("local_epochs", 1, 1000),
+    ("batch_size", 1, 100_000),
+    ("n_samples", 100, 10**7),
+    ("min_size", 1, 100_000),
+    ("eval_every", 1, 100_000),
+)
+_FLOAT_FIELDS = (
+    ("participation", 0.0, 1.0, "right"),
+    ("lr", 0.0, 10.0, "right"),
+    ("momentum", 0.0, 1.0, "left"),
+    ("beta", 0.0, 1.0, "both"),
+    ("temperature", 0.0, float("inf"), "neither"),
+    ("gamma", 0.0, 1.0, "left"),
+)
 
 
 def run_grid(config: CompareConfig, ctx: RunContext) -> list[dict[str, Any]]:
@@ -254,55 +315,3 @@ def comparison_tables(
             paired_rows,
         ),
     ]
-
-
-def comparison_plot(metrics: list[dict[str, Any]], config: CompareConfig) -> dict[str, Any]:
-    import matplotlib.pyplot as plt
-
-    from icml26.core.plotting import bars_with_seeds, legend_outside, mean_band, seeds_note
-
-    m = metrics[0]
-    n = len(metrics)
-    inner = f"{config.n_seeds} seed{'s' if config.n_seeds > 1 else ''} per record; {seeds_note(n)}"
-    figures = {}
-    for key, curves in m["curves"].items():
-        fig, ax = plt.subplots(figsize=(6.5, 3.8))
-        for method, curve in curves.items():
-            rounds = np.arange(1, len(curve) + 1) * config.eval_every
-            values = np.asarray([r["curves"][key][method] for r in metrics], dtype=float)
-            mean_band(ax, rounds, values, label=method, lw=2 if method == "SpineFL" else 1)
-        ax.set_xlabel("round")
-        ax.set_ylabel("global test accuracy")
-        ax.set_title(f"{key}: global accuracy ({inner})", fontsize=8)
-        legend_outside(ax)
-        fig.tight_layout()
-        figures[f"accuracy_{key}"] = fig
-        fig, ax = plt.subplots(figsize=(6.5, 3.5))
-        methods = list(m["levels"][key])
-        levels = list(m["levels"][key][methods[0]])
-        width = 0.8 / max(len(levels), 1)
-        for i, lvl in enumerate(levels):
-            values = np.asarray(
-                [[r["levels"][key][meth].get(lvl, np.nan) for meth in methods] for r in metrics],
-                dtype=float,
-            )
-            bars_with_seeds(ax, methods, values, offset=i * width, width=width, label=f"r={lvl}")
-        ax.set_xticks(np.arange(len(methods)) + 0.4 - width / 2, methods, rotation=45, fontsize=7)
-        ax.set_ylabel("deployed sub-model accuracy")
-        ax.set_title(f"{key}: accuracy of every width level ({inner})", fontsize=8)
-        legend_outside(ax)
-        fig.tight_layout()
-        figures[f"levels_{key}"] = fig
-        if key in m["paired"]:
-            fig, ax = plt.subplots(figsize=(5.5, 3.2))
-            names = list(m["paired"][key])
-            for i, other in enumerate(names):
-                diffs = [d for r in metrics for d in r["paired"].get(key, {}).get(other, [])]
-                ax.scatter(np.full(len(diffs), i), 100 * np.asarray(diffs), s=14)
-            ax.axhline(0.0, color="grey", lw=0.8)
-            ax.set_xticks(range(len(names)), names, rotation=45)
-            ax.set_ylabel("SpineFL − method (pt)")
-            ax.set_title(f"{key}: paired differences, every seed of {n} record(s)", fontsize=8)
-            fig.tight_layout()
-            figures[f"paired_{key}"] = fig
-    return figures

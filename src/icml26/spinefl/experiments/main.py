@@ -32,10 +32,10 @@ MAIN_METHODS = (
     "FIARSE-lite",
     "FedAvg-small",
     "FedAvg-full",
-    "SpineFL-beta0",
-    "SpineFL-T0",
-    "SpineFL-uniform",
-    "SpineFL-global",
+    "SpineFL-no-backbone",
+    "SpineFL-no-sampling",
+    "SpineFL-no-guidance",
+    "SpineFL-no-client-history",
 )
 MAIN_DEFAULT = CompareConfig(
     tasks=("synthetic", "digits"),
@@ -50,7 +50,13 @@ MAIN_PRESETS = {
     "smoke": replace(
         MAIN_DEFAULT,
         tasks=("synthetic",),
-        methods=("SpineFL", *MAIN_METHODS[1:6], "FedAvg-full", "SpineFL-beta0", "SpineFL-T0"),
+        methods=(
+            "SpineFL",
+            *MAIN_METHODS[1:6],
+            "FedAvg-full",
+            "SpineFL-no-backbone",
+            "SpineFL-no-sampling",
+        ),
         n_seeds=1,
         rounds=2,
         n_clients=8,
@@ -62,7 +68,13 @@ MAIN_PRESETS = {
     "quick": replace(
         MAIN_DEFAULT,
         tasks=("synthetic",),
-        methods=("SpineFL", *MAIN_METHODS[1:6], "FedAvg-full", "SpineFL-beta0", "SpineFL-T0"),
+        methods=(
+            "SpineFL",
+            *MAIN_METHODS[1:6],
+            "FedAvg-full",
+            "SpineFL-no-backbone",
+            "SpineFL-no-sampling",
+        ),
         n_seeds=1,
         rounds=20,
         local_epochs=1,
@@ -97,7 +109,7 @@ MAIN_CLAIMS = (
     ),
     Claim(
         "H",
-        "Headline: SpineFL beats the best state-of-the-art heterogeneous FL baseline "
+        "SpineFL beats the best state-of-the-art heterogeneous FL baseline "
         "(best of HeteroFL/FedRolex/FedDropout/FjORD-lite/FIARSE-lite) by >= 3.28 pt in the "
         "better of alpha 0.1 / 0.5 (paired per seed)",
         "spine_margin_max",
@@ -106,7 +118,6 @@ MAIN_CLAIMS = (
         "up to +3.28 %",
         "abstract",
         source="paper",
-        headline=True,
         gates=_CLAIM_GATES,
         control=_BEST,
         control_value=0.0,
@@ -175,7 +186,7 @@ MAIN_CLAIMS = (
         f"{SPEC} item 4",
         source="spec",
         gates=_CLAIM_GATES,
-        control="SpineFL-beta0: SpineSelector(beta=0), no backbone, sampling kept",
+        control="SpineFL-no-backbone: SpineSelector(beta=0), no backbone, sampling kept",
         control_value=0.0,
     ),
     Claim(
@@ -189,7 +200,7 @@ MAIN_CLAIMS = (
         f"{SPEC} item 4",
         source="spec",
         gates=_CLAIM_GATES,
-        control="SpineFL-T0: deterministic top-k by activation history (T = 1e-6)",
+        control="SpineFL-no-sampling: deterministic top-k by activation history (T = 1e-6)",
         control_value=0.0,
     ),
     Claim(
@@ -283,8 +294,8 @@ def main(config: CompareConfig, ctx: RunContext) -> dict[str, Any]:
         if len(m01) == len(m05)
         else m01,
         "spine_minus_feddropout_alpha01": margin(0.1, "FedDropout"),
-        "spine_minus_no_backbone_alpha01": margin(0.1, "SpineFL-beta0"),
-        "spine_minus_topk_alpha01": margin(0.1, "SpineFL-T0"),
+        "spine_minus_no_backbone_alpha01": margin(0.1, "SpineFL-no-backbone"),
+        "spine_minus_topk_alpha01": margin(0.1, "SpineFL-no-sampling"),
         "determinism_max_abs_diff": _determinism_gap(config, ctx),
         **summary,
     }
