@@ -152,6 +152,7 @@ def test_config_validation_refuses_bad_fields():
         (ConvConfig(), {"n_seeds": 0}),
         (ConvConfig(), {"mode": "x"}),
         (ConvConfig(), {"methods": ("HeteroFL",)}),
+        (ConvConfig(), {"methods": ("SpineFL", "SpineFL-no-backbone")}),
     ):
         with pytest.raises(ValueError):
             replace(config, **bad)

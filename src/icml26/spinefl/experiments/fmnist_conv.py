@@ -60,8 +60,11 @@ class ConvConfig:
             for a in self.alphas
         ):
             raise ValueError(f"{owner}: alphas must be numbers in (0, 100]; got {self.alphas!r}.")
-        if not self.methods or "SpineFL" not in self.methods:
-            raise ValueError(f"{owner}: methods must include 'SpineFL'; got {self.methods!r}.")
+        if "SpineFL" not in self.methods or not set(CONV_BASELINES) & set(self.methods):
+            raise ValueError(
+                f"{owner}: methods must include 'SpineFL' and one of {CONV_BASELINES}; got "
+                f"{self.methods!r}."
+            )
         for m in self.methods:
             check_one_of("methods[i]", m, CONV_METHODS, owner=owner)
         check_positive_int("n_seeds", self.n_seeds, owner=owner, maximum=1000)
