@@ -9,8 +9,8 @@ single units, ``SCA_k = α_k ⟨v_k, W_U[:, y]⟩ / σ_f``, and ablations check 
 Deviations (details in docs/nana.md): the weight processing, the sign convention, SCA, the
 ablations and the dominant-pathway rule are the spec's inferred design, not the paper's text.
 
-Example
--------
+Examples
+--------
 >>> import torch
 >>> from icml26.nana import decompose_mlp, from_hf_gpt2, planted_mlp
 >>> planted = planted_mlp(seed=0)

@@ -169,8 +169,8 @@ def train_transcoder(
     -------
     TranscoderFit
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> x = torch.randn(512, 8, generator=torch.Generator().manual_seed(0))
     >>> fit = train_transcoder(x, torch.relu(x), expansion=2, steps=200, batch_tokens=64, lr=1e-2)
@@ -276,8 +276,8 @@ def random_basis(deus: DEUSet, *, seed: Seed = 0) -> DEUSet:
     Detectors ``ũ = R u`` (``R`` a random orthogonal ``r × r``), writes ``ũ_j W`` split into
     ``σ̃_j = ‖ũ_j W‖`` and unit effectors. ``reconstruct`` equals the DEUs' exactly.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from icml26.nana import deu_set_from_matrix
     >>> W = torch.randn(8, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
@@ -324,8 +324,8 @@ def random_effectors(
     dtype
         Floating dtype of the set (that of the embeddings it will be read against).
 
-    Example
-    -------
+    Examples
+    --------
     >>> units = random_effectors(4, 8, seed=0)
     >>> units.rank, bool(torch.allclose(units.effectors.norm(dim=1), torch.ones(4).double()))
     (4, True)

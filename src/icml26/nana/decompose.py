@@ -184,8 +184,8 @@ def deu_set_from_matrix(
 
     Units with ``σ_k ≤ σ₁ · max(W.shape) · eps`` are dropped (numerical rank).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> W = torch.randn(6, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
     >>> deus = deu_set_from_matrix(W, torch.zeros(4, dtype=torch.float64))
@@ -259,8 +259,8 @@ def decompose_mlp(
     ValueError
         For a layer out of range, an unknown side or sign, or ``sign="data"`` without tokens.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from transformers import GPT2Config, GPT2LMHeadModel
     >>> from icml26.nana import from_hf_gpt2
     >>> ad = from_hf_gpt2(GPT2LMHeadModel(GPT2Config(vocab_size=64, n_embd=16, n_layer=1,
@@ -310,8 +310,8 @@ def decompose_model(
 ) -> dict[tuple[int, str], DEUSet]:
     """``{(layer, side): DEUSet}`` for every MLP of the model and each side in ``sides``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from transformers import GPT2Config, GPT2LMHeadModel
     >>> from icml26.nana import from_hf_gpt2
     >>> ad = from_hf_gpt2(GPT2LMHeadModel(GPT2Config(vocab_size=64, n_embd=16, n_layer=2,
@@ -345,8 +345,8 @@ def reconstruction_errors(
     ``{(layer, "out"): ‖Σ_k α_k v_k + b_out − out‖ / ‖out‖, (layer, "in"): the same for the
     pre-activation from ñ}``, with units decomposed in ``dtype``: zero up to round-off.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from transformers import GPT2Config, GPT2LMHeadModel
     >>> from icml26.nana import from_hf_gpt2

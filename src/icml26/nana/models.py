@@ -575,8 +575,8 @@ def from_hf_gpt2(
     TypeError
         For a model that is not a ``GPT2LMHeadModel``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from transformers import GPT2Config, GPT2LMHeadModel
     >>> cfg = GPT2Config(vocab_size=64, n_positions=16, n_embd=16, n_layer=2, n_head=2)
     >>> ad = from_hf_gpt2(GPT2LMHeadModel(cfg))
@@ -737,8 +737,8 @@ def from_hf_bert(model: nn.Module, *, dtype: torch.dtype = torch.float64) -> MLP
     TypeError
         For a model that is not a ``BertModel``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from transformers import BertConfig, BertModel
     >>> cfg = BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=1,
     ...                  num_attention_heads=2, intermediate_size=32)
@@ -803,8 +803,8 @@ def load_gpt2(
     -------
     transformers.GPT2LMHeadModel, or (model, tokenizer)
 
-    Example
-    -------
+    Examples
+    --------
     >>> import tempfile
     >>> from transformers import GPT2Config, GPT2LMHeadModel
     >>> d = tempfile.mkdtemp()
@@ -845,8 +845,8 @@ def processing_logsoftmax_error(adapter: MLPModelAdapter, tokens: torch.Tensor) 
     ValueError
         For an adapter without an LM head (BERT) or tokens it cannot take.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from transformers import GPT2Config, GPT2LMHeadModel
     >>> ad = from_hf_gpt2(GPT2LMHeadModel(GPT2Config(vocab_size=64, n_embd=16, n_layer=1,
     ...                                              n_head=2, n_positions=16)))

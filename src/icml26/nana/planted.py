@@ -65,8 +65,8 @@ class PlantedMLP:
     def crafted_inputs(self, n_sequences: int = 8, length: int = 8, *, seed: Seed = 0):
         """``(tokens, units)``: random sequences of input tokens and the unit each position drives.
 
-        Example
-        -------
+        Examples
+        --------
         >>> p = planted_mlp()
         >>> tokens, units = p.crafted_inputs(2, 4)
         >>> tuple(tokens.shape), bool((p.input_tokens[units] == tokens).all())
@@ -129,8 +129,8 @@ def planted_mlp(
     -------
     PlantedMLP
 
-    Example
-    -------
+    Examples
+    --------
     >>> p = planted_mlp(seed=1)
     >>> p.model.config.vocab_size, tuple(p.designated.shape)
     (64, (8, 5))

