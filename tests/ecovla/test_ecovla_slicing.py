@@ -214,3 +214,29 @@ def test_batched_pattern_equals_per_layer_structured_scores(tmp_path, n_kv_heads
                 g * r + int(heads[g * r : (g + 1) * r].argmax()) for g in range(d.n_kv_heads)
             ]
         assert pattern.heads[i].tolist() == expected
+
+
+def test_load_vla_runs_no_remote_code_unless_asked_and_pinned(tmp_path, monkeypatch):
+    import transformers
+    from transformers import GPT2Config
+
+    calls = []
+    real = transformers.AutoConfig.from_pretrained
+
+    def spy(name, **options):
+        calls.append(options)
+        return real(name, **options)
+
+    monkeypatch.setattr(transformers.AutoConfig, "from_pretrained", spy)
+    tiny_llama(tmp_path, 4)
+    assert calls[-1]["trust_remote_code"] is False and calls[-1]["revision"] is None
+    with pytest.raises(ValueError, match="revision"):
+        load_vla("some-org/some-vla", trust_remote_code=True)  # refused before any download
+    with pytest.raises(TypeError, match="trust_remote_code must be a bool"):
+        load_vla(str(tmp_path / "llama4"), trust_remote_code="yes")
+    with pytest.raises(TypeError, match="revision"):
+        load_vla(str(tmp_path / "llama4"), revision="")
+    # the architecture is checked from the config before any weights are built
+    GPT2Config(n_layer=1, n_embd=8, n_head=2).save_pretrained(tmp_path / "gpt2")
+    with pytest.raises(ValueError, match="Llama-style decoder"):
+        load_vla(str(tmp_path / "gpt2"))

@@ -70,3 +70,45 @@ def test_initial_frames_are_the_first_steps_of_seeded_episodes():
         initial_frames(4, split="dark")
     with pytest.raises(ValueError, match="n must be an integer"):
         initial_frames(0)
+
+
+def test_training_resumes_where_it_stopped_with_the_same_minibatches(demos, tmp_path):
+    from icml26.core import TrainingCheckpoint
+
+    whole = tiny()
+    expected = train_bc(whole, demos, steps=3, encoder_steps=2, batch_size=4, seed=5)
+    first = tiny()
+    ckpt = TrainingCheckpoint(tmp_path / "run.pt", every=3)
+
+    def stop_after_three(done, total, metrics):
+        if done == 4:
+            raise KeyboardInterrupt  # the run dies after the save at step 3
+
+    with pytest.raises(KeyboardInterrupt):
+        train_bc(
+            first,
+            demos,
+            steps=3,
+            encoder_steps=2,
+            batch_size=4,
+            seed=5,
+            resume=ckpt,
+            progress=stop_after_three,
+        )
+    resumed = tiny(seed=1)  # other initial weights: the checkpoint replaces them
+    losses = train_bc(
+        resumed,
+        demos,
+        steps=3,
+        encoder_steps=2,
+        batch_size=4,
+        seed=5,
+        resume=TrainingCheckpoint(tmp_path / "run.pt", every=3),
+    )
+    assert losses == pytest.approx(expected, rel=0, abs=0)
+    for p, q in zip(whole.parameters(), resumed.parameters(), strict=True):
+        torch.testing.assert_close(p, q, rtol=0, atol=0)
+    with pytest.raises(TypeError, match="resume"):
+        train_bc(tiny(), demos, steps=1, encoder_steps=0, resume=str(tmp_path / "run.pt"))
+    with pytest.raises(ValueError, match="weight_decay"):
+        train_bc(tiny(), demos, steps=1, encoder_steps=0, weight_decay=-1.0)

@@ -8,6 +8,7 @@ from icml26.ecovla.adapter import (
 )
 from icml26.ecovla.env import Shift2DPickPlaceEnv, scripted_expert
 from icml26.ecovla.flops import backbone_flops, mean_step_flops, pattern_update_flops
+from icml26.ecovla.lockstep import LockstepResult, evaluate_lockstep
 from icml26.ecovla.model import TinyVLA, TinyVLAConfig
 from icml26.ecovla.orchestrator import InterleavedOrchestrator
 from icml26.ecovla.pattern import SparsityPattern, slice_linear
@@ -18,6 +19,8 @@ from icml26.ecovla.pruner import (
     FixedPatternPolicy,
     NoisyPolicy,
     PruningLog,
+    SkipBackbonePolicy,
+    StepPlan,
     StepRecord,
     calibration_energy,
     fixed_interval_pruner,
@@ -26,6 +29,7 @@ from icml26.ecovla.pruner import (
     static_wanda_pattern,
 )
 from icml26.ecovla.scoring import TemporalPrior, channel_energy, select_keep, structured_scores
+from icml26.ecovla.standins import POLICIES, load_policy
 from icml26.ecovla.tokens import fastv_sequence_lengths, fastv_token_prune
 from icml26.ecovla.training import (
     Demonstrations,
@@ -39,6 +43,7 @@ from icml26.ecovla.training import (
 from icml26.ecovla.trigger import QuantileTrigger, frame_similarity
 
 __all__ = [
+    "POLICIES",
     "AbstractPolicy",
     "BackboneAdapter",
     "BackboneDims",
@@ -50,11 +55,14 @@ __all__ = [
     "FixedPatternPolicy",
     "InterleavedOrchestrator",
     "LlamaBackboneAdapter",
+    "LockstepResult",
     "NoisyPolicy",
     "PruningLog",
     "QuantileTrigger",
     "Shift2DPickPlaceEnv",
+    "SkipBackbonePolicy",
     "SparsityPattern",
+    "StepPlan",
     "StepRecord",
     "TemporalPrior",
     "TinyVLA",
@@ -64,6 +72,7 @@ __all__ = [
     "channel_energy",
     "collect_demos",
     "evaluate",
+    "evaluate_lockstep",
     "fastv_sequence_lengths",
     "fastv_token_prune",
     "find_decoder_layers",
@@ -71,6 +80,7 @@ __all__ = [
     "fixed_interval_pruner",
     "frame_similarity",
     "initial_frames",
+    "load_policy",
     "load_vla",
     "mean_step_flops",
     "oracle_pruner",

@@ -48,6 +48,8 @@ CACHE_SIZE = 8  # sliced copies kept per adapter (patterns are reused until the 
 _MLP = ("gate_proj", "up_proj", "down_proj")
 _ATTN = ("q_proj", "k_proj", "v_proj", "o_proj")
 DTYPES = ("bfloat16", "float16", "float32", "float64")
+# decoders with mlp.gate/up/down_proj and self_attn.q/k/v/o_proj (the layout the adapter slices)
+LLAMA_STYLE = frozenset({"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "olmo"})
 
 
 @dataclass(frozen=True)
@@ -424,8 +426,8 @@ class LlamaBackboneAdapter(BackboneAdapter):
     model
         The Hugging Face model (``PreTrainedModel``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from transformers import LlamaConfig, LlamaForCausalLM
     >>> cfg = LlamaConfig(vocab_size=32, hidden_size=16, intermediate_size=32,
@@ -477,15 +479,20 @@ def _check_obs(obs: Any, owner: str) -> Mapping[str, Any]:
 
 
 def load_vla(
-    name_or_dir: str, *, dtype: str = "bfloat16", trust_remote_code: bool = True
+    name_or_dir: str,
+    *,
+    dtype: str = "bfloat16",
+    trust_remote_code: bool = False,
+    revision: str | None = None,
 ) -> LlamaBackboneAdapter:
     """Load a VLA (or its LLM backbone) with ``transformers`` and wrap it in an adapter.
 
-    Vision-language checkpoints (OpenVLA-OFT: ``"moojink/openvla-7b-oft-finetuned-libero-spatial"``)
-    load through ``AutoModelForImageTextToText`` (the successor of ``AutoModelForVision2Seq``) with
-    ``trust_remote_code``; a plain causal LM (architecture ``*ForCausalLM``) through
-    ``AutoModelForCausalLM``. Nothing is downloaded unless ``name_or_dir`` is a hub id and the hub
-    is reachable.
+    Vision-language checkpoints (OpenVLA-OFT: ``"moojink/openvla-7b-oft-finetuned-libero-spatial"``,
+    which ships its own modelling code: pass ``trust_remote_code=True`` and a ``revision``) load
+    through ``AutoModelForImageTextToText`` (the successor of ``AutoModelForVision2Seq``); a plain
+    causal LM (architecture ``*ForCausalLM``) through ``AutoModelForCausalLM``. The config is
+    read first and its architecture checked (a Llama-style decoder is needed) before any weights
+    are built. Nothing is downloaded unless ``name_or_dir`` is a hub id and the hub is reachable.
 
     Parameters
     ----------
@@ -494,23 +501,53 @@ def load_vla(
     dtype
         ``"bfloat16"`` (paper), ``"float16"``, ``"float32"`` or ``"float64"`` (exact checks).
     trust_remote_code
-        Passed to ``from_pretrained`` (OpenVLA ships its modelling code).
+        Run the checkpoint's own Python code (opt-in, default ``False``: a checkpoint then loads
+        only through the classes ``transformers`` ships). Only for repositories you trust, and
+        with ``revision`` pinned for a hub id.
+    revision
+        A hub commit hash (or tag/branch) to load; required with ``trust_remote_code=True`` for
+        a hub id, so the code that runs cannot change under you.
+
+    Raises
+    ------
+    ValueError
+        ``trust_remote_code=True`` for a hub id without ``revision``; a config whose model type
+        is not a known decoder with a Llama-style layout and no remote code allowed.
     """
+    from pathlib import Path
+
     from icml26.core.imports import require
     from icml26.core.validation import check_one_of
 
-    transformers = require("transformers", "ecovla", owner="load_vla")
+    owner = "load_vla"
+    transformers = require("transformers", "ecovla", owner=owner)
     import torch
 
     if not isinstance(name_or_dir, str) or not name_or_dir:
-        raise TypeError(f"load_vla: name_or_dir must be a non-empty str; got {name_or_dir!r}.")
-    dtype = check_one_of("dtype", dtype, DTYPES, owner="load_vla")
-    config = transformers.AutoConfig.from_pretrained(
-        name_or_dir, trust_remote_code=trust_remote_code
-    )
+        raise TypeError(f"{owner}: name_or_dir must be a non-empty str; got {name_or_dir!r}.")
+    dtype = check_one_of("dtype", dtype, DTYPES, owner=owner)
+    if not isinstance(trust_remote_code, bool):
+        raise TypeError(
+            f"{owner}: trust_remote_code must be a bool; got {type(trust_remote_code).__name__}."
+        )
+    if revision is not None and (not isinstance(revision, str) or not revision.strip()):
+        raise TypeError(f"{owner}: revision must be a non-empty str or None; got {revision!r}.")
+    if trust_remote_code and revision is None and not Path(name_or_dir).is_dir():
+        raise ValueError(
+            f"{owner}: trust_remote_code=True runs the repository's code; pin it with "
+            "revision=<commit hash> (or load a local folder you have checked)."
+        )
+    options = {"trust_remote_code": trust_remote_code, "revision": revision}
+    config = transformers.AutoConfig.from_pretrained(name_or_dir, **options)
     causal = any(a.endswith("ForCausalLM") for a in (config.architectures or []))
+    model_type = getattr(config, "model_type", None)
+    text = getattr(config, "text_config", None) or getattr(config, "text_model", None)
+    decoder_type = getattr(text, "model_type", model_type)
+    if not trust_remote_code and decoder_type not in LLAMA_STYLE:
+        raise ValueError(
+            f"{owner}: {name_or_dir} is a {model_type!r} model (decoder {decoder_type!r}); "
+            f"expected a Llama-style decoder ({', '.join(sorted(LLAMA_STYLE))})."
+        )
     auto = transformers.AutoModelForCausalLM if causal else transformers.AutoModelForImageTextToText
-    model = auto.from_pretrained(
-        name_or_dir, dtype=getattr(torch, dtype), trust_remote_code=trust_remote_code
-    )
+    model = auto.from_pretrained(name_or_dir, dtype=getattr(torch, dtype), **options)
     return LlamaBackboneAdapter(model.eval())

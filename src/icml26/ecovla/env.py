@@ -87,8 +87,8 @@ class Shift2DPickPlaceEnv(gym.Env):
     render_mode
         ``None`` or ``"rgb_array"``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> env = Shift2DPickPlaceEnv(split="shift")
     >>> obs, info = env.reset(seed=0)
     >>> obs["image"].shape, obs["image"].dtype.name

@@ -44,8 +44,8 @@ def backbone_flops(
     n_tokens
         Sequence length S, one int or one per layer (token pruning).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.ecovla import TinyVLA, TinyVLAConfig
     >>> model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=1, n_heads=2, n_kv_heads=2, d_ff=64))
     >>> backbone_flops(model, None, 10)  # 2·10·32·(32·4 + 3·64) + 4·100·32

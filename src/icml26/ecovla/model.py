@@ -111,8 +111,8 @@ class TinyVLA(nn.Module, BackboneAdapter):
     seed
         Seed of the parameter initialisation.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.ecovla import Shift2DPickPlaceEnv
     >>> model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=2, d_ff=64), seed=0)
     >>> obs, _ = Shift2DPickPlaceEnv().reset(seed=0)
@@ -297,19 +297,20 @@ class TinyVLA(nn.Module, BackboneAdapter):
         try:
             for i, layer in enumerate(self.layers):
                 if handle is not None and i == self.token_layer:
+                    # each row (episode) keeps the tokens its own last token attends to
                     h, kept = fastv_token_prune(
                         h,
                         last_attention[0],
                         self.token_keep,
                         self.VISUAL_START,
                         self.config.n_visual,
+                        per_row=True,
                     )
-                    positions = positions[kept.to(h.device)]
+                    positions = kept.to(h.device)  # (B, S')
                     mask = _causal_mask(h.shape[1], h)
-                    pe = self.backbone.rotary_emb(h, position_ids=positions[None])
-                h = layer(
-                    h, attention_mask=mask, position_ids=positions[None], position_embeddings=pe
-                )
+                    pe = self.backbone.rotary_emb(h, position_ids=positions)
+                ids = positions if positions.ndim == 2 else positions[None]
+                h = layer(h, attention_mask=mask, position_ids=ids, position_embeddings=pe)
         finally:
             if handle is not None:
                 handle.remove()
@@ -350,6 +351,110 @@ class TinyVLA(nn.Module, BackboneAdapter):
             out = self(images, instruction, proprio, visual=visual)[0]
         return out.cpu().numpy().astype(np.float32)
 
+    def encode_observations(self, observations: Sequence[Mapping[str, Any]]) -> torch.Tensor:
+        """The encoder's visual tokens of many observations in one pass, ``(B, 1 + N, D)``."""
+        images, instruction, _ = _stack(observations, self.config, self.visual_pos.device)
+        with torch.no_grad():
+            return self.encode_images(images, instruction)
+
+    def act_rows(
+        self,
+        observations: Sequence[Mapping[str, Any]],
+        features: torch.Tensor,
+        masks: tuple[torch.Tensor, torch.Tensor],
+        capture: bool = False,
+    ) -> tuple[np.ndarray, Any]:
+        """One batched pass in which every row (episode) has its own channel and head masks.
+
+        Parameters
+        ----------
+        observations
+            B observations.
+        features
+            Their encoder tokens, ``(B, 1 + N, D)`` (:meth:`encode_observations`).
+        masks
+            ``(B, layers, d_ff)`` and ``(B, layers, n_heads)``: 1 keeps an MLP channel / a head
+            of that row, 0 zeroes it before W_down / W_O (the same function as slicing, which
+            the tests check; :meth:`masks_of` builds them from patterns).
+        capture
+            Also return the dense X^{int} of every row (a :class:`~icml26.ecovla.adapter.Capture`
+            of ``(B, S, C)`` tensors; rows with masks see their masked inputs).
+
+        Returns
+        -------
+        (numpy.ndarray, Capture or None)
+            Action chunks ``(B, chunk, 3)`` and the capture.
+        """
+        d = self.dims()
+        if not isinstance(masks, tuple | list) or len(masks) != 2:
+            raise TypeError(
+                "TinyVLA.act_rows: masks must be a pair (mlp mask, head mask) of tensors "
+                "(TinyVLA.masks_of builds it)."
+            )
+        mlp_mask, head_mask = masks
+        rows = len(observations)
+        images, instruction, proprio = _stack(observations, self.config, self.visual_pos.device)
+        check_tensor("features", features, shape=(rows, 1 + self.config.n_visual, d.d_model))
+        check_tensor("masks[0]", mlp_mask, shape=(rows, d.n_layers, d.d_ff), owner="act_rows")
+        check_tensor("masks[1]", head_mask, shape=(rows, d.n_layers, d.n_heads), owner="act_rows")
+        self.install(None)
+        if self.training:
+            self.eval()
+        dtype = self.visual_pos.dtype
+        head_channels = head_mask.to(dtype).repeat_interleave(d.head_dim, dim=2)
+        handles = []
+        for i, layer in enumerate(self.layers):
+            for module, mask in (
+                (layer.mlp.down_proj, mlp_mask[:, i].to(dtype)),
+                (layer.self_attn.o_proj, head_channels[:, i]),
+            ):
+
+                def zero(module: Any, args: tuple, mask: torch.Tensor = mask) -> tuple:
+                    return (args[0] * mask[:, None, :],)
+
+                handles.append(module.register_forward_pre_hook(zero))
+        try:
+            with torch.no_grad():
+                if capture:
+                    with self.capture() as captured:
+                        out = self(images, instruction, proprio, visual=features)
+                else:
+                    captured, out = None, self(images, instruction, proprio, visual=features)
+        finally:
+            for handle in handles:
+                handle.remove()
+        return out.cpu().numpy().astype(np.float32), captured
+
+    def masks_of(self, patterns: Sequence[Any]) -> tuple[torch.Tensor, torch.Tensor]:
+        """Row masks for :meth:`act_rows`: a pattern keeps its channels and heads, ``None``
+        keeps everything (dense) and ``"skip"`` nothing (every block reduces to its residual)."""
+        from icml26.ecovla.pattern import SparsityPattern
+
+        if isinstance(patterns, str) or not isinstance(patterns, Sequence) or not patterns:
+            raise TypeError("TinyVLA.masks_of: patterns must be a non-empty sequence, one per row.")
+        if len(patterns) > 100_000:
+            raise ValueError("TinyVLA.masks_of: patterns must hold at most 100000 rows.")
+        d = self.dims()
+        mlp = torch.ones(len(patterns), d.n_layers, d.d_ff)
+        heads = torch.ones(len(patterns), d.n_layers, d.n_heads)
+        for row, pattern in enumerate(patterns):
+            if isinstance(pattern, str) and pattern == "skip":
+                mlp[row] = 0.0
+                heads[row] = 0.0
+            elif isinstance(pattern, SparsityPattern):
+                self._check_pattern(pattern)
+                mlp[row] = 0.0
+                heads[row] = 0.0
+                for i, (m, h) in enumerate(zip(pattern.mlp, pattern.heads, strict=True)):
+                    mlp[row, i, m] = 1.0
+                    heads[row, i, h] = 1.0
+            elif pattern is not None:
+                raise TypeError(
+                    "TinyVLA.masks_of: patterns must be SparsityPatterns, None or 'skip'; got "
+                    f"{type(pattern).__name__}."
+                )
+        return mlp, heads
+
     def to_dict(self) -> dict[str, Any]:
         """The constructor config as a JSON-able dict."""
         return asdict(self.config)
@@ -360,6 +465,23 @@ def _causal_mask(n: int, like: torch.Tensor) -> torch.Tensor:
     return torch.full((n, n), torch.finfo(dtype).min, dtype=dtype, device=like.device).triu(1)[
         None, None
     ]
+
+
+def _stack(
+    observations: Sequence[Mapping[str, Any]], config: TinyVLAConfig, device: Any
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Many env observations as one batch: image, instruction, proprio tensors."""
+    if isinstance(observations, Mapping) or not isinstance(observations, Sequence):
+        raise TypeError("TinyVLA: observations must be a sequence of observation mappings.")
+    if not observations:
+        raise ValueError("TinyVLA: observations must not be empty.")
+    parts = []
+    for i, obs in enumerate(observations):
+        try:
+            parts.append(_batch(obs, config))
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"TinyVLA: observations[{i}] is not an observation: {err}") from None
+    return tuple(torch.cat(column).to(device) for column in zip(*parts, strict=True))
 
 
 def _batch(obs: Any, config: TinyVLAConfig) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

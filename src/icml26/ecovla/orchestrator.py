@@ -48,8 +48,8 @@ class InterleavedOrchestrator(AbstractPolicy):
         How long a step may wait for a pending pattern before acting with the old one (0: never
         wait, the paper's non-blocking swap; larger values make the schedule deterministic).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.ecovla import EcoVLAPruner, Shift2DPickPlaceEnv, TinyVLA, TinyVLAConfig
     >>> model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=2, d_ff=64))
     >>> obs, _ = Shift2DPickPlaceEnv().reset(seed=0)

@@ -60,8 +60,8 @@ class SparsityPattern:
     heads
         One sorted LongTensor of kept query heads per layer (same number of layers).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> a = SparsityPattern((torch.tensor([0, 1, 2]),), (torch.tensor([0, 1]),))
     >>> b = SparsityPattern((torch.tensor([1, 2, 3]),), (torch.tensor([0, 1]),))
@@ -159,8 +159,8 @@ def slice_linear(
     ValueError
         If an index is out of range or repeated, or an index tensor is empty or not 1-D.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from torch import nn
     >>> dense = nn.Linear(4, 3)

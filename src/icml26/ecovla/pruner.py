@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, final
 
 from icml26.core.validation import (
@@ -50,6 +50,8 @@ __all__ = [
     "FixedPatternPolicy",
     "NoisyPolicy",
     "PruningLog",
+    "SkipBackbonePolicy",
+    "StepPlan",
     "StepRecord",
     "calibration_energy",
     "fixed_interval_pruner",
@@ -131,8 +133,8 @@ def static_wanda_pattern(
 ) -> SparsityPattern:
     """Static structured Wanda: top-k of ||W_final[:, k]|| · sqrt(mean eps_k) on calibration frames.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.ecovla import Shift2DPickPlaceEnv, TinyVLA, TinyVLAConfig
     >>> model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=2, d_ff=64))
     >>> obs, _ = Shift2DPickPlaceEnv().reset(seed=0)
@@ -166,8 +168,44 @@ def random_pattern(adapter: BackboneAdapter, ratio: float, seed: Seed = 0) -> Sp
     return SparsityPattern(mlp_keep, tuple(heads))
 
 
+@dataclass(frozen=True)
+class StepPlan:
+    """What the acting pass of one step must be (the lock-step evaluator batches these).
+
+    ``features``: the encoder tokens of the observation (or ``None``); ``pattern``: the
+    pattern to act with, ``None`` for dense weights; ``capture``: keep the acting pass's
+    X^{int} for :meth:`AbstractPolicy.commit`; ``score``: a dense scoring pass comes first and
+    its X^{int} goes to ``scored`` (the oracle). ``pattern="skip"`` bypasses every block
+    (:class:`SkipBackbonePolicy`).
+    """
+
+    features: Any
+    pattern: SparsityPattern | str | None
+    capture: bool = False
+    score: bool = False
+
+
 class AbstractPolicy(abc.ABC):
-    """A closed-loop policy: ``reset()`` at episode start, ``step(obs) -> action chunk``."""
+    """A closed-loop policy: ``reset()`` at episode start, ``step(obs) -> action chunk``.
+
+    A policy that acts through one backbone pass also splits a step into ``plan(obs)`` (which
+    pass) and ``commit(action, captured)`` (what to do with its output), so that many episodes
+    can share one batched pass (:func:`~icml26.ecovla.lockstep.evaluate_lockstep`).
+    """
+
+    adapter: BackboneAdapter
+
+    def plan(self, obs: Mapping[str, Any], features: Any = None) -> StepPlan:
+        """The acting pass of the coming step (default: dense)."""
+        return StepPlan(features, pattern=None)
+
+    def scored(self, captured: Capture) -> SparsityPattern:
+        """The pattern made from a scoring pass (only for plans with ``score``)."""
+        raise NotImplementedError(f"{type(self).__name__} asks for no scoring pass.")
+
+    def commit(self, action: Any, captured: Capture | None) -> Any:
+        """The step's action given the acting pass's output (default: unchanged)."""
+        return action
 
     @abc.abstractmethod
     def reset(self) -> None:
@@ -206,10 +244,54 @@ class FixedPatternPolicy(AbstractPolicy):
     def reset(self) -> None:
         """Nothing to reset."""
 
+    def plan(self, obs: Mapping[str, Any], features: Any = None) -> StepPlan:
+        """Act with the pattern."""
+        return StepPlan(features, pattern=self.pattern)
+
     def step(self, obs: Mapping[str, Any]) -> Any:
         """Act with the sliced weights of the pattern."""
         self.adapter.install(self.pattern)
         return self.adapter.act(obs)
+
+
+@final
+class SkipBackbonePolicy(AbstractPolicy):
+    """Every decoder block reduced to its residual path (a testbed gate, issue 42).
+
+    The blocks' MLP and attention outputs are zeroed, so the action head reads the tokens as
+    they entered the backbone (after the final norm). A testbed whose policy still succeeds this
+    way cannot show what pruning the backbone costs.
+
+    Examples
+    --------
+    >>> from icml26.ecovla import Shift2DPickPlaceEnv, TinyVLA, TinyVLAConfig
+    >>> model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=2, d_ff=64))
+    >>> obs, _ = Shift2DPickPlaceEnv().reset(seed=0)
+    >>> SkipBackbonePolicy(model).step(obs).shape
+    (4, 3)
+    """
+
+    def __init__(self, adapter: BackboneAdapter) -> None:
+        from icml26.ecovla.model import TinyVLA
+
+        if not isinstance(adapter, TinyVLA):
+            raise TypeError(
+                f"SkipBackbonePolicy: adapter must be a TinyVLA; got {type(adapter).__name__}."
+            )
+        self.adapter = adapter
+
+    def reset(self) -> None:
+        """Nothing to reset."""
+
+    def plan(self, obs: Mapping[str, Any], features: Any = None) -> StepPlan:
+        """Bypass every block."""
+        return StepPlan(features, pattern="skip")
+
+    def step(self, obs: Mapping[str, Any]) -> Any:
+        """Act with every block bypassed."""
+        features = self.adapter.encode_observations([obs])
+        actions, _ = self.adapter.act_rows([obs], features, self.adapter.masks_of(["skip"]))
+        return actions[0]
 
 
 @final
@@ -229,8 +311,8 @@ class NoisyPolicy(AbstractPolicy):
     seed
         Seeds the noise.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.ecovla import Shift2DPickPlaceEnv, TinyVLA, TinyVLAConfig
     >>> model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=2, d_ff=64))
     >>> obs, _ = Shift2DPickPlaceEnv().reset(seed=0)
@@ -255,11 +337,31 @@ class NoisyPolicy(AbstractPolicy):
         """Reset the wrapped policy (the noise stream goes on)."""
         self.policy.reset()
 
+    @property
+    def adapter(self) -> BackboneAdapter:  # type: ignore[override]
+        """The wrapped policy's adapter."""
+        return self.policy.adapter
+
+    def plan(self, obs: Mapping[str, Any], features: Any = None) -> StepPlan:
+        """The wrapped policy's plan."""
+        return self.policy.plan(obs, features)
+
+    def scored(self, captured: Capture) -> SparsityPattern:
+        """The wrapped policy's scoring."""
+        return self.policy.scored(captured)
+
+    def commit(self, action: Any, captured: Capture | None) -> Any:
+        """The wrapped policy's action with noise added to (dx, dy)."""
+        return self._perturb(self.policy.commit(action, captured))
+
     def step(self, obs: Mapping[str, Any]) -> Any:
         """The wrapped policy's chunk with noise added to (dx, dy)."""
+        return self._perturb(self.policy.step(obs))
+
+    def _perturb(self, chunk: Any) -> Any:
         import numpy as np
 
-        chunk = np.array(self.policy.step(obs), dtype=np.float32).reshape(-1, 3)
+        chunk = np.array(chunk, dtype=np.float32).reshape(-1, 3)
         chunk[:, :2] += self.sigma * self._rng.standard_normal((len(chunk), 2))
         return chunk
 
@@ -374,8 +476,8 @@ class EcoVLAPruner(AbstractPolicy):
         and the prior is not updated. The "no pattern work" reference of the I²O latency
         breakdown (L = T_infer); the policy then acts like static Wanda.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.ecovla import Shift2DPickPlaceEnv, TinyVLA, TinyVLAConfig
     >>> model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=2, d_ff=64))
     >>> env = Shift2DPickPlaceEnv()
@@ -420,8 +522,23 @@ class EcoVLAPruner(AbstractPolicy):
         self.records: list[StepRecord] = []
         self._t = 0
         self._prev_features: torch.Tensor | None = None
+        self._pending: tuple = ()
+        self.slice_ahead = True  # make_pattern builds the sliced weights (off the acting pass)
 
     # --- set-up -----------------------------------------------------------------------------
+
+    def clone(self) -> EcoVLAPruner:
+        """A new pruner with this one's settings and calibration on the same adapter (one per
+        episode of a lock-step batch), reset to the episode start."""
+        import copy
+
+        other = copy.copy(self)
+        other.trigger = QuantileTrigger(self.p, window=self.window, warmup=self.warmup)
+        other.prior_ = copy.deepcopy(self.prior_)
+        other.records = []
+        if other.prior_ is not None:
+            other.reset()
+        return other
 
     def calibrate(self, frames: Sequence[Mapping[str, Any]]) -> EcoVLAPruner:
         """Prior E := mean eps over ``frames`` and P0 := its static Wanda pattern; resets."""
@@ -449,14 +566,21 @@ class EcoVLAPruner(AbstractPolicy):
 
     # --- the EAP loop, in three pieces (the orchestrator runs make_pattern elsewhere) --------
 
-    def decide(self, obs: Mapping[str, Any]) -> tuple[bool, float, torch.Tensor]:
-        """Trigger decision of the coming step: (u_t, s_t, f_t)."""
+    def decide(
+        self, obs: Mapping[str, Any], features: torch.Tensor | None = None
+    ) -> tuple[bool, float, torch.Tensor]:
+        """Trigger decision of the coming step: (u_t, s_t, f_t).
+
+        ``features`` (the encoder's tokens of ``obs``, e.g. from a batched encoder pass) saves
+        the encoder call.
+        """
         if self.prior_ is None:
             raise ValueError(
                 "EcoVLAPruner: calibrate(frames) must be called before step "
                 "(frames: calibration observations)."
             )
-        features = self.adapter.visual_features(obs)
+        if features is None:
+            features = self.adapter.visual_features(obs)
         if self._t == 0:
             self.trigger.update(1.0)  # s_0 := 1
             return False, 1.0, features
@@ -499,27 +623,51 @@ class EcoVLAPruner(AbstractPolicy):
         self.prior_.update(eps)
         d_ff = mlp.shape[1]
         pattern = self.adapter.pattern_from_energy(fused[:, :d_ff], fused[:, d_ff:], self.ratio)
-        self.adapter.sliced(pattern)  # build the sliced weights off the acting pass
+        if self.slice_ahead:
+            self.adapter.sliced(pattern)  # build the sliced weights off the acting pass
         return pattern
+
+    def plan(self, obs: Mapping[str, Any], features: torch.Tensor | None = None) -> StepPlan:
+        """First half of a step: the trigger decision and what the acting pass must be.
+
+        The caller runs the passes the plan asks for (:meth:`step` one at a time, the lock-step
+        evaluator a batch of rows at once) and ends the step with :meth:`commit`.
+        """
+        u_t, s_t, features = self.decide(obs, features)
+        self._pending = (u_t, s_t, features)
+        if self.schedule == "oracle" and self._t > 0:
+            return StepPlan(features, pattern=None, capture=False, score=True)
+        dense = u_t or self._t == 0
+        return StepPlan(features, pattern=None if dense else self.pattern, capture=u_t)
+
+    def scored(self, captured: Capture) -> SparsityPattern:
+        """The oracle's scoring pass: the pattern its acting pass uses at the same step."""
+        self.pattern = self.make_pattern(captured)
+        self._pending = (*self._pending[:3], self.pattern)
+        return self.pattern
+
+    def commit(self, action: Any, captured: Capture | None) -> Any:
+        """Second half of a step: make the next pattern from a trigger step's activations."""
+        u_t, s_t, features, *scored = self._pending
+        if scored:  # the oracle acted sparse with the pattern of its scoring pass
+            self._finish(u_t, s_t, False, self.pattern.key, scored[0], features)
+            return action
+        dense = u_t or self._t == 0
+        used, made = None if dense else self.pattern.key, None
+        if u_t:
+            made = self.make_pattern(captured)
+            self.pattern = made  # applies from t + 1
+        self._finish(u_t, s_t, dense, used, made, features)
+        return action
 
     def step(self, obs: Mapping[str, Any]) -> Any:
         """One control step; returns the policy's action (chunk)."""
-        u_t, s_t, features = self.decide(obs)
-        used, made = None, None
-        if self.schedule == "oracle" and self._t > 0:
-            _, captured = self.run_backbone(obs, features, dense=True)  # scoring pass
-            self.pattern = made = self.make_pattern(captured)
-            action, _ = self.run_backbone(obs, features, dense=False)  # acting pass
-            used, dense = self.pattern.key, False
-        else:
-            dense = u_t or self._t == 0
-            action, captured = self.run_backbone(obs, features, dense=dense)
-            used = None if dense else self.pattern.key
-            if u_t:
-                made = self.make_pattern(captured)
-                self.pattern = made  # applies from t + 1
-        self._finish(u_t, s_t, dense, used, made, features)
-        return action
+        plan = self.plan(obs)
+        if plan.score:
+            _, captured = self.run_backbone(obs, plan.features, dense=True)  # scoring pass
+            plan = replace(plan, pattern=self.scored(captured))
+        action, captured = self.run_backbone(obs, plan.features, dense=plan.pattern is None)
+        return self.commit(action, captured)
 
     def _finish(
         self,

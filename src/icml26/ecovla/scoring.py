@@ -41,8 +41,8 @@ def channel_energy(x_int: torch.Tensor) -> torch.Tensor:
     torch.Tensor
         Shape ``(C,)``, float64 when the input is float64, else float32.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> channel_energy(torch.tensor([[1.0, 2.0], [3.0, 0.0]])).tolist()
     [10.0, 4.0]
@@ -74,8 +74,8 @@ class TemporalPrior:
     lam
         History decay λ in [0, 1] (default 0.9, inferred).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> prior = TemporalPrior(torch.tensor([4.0, 0.0]), alpha=0.5, lam=0.5)
     >>> prior.fuse(torch.tensor([0.0, 2.0])).tolist()
@@ -156,8 +156,8 @@ def structured_scores(
         Shape ``(C_in,)`` or ``(C_in // head_dim,)``, in the dtype of ``energy`` (float64 in,
         float64 out).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> w = torch.tensor([[3.0, 0.0, 1.0, 1.0], [4.0, 1.0, 0.0, 1.0]])
     >>> structured_scores(w, torch.tensor([1.0, 4.0, 9.0, 0.0])).tolist()
@@ -215,8 +215,8 @@ def select_keep(scores: torch.Tensor, ratio: float) -> torch.Tensor:
     torch.LongTensor
         Kept indices in increasing order; equal scores go to the lower index.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> select_keep(torch.tensor([0.1, 3.0, 2.0, 2.0]), 0.5).tolist()
     [1, 2]

@@ -28,6 +28,7 @@ def fastv_token_prune(
     keep_ratio: float,
     visual_start: int,
     n_visual: int,
+    per_row: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Drop the least-attended visual tokens.
 
@@ -37,19 +38,24 @@ def fastv_token_prune(
         Hidden states ``(B, S, D)``.
     attn_last_row
         Attention of the last token to every position, ``(B, S)`` (mean over heads); the batch
-        shares one selection, ranked by the batch mean.
+        shares one selection, ranked by the batch mean, unless ``per_row``.
     keep_ratio
         Fraction of visual tokens kept, in (0, 1]; at least one is kept.
     visual_start, n_visual
         The visual tokens are positions ``visual_start .. visual_start + n_visual - 1``.
 
+    per_row
+        Rank each row by its own attention (rows of a batch are independent episodes); the
+        kept positions are then ``(B, S')``.
+
     Returns
     -------
     (torch.Tensor, torch.LongTensor)
-        The kept hidden states ``(B, S', D)`` and the kept positions ``(S',)`` (increasing).
+        The kept hidden states ``(B, S', D)`` and the kept positions ``(S',)`` (increasing),
+        ``(B, S')`` with ``per_row``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> h = torch.arange(6.0).view(1, 6, 1)
     >>> attn = torch.tensor([[0.1, 0.5, 0.0, 0.3, 0.05, 0.05]])
@@ -75,7 +81,24 @@ def fastv_token_prune(
             f"{owner}: attn_last_row must have shape {tuple(hidden.shape[:2])} "
             f"(batch, tokens); got {tuple(attn_last_row.shape)}."
         )
+    if not isinstance(per_row, bool):
+        raise TypeError(f"{owner}: per_row must be a bool; got {type(per_row).__name__}.")
     k = _n_kept(keep_ratio, n_visual)
+    if per_row:
+        visual = attn_last_row[:, visual_start : visual_start + n_visual].double()
+        order = torch.sort(visual, dim=1, descending=True, stable=True).indices[:, :k]
+        kept_visual = torch.sort(order, dim=1).values.cpu() + visual_start
+        rows = hidden.shape[0]
+        kept = torch.cat(
+            [
+                torch.arange(visual_start).expand(rows, -1),
+                kept_visual,
+                torch.arange(visual_start + n_visual, n).expand(rows, -1),
+            ],
+            dim=1,
+        )
+        index = kept.to(hidden.device)[..., None].expand(-1, -1, hidden.shape[-1])
+        return torch.gather(hidden, 1, index), kept
     scores = attn_last_row[:, visual_start : visual_start + n_visual].double().mean(dim=0)
     order = torch.sort(scores, descending=True, stable=True).indices[:k]
     kept_visual = torch.sort(order).values + visual_start

@@ -169,8 +169,10 @@ def train_bc(
     encoder_steps: int,
     batch_size: int = 128,
     lr: float = 1e-3,
+    weight_decay: float = 1e-4,
     aux_weight: float = 1.0,
     seed: Seed = 0,
+    resume: Any = None,
     progress: Progress = None,
 ) -> list[float]:
     """Behaviour cloning: AdamW on the L1 loss of the action chunk, cosine learning rate.
@@ -192,11 +194,18 @@ def train_bc(
         (no backbone pass: cheap), the stand-in for a VLA's pretrained vision tower; 0 skips it.
     batch_size, lr
         Minibatch size and peak learning rate of both stages.
+    weight_decay
+        AdamW's decoupled weight decay (one optimiser for both stages: the encoder stage leaves
+        the backbone without gradients, so AdamW skips it there).
     aux_weight
         Weight of the auxiliary L1 loss on the instructed object's and pad's positions
         (``TinyVLA.locate``; a training aid only, the policy acts from the action head).
     seed
         Minibatch sampling seed.
+    resume
+        A :class:`~icml26.core.TrainingCheckpoint` (or ``None``): the run restores from it and
+        saves to it every ``resume.every`` steps, so an interrupted run continues with the same
+        minibatches.
     progress
         ``None``/``False`` (silent), ``True`` (a progress bar) or a callable
         ``progress(done, total, {"loss": value})`` called after each of the
@@ -243,6 +252,11 @@ def train_bc(
             f"{owner}: demos must have chunks of {model.config.chunk} steps; got "
             f"{demos.chunks.shape[1]}."
         )
+    from icml26.core.training import TrainingCheckpoint
+
+    weight_decay = check_in_interval("weight_decay", weight_decay, low=0.0, high=1.0, owner=owner)
+    if resume is not None and not isinstance(resume, TrainingCheckpoint):
+        raise TypeError(f"{owner}: resume must be a TrainingCheckpoint or None.")
     gen = torch_generator(check_seed(seed, owner))
     images = torch.from_numpy(demos.images)
     instruction = torch.from_numpy(demos.instruction)
@@ -250,34 +264,35 @@ def train_bc(
     targets = torch.from_numpy(demos.chunks)
     positions = torch.from_numpy(demos.positions)
     model.train()
-    losses: list[float] = []
-    with progress_reporter(progress, encoder_steps + steps, "behaviour cloning") as report:
-        # stage 1: the vision encoder alone learns to locate the instructed object and pad
-        opt = adamw(model.encoder_parameters(), lr=lr, weight_decay=1e-4)
-        for step in range(encoder_steps):
-            warmup = max(1, encoder_steps // 20)
+    opt = adamw(model, lr=lr, weight_decay=weight_decay)
+    generators = {"batches": gen}
+    start = 0 if resume is None else resume.restore(model, opt, generators)
+    losses: list[float] = [] if start == 0 else list(resume.extra["losses"])
+    total = encoder_steps + steps
+    with progress_reporter(progress, total, "behaviour cloning") as report:
+        for step in range(start, total):
+            encoder_stage = step < encoder_steps
+            # stage 1: the vision encoder alone learns to locate the instructed object and pad;
+            # stage 2: behaviour cloning of the whole policy (the encoder keeps its aux loss)
+            k, n = (step, encoder_steps) if encoder_stage else (step - encoder_steps, steps)
             set_lr(
-                opt,
-                warmup_cosine_lr(step, total_steps=encoder_steps, peak_lr=lr, warmup_steps=warmup),
+                opt, warmup_cosine_lr(k, total_steps=n, peak_lr=lr, warmup_steps=max(1, n // 20))
             )
             idx = torch.randint(0, len(demos), (batch_size,), generator=gen)
-            located = model.locate(model.encode_images(images[idx], instruction[idx])[:, 0])
-            loss = (located - positions[idx]).abs().mean()
-            losses.append(optimizer_step(loss, opt, step=step, owner=f"{owner} (encoder stage)"))
+            if encoder_stage:
+                located = model.locate(model.encode_images(images[idx], instruction[idx])[:, 0])
+                loss = (located - positions[idx]).abs().mean()
+                losses.append(optimizer_step(loss, opt, step=k, owner=f"{owner} (encoder stage)"))
+            else:
+                pred, located = model(
+                    images[idx], instruction[idx], proprio[idx], return_positions=True
+                )
+                loss = (pred - targets[idx]).abs().mean()  # L1 on the chunk (OpenVLA-OFT)
+                loss = loss + aux_weight * (located - positions[idx]).abs().mean()
+                losses.append(optimizer_step(loss, opt, step=k, clip=1.0, owner=owner))
             report(step + 1, loss=losses[-1])
-        # stage 2: behaviour cloning of the whole policy (the encoder keeps its auxiliary loss)
-        opt = adamw(model, lr=lr, weight_decay=1e-4)
-        for step in range(steps):
-            warmup = max(1, steps // 20)
-            set_lr(opt, warmup_cosine_lr(step, total_steps=steps, peak_lr=lr, warmup_steps=warmup))
-            idx = torch.randint(0, len(demos), (batch_size,), generator=gen)
-            pred, located = model(
-                images[idx], instruction[idx], proprio[idx], return_positions=True
-            )
-            loss = (pred - targets[idx]).abs().mean()  # L1 on the chunk (OpenVLA-OFT)
-            loss = loss + aux_weight * (located - positions[idx]).abs().mean()
-            losses.append(optimizer_step(loss, opt, step=step, clip=1.0, owner=owner))
-            report(encoder_steps + step + 1, loss=losses[-1])
+            if resume is not None:
+                resume.save_if_due(step + 1, model, opt, generators, {"losses": losses})
     model.eval()
     return losses
 
@@ -341,8 +356,8 @@ def first_action_errors(
     numpy.ndarray
         ``(len(demos),)`` errors, mean over (dx, dy, grip) of the first action of the chunk.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.ecovla import TinyVLA, TinyVLAConfig, collect_demos, random_pattern
     >>> model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=2, d_ff=64, patch=16), seed=0)
     >>> demos = collect_demos(1, split="shift", seed=0)
@@ -388,6 +403,24 @@ def first_action_errors(
     return np.concatenate(errors).astype(np.float64)
 
 
+def _check_env(env: Any, owner: str) -> Any:
+    """``env`` if it is a Shift2DPickPlaceEnv or a gymnasium wrapper of one."""
+    import gymnasium
+
+    if isinstance(env, gymnasium.vector.VectorEnv):
+        raise TypeError(
+            f"{owner}: env must be a single environment, not a vector env "
+            f"({type(env).__name__}); pass gymnasium.make('Shift2DPickPlace-v0') (or a "
+            "Shift2DPickPlaceEnv), or use icml26.ecovla.evaluate_lockstep for batched episodes."
+        )
+    if not isinstance(getattr(env, "unwrapped", None), Shift2DPickPlaceEnv):
+        raise TypeError(
+            f"{owner}: env must be a Shift2DPickPlaceEnv or a gymnasium wrapper of one; got "
+            f"{type(env).__name__}."
+        )
+    return env
+
+
 @dataclass(frozen=True)
 class EvalResult:
     """Closed-loop results: per-episode success, length (env steps) and policy queries."""
@@ -418,7 +451,11 @@ def evaluate(
     policy
         An :class:`~icml26.ecovla.pruner.AbstractPolicy` (``reset()``, ``step(obs) -> chunk``).
     env
-        The environment; episode i of seed s is ``env.reset(seed=s * 100003 + i)``.
+        The environment: a ``Shift2DPickPlaceEnv`` or a gymnasium wrapper of one (e.g.
+        ``gymnasium.make("Shift2DPickPlace-v0")``, whose wrappers' ``step`` is what runs);
+        episode i of seed s is ``env.reset(seed=s * 100003 + i)``. Vector envs are refused:
+        pass one env, or run many episodes at once with
+        :func:`~icml26.ecovla.lockstep.evaluate_lockstep`.
     episodes
         Episodes per seed (at most 100000).
     seeds
@@ -437,8 +474,7 @@ def evaluate(
     owner = "evaluate"
     if not isinstance(policy, AbstractPolicy):
         raise TypeError(f"{owner}: policy must be an AbstractPolicy; got {type(policy).__name__}.")
-    if not isinstance(env, Shift2DPickPlaceEnv):
-        raise TypeError(f"{owner}: env must be a Shift2DPickPlaceEnv; got {type(env).__name__}.")
+    env = _check_env(env, owner)
     episodes = check_positive_int("episodes", episodes, maximum=MAX_EPISODES, owner=owner)
     seed_list = [seeds] if isinstance(seeds, int) and not isinstance(seeds, bool) else seeds
     if not isinstance(seed_list, Sequence) or not seed_list:

@@ -48,8 +48,8 @@ def frame_similarity(f_t: torch.Tensor, f_prev: torch.Tensor) -> float:
     ValueError
         If the shapes differ, are not 2-D, are empty, or hold NaN/inf.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> f = torch.tensor([[1.0, 0.0], [0.0, 2.0]])
     >>> frame_similarity(f, f)
@@ -95,8 +95,8 @@ class QuantileTrigger:
         No trigger until the window holds at least this many values (default 4, inferred);
         must be in [1, window].
 
-    Example
-    -------
+    Examples
+    --------
     >>> trig = QuantileTrigger(p=50, window=4, warmup=2)
     >>> [trig.update(s) for s in (1.0, 0.9, 0.95, 0.5, 0.99)]
     [False, False, False, True, False]

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, Resources, RunContext
+from icml26.core import Claim, Resources
+from icml26.core.validation import check_in_interval, check_positive_int
 
 # Single-sample policy steps on a tiny model: one thread is fastest (and the cores are shared).
 RESOURCES = Resources(cpus=1)
@@ -23,79 +24,97 @@ PAPER = (
 
 
 @dataclass(frozen=True)
-class ShiftConfig:
-    d_model: int = 128
-    n_layers: int = 6
-    n_heads: int = 4
-    d_ff: int = 512
-    patch: int = 8  # 64 visual tokens (spec)
-    demo_episodes: int = 2000
-    train_steps: int = 3000
-    encoder_steps: int = 2000  # stage 1: the vision encoder alone (stand-in for a pretrained one)
-    batch_size: int = 64
-    lr: float = 2e-3
-    eval_episodes: int = 200
+class EvalConfig:
+    """What the ecovla experiments evaluate: which shipped policies, how many paired episodes,
+    the pruning settings and the gates' sizes (issue 42)."""
+
+    policies: tuple[str, ...] = ("tinyvla_s0", "tinyvla_s1", "tinyvla_s2")
+    episodes: int = 200  # per method and policy; episode i is the same for every method
+    eval_seed: int = 20261207  # episode i resets with eval_seed + i
     ratios: tuple[float, ...] = (0.25, 0.4)
     p: float = 5.0  # paper: OpenVLA-OFT/CogACT
-    p_sweep: tuple[float, ...] = (5.0, 20.0, 50.0, 80.0)
+    p_high: float = 80.0  # the trigger's other end (paper: pi0.5), for the sanity checks
     alpha: float = 0.7
-    alpha_sweep: tuple[float, ...] = (0.0, 0.3, 0.7, 0.9)
     calib_frames: int = 64
     token_keep: float = 0.5  # FastV: half of the visual tokens after block 2
     token_layer: int = 2
     execute: int = 2  # actions run per chunk (receding horizon): ~16 backbone steps per episode
-    # gates (issue 42): dense and noisy-dense episodes (the first eval_episodes are the ones every
-    # method plays), action noise below the demonstrations' 0.15 execution noise, and the
-    # open-loop redundancy test on expert frames of the shift split
-    gate_episodes: int = 200
-    noise: float = 0.1
+    noise: float = 0.1  # the noise gate: below the demonstrations' 0.15 execution noise
     openloop_frames: int = 300
     openloop_ratio: float = 0.25
     openloop_random: int = 3  # random patterns averaged per frame
+    phase_pairs: int = 40  # (reach, carry) frame pairs of the phase-dependence gate
+
+    def __post_init__(self) -> None:
+        owner = "EvalConfig"
+        from icml26.ecovla.standins import STANDINS
+
+        if not isinstance(self.policies, tuple) or not self.policies:
+            raise ValueError(f"{owner}: policies must be a non-empty tuple of names.")
+        for name in self.policies:
+            if name != UNTRAINED and name not in STANDINS:
+                raise ValueError(
+                    f"{owner}: policies must name shipped policies {sorted(STANDINS)} or "
+                    f"{UNTRAINED!r}; got {name!r}."
+                )
+        check_positive_int("episodes", self.episodes, maximum=10_000, owner=owner)
+        check_positive_int("eval_seed", self.eval_seed, minimum=0, maximum=2**30, owner=owner)
+        if not isinstance(self.ratios, tuple) or not self.ratios:
+            raise ValueError(f"{owner}: ratios must be a non-empty tuple.")
+        for ratio in (*self.ratios, self.openloop_ratio):
+            check_in_interval("ratios", ratio, low=0.0, high=0.95, owner=owner)
+        for name in ("p", "p_high"):
+            check_in_interval(name, getattr(self, name), low=0.0, high=100.0, owner=owner)
+        check_in_interval("alpha", self.alpha, low=0.0, high=1.0, owner=owner)
+        check_in_interval(
+            "token_keep", self.token_keep, low=0.0, high=1.0, closed="right", owner=owner
+        )
+        check_in_interval("noise", self.noise, low=0.0, high=1.0, owner=owner)
+        for name, top in (
+            ("calib_frames", 10_000),
+            ("token_layer", 64),
+            ("execute", 64),
+            ("openloop_frames", 100_000),
+            ("openloop_random", 100),
+            ("phase_pairs", 10_000),
+        ):
+            check_positive_int(name, getattr(self, name), maximum=top, owner=owner)
 
 
-SHIFT_DEFAULT = ShiftConfig()
-SHIFT_PRESETS = {
-    # seconds: a 2-layer model barely trained; the claims are not expected to hold
+UNTRAINED = "untrained"  # smoke: a random-init 2-layer policy (seconds; claims not expected)
+DEFAULT = EvalConfig()
+PRESETS = {
     "smoke": replace(
-        SHIFT_DEFAULT,
-        d_model=32,
-        n_layers=2,
-        d_ff=64,
-        patch=16,
-        demo_episodes=6,
-        train_steps=4,
-        encoder_steps=4,
-        batch_size=16,
-        eval_episodes=2,
-        ratios=(0.4,),
-        p_sweep=(5.0, 80.0),
-        alpha_sweep=(0.0, 0.7),
+        DEFAULT,
+        policies=(UNTRAINED,),
+        episodes=2,
+        ratios=(0.25, 0.4),
         calib_frames=4,
         token_layer=1,
-        gate_episodes=2,
         openloop_frames=16,
         openloop_random=1,
+        phase_pairs=2,
     ),
-    # about 6 CPU-minutes: small model, 40 episodes per method (100 for the dense gates), 40 %
-    # only (spec §5); the p sweep keeps its ends (the trigger's sanity checks)
-    "quick": replace(
-        SHIFT_DEFAULT,
-        d_model=64,
-        n_layers=4,
-        d_ff=256,
-        patch=16,
-        demo_episodes=300,
-        encoder_steps=800,
-        train_steps=800,
-        eval_episodes=40,
-        gate_episodes=100,
-        ratios=(0.4,),
-        p_sweep=(5.0, 80.0),
-        alpha_sweep=(0.0, 0.7),
-    ),
-    "full": SHIFT_DEFAULT,
+    # the three shipped policies, 24 paired episodes each per method (72 per comparison)
+    "quick": replace(DEFAULT, episodes=24, openloop_frames=120, openloop_random=2, phase_pairs=12),
+    "full": DEFAULT,
 }
+
+
+def policy_models(config: EvalConfig) -> list[tuple[str, Any]]:
+    """The policies a task evaluates: the shipped stand-ins (loaded once per process) or, for
+    ``UNTRAINED``, a random-init 2-layer TinyVLA."""
+    from icml26.ecovla import TinyVLA, TinyVLAConfig
+    from icml26.ecovla.standins import load_policy
+
+    models = []
+    for name in config.policies:
+        if name == UNTRAINED:
+            model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=2, d_ff=64, patch=16), seed=0)
+        else:
+            model = load_policy(name)
+        models.append((name, model))
+    return models
 
 
 def spec_claim(*fields: Any, **options: Any) -> Claim:
@@ -108,93 +127,89 @@ def pct(ratio: float) -> str:
     return f"{round(100 * ratio):d}"
 
 
-def train_policy(config: ShiftConfig, ctx: RunContext) -> tuple[Any, Any, float]:
-    """Collect demonstrations and train a TinyVLA by behaviour cloning.
-
-    Returns the model, the demonstrations and the mean loss of the last tenth of the steps.
-    """
-    from icml26.ecovla import TinyVLA, TinyVLAConfig, collect_demos, train_bc
-
-    demos = collect_demos(config.demo_episodes, split="train", seed=ctx.numpy_generator("demos"))
-    model_config = TinyVLAConfig(
-        d_model=config.d_model,
-        n_layers=config.n_layers,
-        n_heads=config.n_heads,
-        n_kv_heads=config.n_heads,
-        d_ff=config.d_ff,
-        patch=config.patch,
-    )
-    model = TinyVLA(model_config, seed=ctx.torch_generator("init"))
-    with ctx.progress(config.encoder_steps + config.train_steps, "training") as bar:
-        losses = train_bc(
-            model,
-            demos,
-            steps=config.train_steps,
-            encoder_steps=config.encoder_steps,
-            batch_size=config.batch_size,
-            lr=config.lr,
-            seed=ctx.torch_generator("batches"),
-            progress=bar,
-        )
-    return model, demos, float(np.mean(losses[-max(1, len(losses) // 10) :]))
-
-
-def calibration_sets(config: ShiftConfig, demos: Any, ctx: RunContext) -> tuple[list, list]:
+def calibration_sets(config: EvalConfig) -> tuple[list, list]:
     """Initial-phase default-lighting frames (first steps of clean episodes) and mixed frames
-    (drawn from the demonstrations)."""
-    from icml26.ecovla import initial_frames
+    (random frames of noisy expert episodes on the training split)."""
+    from icml26.ecovla import collect_demos, initial_frames
 
-    rng = ctx.numpy_generator("calibration")
+    rng = np.random.default_rng(config.eval_seed)
     initial = initial_frames(config.calib_frames, split="clean", per_episode=4, seed=rng)
-    mixed = demos.observations(rng.choice(len(demos), config.calib_frames, replace=False))
-    return initial, mixed
+    demos = collect_demos(max(1, config.calib_frames // 8), split="train", seed=rng)
+    rows = rng.choice(len(demos), min(config.calib_frames, len(demos)), replace=False)
+    return initial, demos.observations(rows)
 
 
-def episode_success(
-    policy: Any,
-    config: ShiftConfig,
-    ctx: RunContext,
-    episodes: int | None = None,
-    log: Any = None,
-) -> np.ndarray:
-    """Per-episode success (0 or 100) of ``policy`` on the shift split over ``episodes``
-    (default: the config's evaluation episodes); ``log`` (e.g. a ``PruningLog``) sees the policy
-    after each episode.
+def play(
+    model: Any,
+    methods: dict[str, Any],
+    split: str,
+    config: EvalConfig,
+    trace: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """Play ``config.episodes`` paired episodes of every method in lock-step on ``split``.
 
-    Episode i has the same layout, shift step and noise for every policy of a task, so the
-    arrays of two policies are paired episode by episode.
+    ``methods`` maps a name to a policy; an :class:`~icml26.ecovla.EcoVLAPruner` is cloned for
+    each episode (its own state per row). Episode i resets with ``eval_seed + i`` for every
+    method, so the success arrays are paired episode by episode. Returns, per method, the
+    :class:`~icml26.ecovla.LockstepResult` of its rows plus its pruner rows (``"<name>:rows"``).
     """
-    from icml26.ecovla import Shift2DPickPlaceEnv, evaluate
+    from icml26.ecovla import EcoVLAPruner, Shift2DPickPlaceEnv, evaluate_lockstep
 
-    env = Shift2DPickPlaceEnv(split="shift")
-    eval_seed = int(ctx.numpy_generator("eval").integers(2**20))
-    result = evaluate(
-        policy,
-        env,
-        episodes or config.eval_episodes,
-        seeds=[eval_seed],
-        execute=config.execute,
-        on_episode=log,
+    policies, names = [], []
+    for name, policy in methods.items():
+        rows = [
+            policy.clone() if isinstance(policy, EcoVLAPruner) else policy
+            for _ in range(config.episodes)
+        ]
+        for row in rows:
+            if isinstance(row, EcoVLAPruner):
+                row.slice_ahead = False  # masks act in the batch; slices are for latency
+        policies += rows
+        names += [name] * config.episodes
+    seeds = [config.eval_seed + i for i in range(config.episodes)] * len(methods)
+    envs = [Shift2DPickPlaceEnv(split=split) for _ in policies]
+    result = evaluate_lockstep(
+        policies, envs, seeds, execute=config.execute, trace=[n in trace for n in names]
     )
-    return 100.0 * result.success.astype(np.float64)
+    out: dict[str, Any] = {}
+    for k, name in enumerate(methods):
+        rows = slice(k * config.episodes, (k + 1) * config.episodes)
+        out[name] = type(result)(
+            success=result.success[rows],
+            length=result.length[rows],
+            queries=result.queries[rows],
+            failure=result.failure[rows],
+            drift=result.drift[rows],
+        )
+        out[f"{name}:rows"] = policies[rows]
+    return out
 
 
-def paired(a: np.ndarray, b: np.ndarray) -> list[float]:
-    """Per-episode differences ``a - b`` over the episodes both played (claims over items)."""
-    n = min(len(a), len(b))
-    return (np.asarray(a[:n], dtype=np.float64) - np.asarray(b[:n], dtype=np.float64)).tolist()
+def success(result: Any) -> np.ndarray:
+    """Per-episode success of a lock-step result, 0 or 100."""
+    return 100.0 * np.asarray(result.success, dtype=np.float64)
 
 
-def openloop_frames(config: ShiftConfig, ctx: RunContext) -> Any:
-    """``config.openloop_frames`` expert frames of the shift split with their clean labels."""
+def trigger_log(rows: list[Any]) -> Any:
+    """A ``PruningLog`` of the pruner rows of one method (one episode each)."""
+    from icml26.ecovla import PruningLog
+
+    log = PruningLog()
+    for row in rows:
+        log(row)
+    return log
+
+
+def openloop_frames(config: EvalConfig, split: str) -> Any:
+    """``config.openloop_frames`` expert frames of ``split`` with their clean labels."""
     from icml26.ecovla import Demonstrations, collect_demos
 
-    rng = ctx.numpy_generator("openloop")
+    rng = np.random.default_rng(config.eval_seed + 1)
     episodes = max(1, config.openloop_frames // 10)  # an expert episode has 20-60 frames
-    demos = collect_demos(episodes, split="shift", seed=rng)
+    demos = collect_demos(episodes, split=split, seed=rng)
     while len(demos) < config.openloop_frames:
         episodes *= 2
-        demos = collect_demos(episodes, split="shift", seed=rng)
+        demos = collect_demos(episodes, split=split, seed=rng)
     rows = np.sort(rng.choice(len(demos), config.openloop_frames, replace=False))
     return Demonstrations(
         demos.images[rows],
@@ -204,6 +219,12 @@ def openloop_frames(config: ShiftConfig, ctx: RunContext) -> Any:
         demos.episode[rows],
         demos.positions[rows],
     )
+
+
+def paired(a: np.ndarray, b: np.ndarray) -> list[float]:
+    """Per-episode differences ``a - b`` over the episodes both played (claims over items)."""
+    n = min(len(a), len(b))
+    return (np.asarray(a[:n], dtype=np.float64) - np.asarray(b[:n], dtype=np.float64)).tolist()
 
 
 def relative_errors(errors: np.ndarray, dense: np.ndarray) -> list[float]:

@@ -4,20 +4,20 @@
 FLOPs are counted analytically (``backbone_flops``, the FlopCounterMode convention). Every pattern
 of one ratio keeps the same number of MLP channels and heads per layer, so a sparse step's FLOPs
 depend on the sizes and the ratio only, not on the weights or on which channels are kept: the
-counts are taken on a random-init TinyVLA of the shift experiment's sizes, and every metric is
+counts are taken on a random-init TinyVLA of the shipped policies' sizes, and every metric is
 deterministic (C4a/b hold by construction: sanity). The FLOPs with EAP's dense trigger steps
-counted, and EAP + FastV's success (C4c), are measured in ``ecovla.shift``.
+counted, and EAP + FastV's success (C4c, HF), are measured in ``ecovla.indist``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from icml26.core import RunContext, Table, register
-from icml26.ecovla.experiments.common import PAPER, RESOURCES, SHIFT_PRESETS, pct, spec_claim
+from icml26.ecovla.experiments.common import PAPER, RESOURCES, pct, spec_claim
 
 
 @dataclass(frozen=True)
@@ -32,24 +32,24 @@ class FlopsConfig:
     token_layer: int = 2
 
 
-def _sizes(preset: str) -> FlopsConfig:
-    """The policy sizes of ``ecovla.shift``'s preset, both ratios."""
-    shift = SHIFT_PRESETS[preset]
+def _shipped_sizes() -> FlopsConfig:
+    """The sizes of the shipped policies (``ecovla.indist`` and ``ecovla.shift``), both ratios."""
+    from icml26.ecovla.standins import PolicyRecipe
+
+    recipe = PolicyRecipe()
     return FlopsConfig(
-        d_model=shift.d_model,
-        n_layers=shift.n_layers,
-        n_heads=shift.n_heads,
-        d_ff=shift.d_ff,
-        patch=shift.patch,
-        token_keep=shift.token_keep,
-        token_layer=shift.token_layer,
+        d_model=recipe.d_model,
+        n_layers=recipe.n_layers,
+        n_heads=recipe.n_heads,
+        d_ff=recipe.d_ff,
+        patch=recipe.patch,
     )
 
 
 FLOPS_PRESETS = {
-    "smoke": replace(_sizes("smoke"), ratios=(0.4,)),
-    "quick": _sizes("quick"),
-    "full": _sizes("full"),
+    "smoke": FlopsConfig(d_model=32, n_layers=2, n_heads=4, d_ff=64, patch=16, token_layer=1),
+    "quick": _shipped_sizes(),
+    "full": _shipped_sizes(),
 }
 DETERMINISTIC = ("flops_*", "fastv_flops_*", "kept_*")
 FLOPS_CLAIMS = (

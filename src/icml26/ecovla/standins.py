@@ -1,0 +1,167 @@
+"""The shipped TinyVLA policies (issue 42) and the recipe that retrains them.
+
+Three seeds of one recipe, ``tinyvla_s0``, ``tinyvla_s1`` and ``tinyvla_s2``: a TinyVLA on
+Hugging Face Llama decoder layers (d = 96, 4 layers, 6 heads, d_ff = 384, 16 visual tokens),
+behaviour-cloned on 500 episodes of the noisy scripted expert on the ``train`` split (DART-style
+clean labels), 600 encoder-only steps then 1 200 whole-policy steps (AdamW, weight decay 0.01, L1
+on the action chunk). ``icml26 tool ecovla train-standin NAME`` retrains one reproducibly
+(resumable); the quick presets load them with :func:`load_policy` instead of training.
+
+Deviations from issue 42 (CPU budget of about 25 CPU-minutes for all three, on a machine shared
+at load 30-40): 4 layers instead of 6, 1 200 behaviour-cloning steps, no multi-task pre-training
+(the environment has one task family), the action queries keep the instruction/proprio/keypoint
+shortcut of :class:`~icml26.ecovla.model.TinyVLA`. The shipped weights were trained with a
+2 400-step schedule for their first 600 behaviour-cloning steps and resumed under this recipe's
+1 200-step schedule (the shared machine was too slow to finish 2 400), so retraining from the
+recipe gives close but not bit-identical weights.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from icml26.core import Progress, Standin, TrainedStandin, TrainingCheckpoint, load_checkpoint
+from icml26.core.standins import checkpoint_dir
+
+__all__ = ["POLICIES", "STANDINS", "PolicyRecipe", "load_policy", "train_policy_recipe"]
+
+
+@dataclass(frozen=True)
+class PolicyRecipe:
+    """How one shipped policy is trained: model sizes, data and optimiser settings, seed."""
+
+    d_model: int = 96
+    n_layers: int = 4
+    n_heads: int = 6
+    d_ff: int = 384
+    patch: int = 16
+    demo_episodes: int = 500
+    encoder_steps: int = 600
+    steps: int = 1200
+    batch_size: int = 64
+    lr: float = 2e-3
+    weight_decay: float = 0.01
+    seed: int = 0
+
+    def model_config(self) -> Any:
+        """The :class:`~icml26.ecovla.model.TinyVLAConfig` of the recipe."""
+        from icml26.ecovla.model import TinyVLAConfig
+
+        return TinyVLAConfig(
+            d_model=self.d_model,
+            n_layers=self.n_layers,
+            n_heads=self.n_heads,
+            n_kv_heads=self.n_heads,
+            d_ff=self.d_ff,
+            patch=self.patch,
+        )
+
+
+def train_policy_recipe(
+    recipe: PolicyRecipe, resume: TrainingCheckpoint | None = None, progress: Progress = None
+) -> TrainedStandin:
+    """Collect the demonstrations and behaviour-clone the recipe's TinyVLA (deterministic).
+
+    Examples
+    --------
+    >>> tiny = PolicyRecipe(d_model=32, n_layers=1, n_heads=2, d_ff=64, demo_episodes=1,
+    ...                     encoder_steps=1, steps=1, batch_size=4)
+    >>> trained = train_policy_recipe(tiny)
+    >>> trained.config["d_model"], sorted(trained.metrics)
+    (32, ['bc_loss_last_tenth', 'demo_frames'])
+    """
+    import numpy as np
+    import torch
+
+    from icml26.ecovla.model import TinyVLA
+    from icml26.ecovla.training import collect_demos, train_bc
+
+    if not isinstance(recipe, PolicyRecipe):
+        raise TypeError(f"train_policy_recipe: recipe must be a PolicyRecipe; got {recipe!r}.")
+    rng = np.random.default_rng(recipe.seed)
+    demos = collect_demos(recipe.demo_episodes, split="train", seed=int(rng.integers(2**31)))
+    model = TinyVLA(recipe.model_config(), seed=int(rng.integers(2**31)))
+    batches = torch.Generator().manual_seed(int(rng.integers(2**31)))
+    losses = train_bc(
+        model,
+        demos,
+        steps=recipe.steps,
+        encoder_steps=recipe.encoder_steps,
+        batch_size=recipe.batch_size,
+        lr=recipe.lr,
+        weight_decay=recipe.weight_decay,
+        seed=batches,
+        resume=resume,
+        progress=progress,
+    )
+    tail = losses[recipe.encoder_steps :][-max(1, recipe.steps // 10) :]
+    return TrainedStandin(
+        model=model,
+        config=asdict(model.config),
+        recipe=asdict(recipe),
+        data=(
+            f"collect_demos({recipe.demo_episodes}, split='train'): noisy scripted expert "
+            "(execution noise 0.15), clean DART-style chunk labels"
+        ),
+        metrics={"bc_loss_last_tenth": float(np.mean(tail)), "demo_frames": float(len(demos))},
+    )
+
+
+def _trainer(recipe: PolicyRecipe) -> Any:
+    def train(resume: TrainingCheckpoint, progress: Progress) -> TrainedStandin:
+        return train_policy_recipe(recipe, resume, progress)
+
+    return train
+
+
+POLICIES = ("tinyvla_s0", "tinyvla_s1", "tinyvla_s2")
+"""The shipped policies, one per training seed."""
+
+STANDINS = {
+    name: Standin(
+        name=name,
+        system="ecovla",
+        description=f"TinyVLA (d=96, 4 Llama layers, 6 heads) behaviour-cloned, seed {seed}",
+        train=_trainer(PolicyRecipe(seed=seed)),
+        checkpoint_every=200,
+    )
+    for seed, name in enumerate(POLICIES)
+}
+
+
+def load_policy(name: str) -> Any:
+    """A shipped policy (eval mode), loaded once per process; its architecture is checked first.
+
+    Parameters
+    ----------
+    name
+        One of :data:`POLICIES`.
+
+    Examples
+    --------
+    >>> load_policy("tinyvla_s0").config.d_model
+    96
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"load_policy: name must be a str; got {type(name).__name__}.")
+    if name not in STANDINS:
+        raise ValueError(f"load_policy: name must be one of {list(STANDINS)}; got {name!r}.")
+    return _load(name)
+
+
+@functools.cache
+def _load(name: str) -> Any:
+    from icml26.ecovla.model import TinyVLA, TinyVLAConfig
+
+    state, meta = load_checkpoint(checkpoint_dir("ecovla") / name)
+    config = meta.get("config")
+    if not isinstance(config, dict) or set(config) != set(TinyVLAConfig.__dataclass_fields__):
+        raise ValueError(f"load_policy: {name}.json does not describe a TinyVLAConfig.")
+    model = TinyVLA(TinyVLAConfig(**config), seed=0)
+    model.load_state_dict(state)
+    model.eval()
+    for parameter in model.parameters():
+        parameter.requires_grad_(False)
+    return model
