@@ -196,3 +196,36 @@ def test_bad_input_and_missing_libero(saved):
         run_libero(GreedyDecoder(), "kitchen")
     with pytest.raises(MissingExtraError, match="libero"):
         run_libero(GreedyDecoder(), "10", trials=1)
+
+
+def test_remote_code_is_opt_in_and_architecture_checked_before_building(tmp_path, saved):
+    """Issue 40: a checkpoint whose classes live in its own folder runs nothing by default."""
+    marker = tmp_path / "ran"
+    folder = tmp_path / "remote"
+    folder.mkdir()
+    (folder / "configuration_evil.py").write_text(
+        f"open({str(marker)!r}, 'w').write('x')\n"
+        "from transformers import PretrainedConfig\n"
+        "class EvilConfig(PretrainedConfig):\n    model_type = 'openvla'\n"
+    )
+    (folder / "config.json").write_text(
+        json.dumps(
+            {"model_type": "openvla", "auto_map": {"AutoConfig": "configuration_evil.EvilConfig"}}
+        )
+    )
+    with pytest.raises(ValueError, match="trust_remote_code=True"):
+        load_openvla(str(folder), dtype="float32", load_processor=False)
+    assert not marker.exists()
+    for bad in ("yes", 1, None):
+        with pytest.raises(TypeError, match="trust_remote_code"):
+            load_openvla(str(saved), trust_remote_code=bad)
+    with pytest.raises(TypeError, match="revision"):
+        load_openvla(str(saved), revision="")
+    # another architecture is refused on its config, before any weights are built
+    other = tmp_path / "gpt2"
+    GPT2LMHeadModel(GPT2Config(n_layer=1, n_head=1, n_embd=8, vocab_size=16)).save_pretrained(other)
+    with pytest.raises(ValueError, match="not an OpenVLA-style"):
+        load_openvla(str(other), dtype="float32", load_processor=False)
+    # the stand-in (a registered class, no remote code) loads with the default
+    model, _ = load_openvla(str(saved), dtype="float32", load_processor=False, revision="main")
+    assert isinstance(model, StandInVLA)

@@ -10,6 +10,7 @@ from icml26.core import NonFiniteLossError, TrainingCheckpoint
 from icml26.core.standins import Standin, load_checkpoint, save_checkpoint
 from icml26.core.standins import train_standin as train_core_standin
 from icml26.scale import (
+    POLICIES_V1,
     SHIPPED_POLICIES,
     AmbiguousReach2DEnv,
     GreedyDecoder,
@@ -96,7 +97,9 @@ def test_load_policy_round_trip_is_exact(tmp_path):
 
 
 def test_shipped_policy_is_declared_with_its_recipe_and_beats_an_untrained_one():
-    assert SHIPPED_POLICIES == ("reach_quick",) and set(STANDINS) == {"reach_quick"}
+    assert ("reach_quick", *POLICIES_V1) == SHIPPED_POLICIES and set(STANDINS) == set(
+        SHIPPED_POLICIES
+    )
     model, meta = load_policy("reach_quick")
     assert meta["recipe"] == REACH_QUICK_RECIPE and meta["metrics"]["final_bc_loss"] < 0.5
     assert meta["config"] == TinyARVLA(**REACH_QUICK_MODEL).config
@@ -127,7 +130,7 @@ def test_bad_input(tmp_path):
     with pytest.raises(ValueError, match="name_or_path"):
         load_policy(tmp_path / "half")
     save_checkpoint(tmp_path / "other", torch.nn.Linear(2, 2), {"config": {"width": 3}})
-    with pytest.raises(ValueError, match="not a TinyARVLA checkpoint"):
+    with pytest.raises(ValueError, match="not a TinyARVLA or TinyOpenVLA checkpoint"):
         load_policy(tmp_path / "other")
     with pytest.raises(TypeError, match="name_or_path"):
         load_policy(3)

@@ -8,8 +8,9 @@ the temperature gamma of the vision encoder's self-attention at the next step, a
 ordinary single forward pass: no verifier, no training, no extra passes.
 
 The package gives the method for any discrete-action VLA behind :class:`VLAAdapter`, the decoding
-baselines, a procedural gymnasium task with look-alike distractors (``AmbiguousReach2D-v0``), a
-tiny VLA trained by behaviour cloning, and the OpenVLA / LIBERO path. Deviations: docs/scale.md.
+baselines, procedural gymnasium tasks with look-alike distractors
+(``icml26/AmbiguousReach2D-v0`` and ``-v1``), tiny VLAs trained by behaviour cloning, and the
+OpenVLA / LIBERO path. Deviations: docs/scale.md.
 
 Example
 -------

@@ -6,6 +6,7 @@ from icml26.scale.decoding import (
     GreedyDecoder,
     ScaleConfig,
     ScaleDecoder,
+    ShuffledTauDecoder,
     TemperatureDecoder,
     TopKDecoder,
     TopPDecoder,
@@ -15,17 +16,27 @@ from icml26.scale.decoding import (
 )
 from icml26.scale.env import (
     ENV_ID,
+    LEGACY_ENV_ID,
     PALETTE_HUES,
     SPLITS,
     AmbiguousReach2DEnv,
     scripted_expert,
 )
+from icml26.scale.env_v1 import (
+    ENV_ID_V1,
+    SPLITS_V1,
+    AmbiguousReach2DV1Env,
+    dart_rollout,
+    expert_action,
+)
 from icml26.scale.evaluation import (
+    OracleVerifier,
     count_forward_passes,
     evaluate,
     expert_episode_success,
     expert_success_rate,
 )
+from icml26.scale.hf_vla import TinyOpenVLA
 from icml26.scale.model import TinyARVLA
 from icml26.scale.openvla import (
     LIBERO_MAX_STEPS,
@@ -34,9 +45,17 @@ from icml26.scale.openvla import (
     load_openvla,
     run_libero,
 )
-from icml26.scale.standins import SHIPPED_POLICIES, load_policy, policy_trainer, train_policy
+from icml26.scale.standins import (
+    POLICIES_V1,
+    SHIPPED_POLICIES,
+    load_policy,
+    policy_trainer,
+    policy_v1_trainer,
+    train_policy,
+    train_policy_v1,
+)
 from icml26.scale.tokenizer import ActionTokenizer
-from icml26.scale.training import collect_demonstrations, train_bc
+from icml26.scale.training import collect_dart_demonstrations, collect_demonstrations, train_bc
 from icml26.scale.uncertainty import (
     UncertaintyState,
     action_logits,
@@ -49,21 +68,29 @@ from icml26.scale.uncertainty import (
 __all__ = [
     "DECODER_NAMES",
     "ENV_ID",
+    "ENV_ID_V1",
+    "LEGACY_ENV_ID",
     "LIBERO_MAX_STEPS",
     "OPENVLA_LIBERO",
     "PALETTE_HUES",
+    "POLICIES_V1",
     "SHIPPED_POLICIES",
     "SPLITS",
+    "SPLITS_V1",
     "ActionTokenizer",
     "AmbiguousReach2DEnv",
+    "AmbiguousReach2DV1Env",
     "AttentionTemperature",
     "BestOfN",
     "GreedyDecoder",
     "OpenVLAAdapter",
+    "OracleVerifier",
     "ScaleConfig",
     "ScaleDecoder",
+    "ShuffledTauDecoder",
     "TemperatureDecoder",
     "TinyARVLA",
+    "TinyOpenVLA",
     "TinyVLAAdapter",
     "TopKDecoder",
     "TopPDecoder",
@@ -73,15 +100,19 @@ __all__ = [
     "adaptive_temperature",
     "attention_probs",
     "attention_temperature",
+    "collect_dart_demonstrations",
     "collect_demonstrations",
     "count_forward_passes",
+    "dart_rollout",
     "evaluate",
+    "expert_action",
     "expert_episode_success",
     "expert_success_rate",
     "load_openvla",
     "load_policy",
     "make_decoder",
     "policy_trainer",
+    "policy_v1_trainer",
     "run_libero",
     "sample_with_temperature",
     "scaled_dot_attention",
@@ -91,4 +122,5 @@ __all__ = [
     "top_p_filter",
     "train_bc",
     "train_policy",
+    "train_policy_v1",
 ]

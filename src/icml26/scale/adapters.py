@@ -54,7 +54,8 @@ def check_adapter(adapter: Any, owner: str) -> VLAAdapter:
 
 
 class TinyVLAAdapter:
-    """:class:`VLAAdapter` over a :class:`~icml26.scale.model.TinyARVLA`.
+    """:class:`VLAAdapter` over a :class:`~icml26.scale.model.TinyARVLA` or a
+    :class:`~icml26.scale.hf_vla.TinyOpenVLA`.
 
     ``obs`` is a batch of uint8 images ``(B, 48, 48, 3)`` (tensor or array) and ``instruction``
     the target colour ids ``(B,)``; ``detokenize`` returns OpenVLA bin centres in [-1, 1].
@@ -73,11 +74,13 @@ class TinyVLAAdapter:
     """
 
     def __init__(self, model: nn.Module) -> None:
+        from icml26.scale.hf_vla import TinyOpenVLA
         from icml26.scale.model import TinyARVLA
 
-        if not isinstance(model, TinyARVLA):
+        if not isinstance(model, TinyARVLA | TinyOpenVLA):
             raise TypeError(
-                f"TinyVLAAdapter: model must be a TinyARVLA; got {type(model).__name__}."
+                "TinyVLAAdapter: model must be a TinyARVLA or TinyOpenVLA; "
+                f"got {type(model).__name__}."
             )
         self.model = model.eval()
         self.action_token_range = model.action_token_range

@@ -57,6 +57,7 @@ __all__ = [
     "GreedyDecoder",
     "ScaleConfig",
     "ScaleDecoder",
+    "ShuffledTauDecoder",
     "TemperatureDecoder",
     "TopKDecoder",
     "TopPDecoder",
@@ -523,6 +524,66 @@ class ScaleDecoder(_Sampler):
         top_values, top_ids = logits.topk(K, dim=-1)  # (B, K)
         pick = sample_with_temperature(top_values, tau, self.generator, c.greedy_below)
         return top_ids.gather(-1, pick[:, None]).squeeze(-1), tau
+
+
+class ShuffledTauDecoder(ScaleDecoder):
+    """Control for SCALE: SCALE's own temperatures, drawn independently of the uncertainty.
+
+    Every action token k samples at a temperature drawn at random from ``pools[k]`` (the tau
+    values SCALE used for token k, e.g. on the same policy and episodes), so the marginal
+    temperatures match SCALE's but do not follow the token's self-uncertainty. Everything else
+    (top-K, the vision temperature driven by Δu) is SCALE's.
+
+    Parameters
+    ----------
+    pools
+        One non-empty sequence of temperatures in (0, 1e3] per action token.
+    config, seed
+        As for :class:`ScaleDecoder`.
+
+    Examples
+    --------
+    >>> dec = ShuffledTauDecoder([[0.5], [0.1, 0.2], [0.01]], seed=0)
+    >>> [len(p) for p in dec.pools]
+    [1, 2, 1]
+    """
+
+    name = "shuffled_tau"
+
+    def __init__(self, pools: Any, config: ScaleConfig | None = None, seed: Seed = None) -> None:
+        super().__init__(config, seed)
+        owner = "ShuffledTauDecoder"
+        if isinstance(pools, (str, bytes)) or not hasattr(pools, "__len__") or not len(pools):
+            raise TypeError(f"{owner}: pools must be a non-empty sequence of tau sequences.")
+        self.pools = []
+        for k, pool in enumerate(pools):
+            try:
+                values = torch.as_tensor(pool, dtype=torch.float64).reshape(-1)
+            except (TypeError, ValueError, RuntimeError):
+                raise TypeError(f"{owner}: pools[{k}] must be a sequence of numbers.") from None
+            if values.numel() == 0 or values.numel() > 10**7:
+                raise ValueError(f"{owner}: pools[{k}] must hold 1 to 10**7 temperatures.")
+            if not bool(torch.all(torch.isfinite(values) & (values > 0) & (values <= 1e3))):
+                raise ValueError(f"{owner}: pools[{k}] must hold temperatures in (0, 1e3].")
+            self.pools.append(values)
+        self._k = 0
+
+    def decode(self, adapter, obs, instruction, state=None):
+        """As :meth:`ScaleDecoder.decode`, with the shuffled temperatures."""
+        check_adapter(adapter, "ShuffledTauDecoder")
+        if adapter.num_action_tokens != len(self.pools):
+            raise ValueError(
+                f"ShuffledTauDecoder: {len(self.pools)} pools for "
+                f"{adapter.num_action_tokens} action tokens."
+            )
+        self._k = 0
+        return super().decode(adapter, obs, instruction, state)
+
+    def _tau(self, logits, u, K):
+        pool = self.pools[self._k]
+        self._k += 1
+        draw = torch.randint(0, pool.numel(), (logits.shape[0],), generator=self.generator)
+        return pool[draw]
 
 
 Verifier = Callable[[Any, Any, torch.Tensor], torch.Tensor]

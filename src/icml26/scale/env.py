@@ -1,4 +1,4 @@
-"""``AmbiguousReach2D-v0``: reach and grasp the instructed colour among look-alikes (spec §5).
+"""``icml26/AmbiguousReach2D-v0``: reach and grasp the instructed colour among look-alikes.
 
 A procedural numpy task with the Gymnasium ``Env`` API, built to hold the two phenomena SCALE
 targets. *Perceptual ambiguity*: the target (hue within ±4° of the instructed palette colour) sits
@@ -36,6 +36,7 @@ from icml26.core.validation import check_array, check_one_of, check_positive_int
 
 __all__ = [
     "ENV_ID",
+    "LEGACY_ENV_ID",
     "PALETTE_HUES",
     "SPLITS",
     "AmbiguousReach2DEnv",
@@ -43,7 +44,8 @@ __all__ = [
     "scripted_expert",
 ]
 
-ENV_ID = "AmbiguousReach2D-v0"
+ENV_ID = "icml26/AmbiguousReach2D-v0"
+LEGACY_ENV_ID = "AmbiguousReach2D-v0"  # the id before the icml26/ namespace (issue 49): an alias
 CELL, GRID = 4, 12
 EGO_PX = 2  # pixels per cell of the egocentric observation (24 x 24 cells)
 SIZE = CELL * GRID
@@ -376,10 +378,24 @@ def scripted_expert(env: gym.Env) -> np.ndarray:
     return np.array([best[0], best[1], grip], dtype=np.float32)
 
 
+def _legacy(**kwargs: Any) -> AmbiguousReach2DEnv:
+    """``gym.make("AmbiguousReach2D-v0")``: the same env, with a deprecation warning."""
+    import warnings
+
+    warnings.warn(
+        f"{LEGACY_ENV_ID!r} is deprecated; use {ENV_ID!r} (the project's icml26/ namespace).",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return AmbiguousReach2DEnv(**kwargs)
+
+
 def register_env() -> None:
-    """Register ``AmbiguousReach2D-v0`` with gymnasium (idempotent)."""
+    """Register ``icml26/AmbiguousReach2D-v0`` and its old id as an alias (idempotent)."""
     if ENV_ID not in gym.registry:
         gym.register(id=ENV_ID, entry_point=AmbiguousReach2DEnv)
+    if LEGACY_ENV_ID not in gym.registry:
+        gym.register(id=LEGACY_ENV_ID, entry_point=_legacy)
 
 
 register_env()

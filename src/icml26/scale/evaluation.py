@@ -14,19 +14,23 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
 
 from icml26.core.validation import check_positive_int
 from icml26.scale.adapters import VLAAdapter, check_adapter
-from icml26.scale.decoding import Decoder
+from icml26.scale.decoding import BestOfN, Decoder
 from icml26.scale.env import AmbiguousReach2DEnv, scripted_expert
+from icml26.scale.env_v1 import AmbiguousReach2DV1Env, expert_action
+from icml26.scale.hf_vla import TinyOpenVLA
 from icml26.scale.model import TinyARVLA
 from icml26.scale.uncertainty import UncertaintyState
 
 __all__ = [
     "EvalResult",
+    "OracleVerifier",
     "count_forward_passes",
     "evaluate",
     "expert_episode_success",
@@ -56,6 +60,10 @@ class EvalResult:
         Per episode, the share of its action tokens that left the argmax of the logits they
         were drawn from (:attr:`DecodeInfo.departed`), ``(n_seeds, episodes)``: 0 for greedy,
         and near 0 for a sampler whose temperature is tiny.
+    token_u, token_tau, token_error
+        On AmbiguousReach2D-v1 with ``oracle=True``: every decoded step's u and tau
+        ``(steps, K_a)`` (all seeds) and whether each token is far from the clean expert's
+        (moves more than 0.25 apart, or the grip's sign differs).
     """
 
     success: np.ndarray
@@ -66,6 +74,9 @@ class EvalResult:
     gamma_trace: list[float] = field(default_factory=list)
     tau_trace: list[float] = field(default_factory=list)
     episode_departure: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    token_u: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    token_tau: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    token_error: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=bool))
 
     @property
     def mean(self) -> float:
@@ -78,8 +89,48 @@ class EvalResult:
         return float(self.episode_departure.mean()) if self.episode_departure.size else math.nan
 
 
-def _run_seed(decoder, env, episodes, seed, adapter):
-    envs = [AmbiguousReach2DEnv(**env.kwargs()) for _ in range(episodes)]
+class OracleVerifier:
+    """Best-of-N's oracle progress verifier on AmbiguousReach2D-v1.
+
+    It prefers the candidate closest to the clean expert's action (:func:`expert_action`):
+    score = -(|dx - dx*| + |dy - dy*|) - 2 [sign(grip) != sign(grip*)]. :func:`evaluate` sets
+    :attr:`expert` (the expert actions of the rows being decoded) before every step; this
+    needs the simulator's state, so it is a ceiling, not a deployable verifier.
+
+    Examples
+    --------
+    >>> import torch
+    >>> v = OracleVerifier()
+    >>> v.expert = np.array([[1.0, 0.0, -1.0]])
+    >>> v(None, None, torch.tensor([[[8, 136, 263], [263, 136, 263]]])).argmax(1).tolist()
+    [0]
+    """
+
+    def __init__(self, vocab_size: int = 264, n_bins: int = 256) -> None:
+        from icml26.scale.tokenizer import ActionTokenizer
+
+        self.tokenizer = ActionTokenizer(vocab_size, n_bins)
+        self.expert: np.ndarray | None = None
+
+    def __call__(self, obs: Any, instruction: Any, candidates: torch.Tensor) -> torch.Tensor:
+        if self.expert is None:
+            raise ValueError("OracleVerifier: expert actions are unset (evaluate sets them).")
+        actions = self.tokenizer.decode(candidates.numpy())  # (B, N, 3)
+        expert = self.expert[:, None]
+        distance = np.abs(actions[..., :2] - expert[..., :2]).sum(-1)
+        grip = (actions[..., 2] > 0) != (expert[..., 2] > 0)
+        return torch.as_tensor(-distance - 2.0 * grip)
+
+
+def _token_error(actions: np.ndarray, expert: np.ndarray) -> np.ndarray:
+    """(B, 3) bool: the move more than 0.25 from the expert's, or the grip's sign differs."""
+    move = np.abs(actions[:, :2] - expert[:, :2]) > 0.25
+    grip = (actions[:, 2:] > 0) != (expert[:, 2:] > 0)
+    return np.concatenate([move, grip], axis=1)
+
+
+def _run_seed(decoder, env, episodes, seed, adapter, oracle=False):
+    envs = [type(env)(**env.kwargs()) for _ in range(episodes)]
     obs = [e.reset(seed=seed * 1_000_003 + i)[0] for i, e in enumerate(envs)]
     active = np.arange(episodes)
     state = UncertaintyState(adapter.num_action_tokens, batch_size=episodes)
@@ -88,16 +139,24 @@ def _run_seed(decoder, env, episodes, seed, adapter):
     departed = np.zeros(episodes)
     passes = steps = 0
     seconds = 0.0
-    gammas, taus = [], []
+    gammas, taus, records = [], [], ([], [], [])
+    verifier = decoder.verifier if isinstance(decoder, BestOfN) else None
     while active.size:
         images = torch.as_tensor(np.stack([obs[i]["image"] for i in active]))
         instr = torch.as_tensor(np.array([obs[i]["instruction"] for i in active]))
+        expert = np.stack([expert_action(envs[i]) for i in active]) if oracle else None
+        if isinstance(verifier, OracleVerifier):
+            verifier.expert = expert
         sub = state.select(torch.as_tensor(active))
         start = time.perf_counter()
         tokens, info = decoder.decode(adapter, images, instr, sub)
         seconds += time.perf_counter() - start
         state.assign(torch.as_tensor(active), sub)
         actions = adapter.detokenize(tokens)
+        if oracle:
+            records[0].append(info.u.numpy())
+            records[1].append(info.tau.numpy())
+            records[2].append(_token_error(actions, expert))
         passes += info.forward_passes
         steps += 1
         gammas.append(float(info.gamma.mean()))
@@ -113,7 +172,9 @@ def _run_seed(decoder, env, episodes, seed, adapter):
             else:
                 keep.append(i)
         active = np.array(keep, dtype=np.int64)
-    return success, lengths, passes / steps, seconds / steps, gammas, taus, departed / lengths
+    tokens = tuple(np.concatenate(r) if r else np.zeros((0, 0)) for r in records)
+    return (success, lengths, passes / steps, seconds / steps, gammas, taus, departed / lengths,
+            tokens)  # fmt: skip
 
 
 def evaluate(
@@ -122,6 +183,7 @@ def evaluate(
     episodes: int,
     seeds: Sequence[int],
     adapter: VLAAdapter,
+    oracle: bool = False,
 ) -> EvalResult:
     """Run ``episodes`` episodes per seed with ``decoder`` driving ``adapter``'s model.
 
@@ -137,6 +199,10 @@ def evaluate(
         Evaluation seeds (non-negative ints, at most 100).
     adapter
         The model behind the :class:`VLAAdapter` protocol.
+    oracle
+        AmbiguousReach2D-v1 only: compute the clean expert action of every decoded step (for
+        an :class:`OracleVerifier` of a :class:`BestOfN` decoder and the per-token records
+        ``token_u``, ``token_tau``, ``token_error``).
 
     Returns
     -------
@@ -164,7 +230,11 @@ def evaluate(
     ):
         raise TypeError(f"{owner}: seeds must be a sequence of 1 to 100 ints; got {seeds!r}.")
     seeds = [check_positive_int("seeds", s, owner=owner, minimum=0, maximum=2**31) for s in seeds]
-    runs = [_run_seed(decoder, env.unwrapped, episodes, s, adapter) for s in seeds]
+    if not isinstance(oracle, bool):
+        raise TypeError(f"{owner}: oracle must be a bool; got {type(oracle).__name__}.")
+    if oracle and not isinstance(env.unwrapped, AmbiguousReach2DV1Env):
+        raise ValueError(f"{owner}: oracle=True needs an AmbiguousReach2DV1Env.")
+    runs = [_run_seed(decoder, env.unwrapped, episodes, s, adapter, oracle) for s in seeds]
     success = np.stack([r[0] for r in runs])
     return EvalResult(
         success=success.mean(axis=1),
@@ -175,12 +245,18 @@ def evaluate(
         gamma_trace=runs[0][4],
         tau_trace=runs[0][5],
         episode_departure=np.stack([r[6] for r in runs]),
+        token_u=np.concatenate([r[7][0] for r in runs]) if oracle else np.zeros((0, 0)),
+        token_tau=np.concatenate([r[7][1] for r in runs]) if oracle else np.zeros((0, 0)),
+        token_error=np.concatenate([r[7][2] for r in runs]) if oracle else np.zeros((0, 0)),
     )
 
 
 def _check_env(env: AmbiguousReach2DEnv, owner: str) -> AmbiguousReach2DEnv:
-    if not isinstance(getattr(env, "unwrapped", None), AmbiguousReach2DEnv):
-        raise TypeError(f"{owner}: env must be an AmbiguousReach2DEnv; got {type(env).__name__}.")
+    if not isinstance(getattr(env, "unwrapped", None), AmbiguousReach2DEnv | AmbiguousReach2DV1Env):
+        raise TypeError(
+            f"{owner}: env must be an AmbiguousReach2DEnv or AmbiguousReach2DV1Env; "
+            f"got {type(env).__name__}."
+        )
     return env.unwrapped
 
 
@@ -200,10 +276,11 @@ def expert_episode_success(env: AmbiguousReach2DEnv, episodes: int, seed: int) -
     episodes = check_positive_int("episodes", episodes, owner=owner, maximum=10_000)
     seed = check_positive_int("seed", seed, owner=owner, minimum=0, maximum=2**31)
     wins = []
+    expert = expert_action if isinstance(env, AmbiguousReach2DV1Env) else scripted_expert
     for i in range(episodes):
         env.reset(seed=seed * 1_000_003 + i)
         while True:
-            _, reward, terminated, truncated, _ = env.step(scripted_expert(env))
+            _, reward, terminated, truncated, _ = env.step(expert(env))
             if terminated or truncated:
                 wins.append(float(reward))
                 break
@@ -246,9 +323,10 @@ def count_forward_passes(model: TinyARVLA) -> Iterator[dict[str, int]]:
     >>> counts
     {'decoder': 3, 'vision': 1}
     """
-    if not isinstance(model, TinyARVLA):
+    if not isinstance(model, TinyARVLA | TinyOpenVLA):
         raise TypeError(
-            f"count_forward_passes: model must be a TinyARVLA; got {type(model).__name__}."
+            "count_forward_passes: model must be a TinyARVLA or TinyOpenVLA; "
+            f"got {type(model).__name__}."
         )
     counts = {"decoder": 0, "vision": 0}
 

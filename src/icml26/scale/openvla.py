@@ -1,15 +1,17 @@
 """The real-scale path: OpenVLA through transformers, and the LIBERO protocol (spec §5).
 
 ``load_openvla`` loads an OpenVLA checkpoint (a LIBERO suite name, a hub id or a local folder) with
-``AutoModelForVision2Seq.from_pretrained(..., trust_remote_code=True)`` (``AutoModelForImageText
-ToText`` on transformers >= 5, where the former was removed). :class:`OpenVLAAdapter` is the
-:class:`VLAAdapter` over it: prefill = the multimodal forward with a KV cache, step = one cached
-language-model token, detokenize = OpenVLA's bin centres then q01/q99 un-normalisation (masked
-dimensions pass through), and ``predict_action`` is ``OpenVLAForActionPrediction.predict_action``
-with the decoder of your choice (greedy reproduces it). ``run_libero`` follows the official
-``run_libero_eval.py`` protocol (§2.5): 50 trials per task, 10 no-op wait steps, per-suite step
-limits, 180°-rotated 256-px agent-view image, gripper normalised to {-1, +1} and inverted, SCALE
-state reset every episode.
+``AutoModelForVision2Seq.from_pretrained`` (``AutoModelForImageTextToText`` on transformers >= 5,
+where the former was removed). The hub's OpenVLA keeps its model classes in the checkpoint, so it
+needs ``trust_remote_code=True``, which is opt-in (default False) and should come with a
+``revision=`` pin; the config's architecture is checked before any weights are built.
+:class:`OpenVLAAdapter` is the :class:`VLAAdapter` over it: prefill = the multimodal forward with a
+KV cache, step = one cached language-model token, detokenize = OpenVLA's bin centres then q01/q99
+un-normalisation (masked dimensions pass through), and ``predict_action`` is
+``OpenVLAForActionPrediction.predict_action`` with the decoder of your choice (greedy reproduces
+it). ``run_libero`` follows the official ``run_libero_eval.py`` protocol (§2.5): 50 trials per
+task, 10 no-op wait steps, per-suite step limits, 180°-rotated 256-px agent-view image, gripper
+normalised to {-1, +1} and inverted, SCALE state reset every episode.
 
 Tested on a tiny stand-in (an HF GPT-2 whose last 256 ids are action bins, an HF ViT, a JSON of
 statistics) saved to a temporary folder; OpenVLA-7B itself and LIBERO (not installable here) are
@@ -66,6 +68,8 @@ def load_openvla(
     device: str = "cpu",
     attn_implementation: str | None = None,
     load_processor: bool = True,
+    trust_remote_code: bool = False,
+    revision: str | None = None,
 ) -> tuple[nn.Module, Any]:
     """Load an OpenVLA checkpoint and its processor.
 
@@ -81,7 +85,13 @@ def load_openvla(
     attn_implementation
         Passed to ``from_pretrained`` (``"flash_attention_2"`` or ``"sdpa"`` for the LLM).
     load_processor
-        Also load ``AutoProcessor`` (``trust_remote_code=True``); None is returned if False.
+        Also load ``AutoProcessor``; None is returned if False.
+    trust_remote_code
+        Run the modelling code shipped inside the checkpoint (default False). OpenVLA's hub
+        checkpoints keep their model classes there, so they need True; pin ``revision`` too.
+    revision
+        The hub revision (a commit hash pins exactly the code and weights you reviewed); passed
+        to every ``from_pretrained``. A warning is issued when remote code runs unpinned.
 
     Returns
     -------
@@ -91,28 +101,72 @@ def load_openvla(
     ------
     MissingExtraError
         transformers is not installed.
+    ValueError
+        The checkpoint is not an OpenVLA-style (vision-to-text) model, or it needs remote code
+        and ``trust_remote_code`` is False; checked on the config, before any weights load.
+
+    Examples
+    --------
+    >>> load_openvla("10", trust_remote_code="yes")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    TypeError: load_openvla: trust_remote_code must be a bool; got str.
     """
+    import warnings
+
     owner = "load_openvla"
     if not isinstance(suite_or_dir, (str, Path)):
         raise TypeError(
             f"{owner}: suite_or_dir must be a str or a path; got {type(suite_or_dir).__name__}."
         )
+    for flag, value in (("load_processor", load_processor),
+                        ("trust_remote_code", trust_remote_code)):  # fmt: skip
+        if not isinstance(value, bool):
+            raise TypeError(f"{owner}: {flag} must be a bool; got {type(value).__name__}.")
+    if revision is not None and (
+        not isinstance(revision, str) or not revision.strip() or len(revision) > 256
+    ):
+        raise TypeError(f"{owner}: revision must be None or a non-empty str (a commit hash).")
     check_one_of("dtype", dtype, ("bfloat16", "float16", "float32"), owner=owner)
     transformers = require("transformers", "scale", owner=owner)
     name = OPENVLA_LIBERO.get(str(suite_or_dir), str(suite_or_dir))
     looks_like_hub_id = name.count("/") == 1 and not name.startswith(("/", "."))
     if not (Path(name).is_dir() or looks_like_hub_id):
         raise FileNotFoundError(f"{owner}: suite_or_dir {name!r} is no suite, folder or hub id.")
-    kwargs: dict[str, Any] = {"trust_remote_code": True, "dtype": getattr(torch, dtype)}
+    if trust_remote_code and revision is None and not Path(name).is_dir():
+        warnings.warn(
+            f"{owner}: trust_remote_code=True runs the code of {name!r} at its latest revision; "
+            "pin revision= to the commit you reviewed.",
+            UserWarning,
+            stacklevel=2,
+        )
+    common: dict[str, Any] = {"trust_remote_code": trust_remote_code, "revision": revision}
+    auto = _auto_model_class(transformers)
+    try:
+        config = transformers.AutoConfig.from_pretrained(name, **common)
+    except ValueError as err:
+        hint = (
+            " OpenVLA keeps its model classes in the checkpoint: pass trust_remote_code=True "
+            "with a pinned revision= to run them."
+            if not trust_remote_code
+            else ""
+        )
+        raise ValueError(f"{owner}: {name!r} could not be loaded: {err}.{hint}") from None
+    model_type = getattr(config, "model_type", None)
+    if model_type != "openvla" and type(config) not in auto._model_mapping:
+        raise ValueError(
+            f"{owner}: {name!r} is a {model_type!r} checkpoint, not an OpenVLA-style "
+            f"vision-to-text model ({auto.__name__}); nothing was built."
+        )
+    kwargs: dict[str, Any] = {**common, "dtype": getattr(torch, dtype)}
     if attn_implementation is not None:
         kwargs["attn_implementation"] = attn_implementation
     try:
-        model = _auto_model_class(transformers).from_pretrained(name, **kwargs).to(device).eval()
+        model = auto.from_pretrained(name, **kwargs).to(device).eval()
     except ValueError as err:  # e.g. an invalid hub id
         raise ValueError(f"{owner}: suite_or_dir {name!r} could not be loaded: {err}") from None
     processor = None
     if load_processor:
-        processor = transformers.AutoProcessor.from_pretrained(name, trust_remote_code=True)
+        processor = transformers.AutoProcessor.from_pretrained(name, **common)
     return model, processor
 
 
@@ -296,6 +350,8 @@ def run_libero(
     resolution: int = 256,
     num_wait_steps: int = 10,
     center_crop: bool = True,
+    trust_remote_code: bool = False,
+    revision: str | None = None,
 ) -> dict[str, Any]:
     """Success rate of ``decoder`` on a LIBERO suite with the official evaluation protocol.
 
@@ -315,6 +371,9 @@ def run_libero(
     center_crop
         Crop the central 90 % of the image area and resize back (the LIBERO fine-tunes were
         trained with random crops).
+    trust_remote_code, revision
+        Passed to :func:`load_openvla` when ``adapter`` is None (OpenVLA's hub checkpoints need
+        ``trust_remote_code=True``; pin ``revision``).
 
     Returns
     -------
@@ -336,8 +395,9 @@ def run_libero(
     libero_root = require("libero.libero", "scale", owner=owner)
     if adapter is None:
         model, processor = load_openvla(
-            suite, device="cuda:0", attn_implementation="flash_attention_2"
-        )
+            suite, device="cuda:0", attn_implementation="flash_attention_2",
+            trust_remote_code=trust_remote_code, revision=revision,
+        )  # fmt: skip
         adapter = OpenVLAAdapter(model, processor, unnorm_key=UNNORM_KEYS[suite])
     task_suite = benchmark.get_benchmark_dict()[f"libero_{suite}"]()
     rng = np.random.default_rng(seed)

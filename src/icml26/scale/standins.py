@@ -30,10 +30,21 @@ from icml26.core.standins import (
 from icml26.core.training import TrainingCheckpoint
 from icml26.core.validation import Seed, check_in_interval, check_positive_int
 from icml26.scale.env import AmbiguousReach2DEnv
+from icml26.scale.env_v1 import AmbiguousReach2DV1Env
+from icml26.scale.hf_vla import TinyOpenVLA
 from icml26.scale.model import TinyARVLA
-from icml26.scale.training import collect_demonstrations, train_bc
+from icml26.scale.training import collect_dart_demonstrations, collect_demonstrations, train_bc
 
-__all__ = ["SHIPPED_POLICIES", "STANDINS", "load_policy", "policy_trainer", "train_policy"]
+__all__ = [
+    "POLICIES_V1",
+    "SHIPPED_POLICIES",
+    "STANDINS",
+    "load_policy",
+    "policy_trainer",
+    "policy_v1_trainer",
+    "train_policy",
+    "train_policy_v1",
+]
 
 
 def train_policy(
@@ -130,6 +141,105 @@ def policy_trainer(model_kwargs: Mapping[str, Any], **recipe: Any) -> TrainFn:
     return train
 
 
+def train_policy_v1(
+    demos: int = 2000,
+    steps: int = 4000,
+    batch_size: int = 64,
+    lr: float = 1e-3,
+    noise: float = 0.3,
+    detour: float = 0.3,
+    seed: Seed = 0,
+    progress: Progress = None,
+    resume: TrainingCheckpoint | None = None,
+    **model_kwargs: Any,
+) -> tuple[TinyOpenVLA, list[float], float]:
+    """DART demonstrations on AmbiguousReach2D-v1's ID split, then behaviour cloning.
+
+    ``demos`` noisy-expert episodes (``noise``, ``detour``: :func:`~icml26.scale.dart_rollout`)
+    labelled with clean expert actions; a :class:`TinyOpenVLA` (``model_kwargs``) trained for
+    ``steps`` steps. ``seed`` seeds the data, the initialisation and the minibatches. Returns
+    the model (eval mode), its per-step losses and the held-out token accuracy (200 further
+    episodes, greedy token = expert token).
+
+    Examples
+    --------
+    >>> model, losses, acc = train_policy_v1(demos=2, steps=3, batch_size=4, d_vision=16,
+    ...                                      d_model=16)
+    >>> len(losses), 0.0 <= acc <= 1.0
+    (3, True)
+    """
+    import torch
+
+    from icml26.scale.tokenizer import ActionTokenizer
+
+    owner = "train_policy_v1"
+    demos = check_positive_int("demos", demos, owner=owner, maximum=100_000)
+    env = AmbiguousReach2DV1Env("id")
+    rng = np.random.default_rng(check_positive_int("seed", seed, owner=owner, minimum=0,
+                                                   maximum=2**31))  # fmt: skip
+    data = collect_dart_demonstrations(env, demos, seed=rng, noise=noise, detour=detour)
+    held_out = collect_dart_demonstrations(env, max(1, demos // 10), seed=rng, noise=noise,
+                                           detour=detour)  # fmt: skip
+    model = TinyOpenVLA(**model_kwargs, seed=seed)
+    losses = train_bc(model, data, steps=steps, batch_size=batch_size, lr=lr, seed=seed,
+                      progress=progress, resume=resume)  # fmt: skip
+    tokenizer = ActionTokenizer(model.vocab_size, model.n_bins)
+    tokens = torch.as_tensor(tokenizer.encode(held_out.actions))
+    with torch.no_grad():
+        logits = model(torch.as_tensor(held_out.images), torch.as_tensor(held_out.instructions),
+                       tokens)  # fmt: skip
+    accuracy = float((logits.argmax(-1) == tokens).double().mean())
+    return model, losses, accuracy
+
+
+def policy_v1_trainer(model_kwargs: Mapping[str, Any], **recipe: Any) -> TrainFn:
+    """The ``train(resume, progress)`` of a v1 :class:`~icml26.core.standins.Standin`.
+
+    Runs :func:`train_policy_v1` with ``recipe`` and the :class:`TinyOpenVLA` keywords
+    ``model_kwargs``; the metadata holds the full recipe, the final BC loss (mean of the last
+    20 steps) and the held-out token accuracy.
+
+    Examples
+    --------
+    >>> train = policy_v1_trainer({"d_vision": 16, "d_model": 16}, demos=2, steps=3,
+    ...                           batch_size=4)
+    >>> sorted(train(None, None).metrics)
+    ['final_bc_loss', 'heldout_token_accuracy']
+    """
+    if not isinstance(model_kwargs, Mapping):
+        raise TypeError(
+            f"policy_v1_trainer: model_kwargs must be a mapping; got {type(model_kwargs).__name__}."
+        )
+    defaults = {
+        name: p.default
+        for name, p in inspect.signature(train_policy_v1).parameters.items()
+        if name not in ("progress", "resume", "model_kwargs")
+        and p.kind is not inspect.Parameter.VAR_KEYWORD
+    }
+    full = {**defaults, **recipe}
+
+    def train(resume: TrainingCheckpoint | None, progress: Progress) -> TrainedStandin:
+        model, losses, accuracy = train_policy_v1(
+            **recipe, progress=progress, resume=resume, **model_kwargs
+        )
+        return TrainedStandin(
+            model=model,
+            config={"architecture": "TinyOpenVLA", **model.config},
+            recipe=full,
+            data=(
+                f"{full['demos']} noisy-expert (DART) episodes on AmbiguousReach2D-v1's ID split "
+                "labelled with clean expert actions (icml26.scale.collect_dart_demonstrations), "
+                "seeded from the recipe's seed"
+            ),
+            metrics={
+                "final_bc_loss": float(np.mean(losses[-20:])),
+                "heldout_token_accuracy": accuracy,
+            },
+        )
+
+    return train
+
+
 # the quick preset's policy: a smaller model than the spec's (ViT d=32 x2, decoder d=48 x2)
 REACH_QUICK_MODEL = {"d_vision": 32, "d_model": 48, "vision_layers": 2, "layers": 2, "mlp_ratio": 2}
 REACH_QUICK_RECIPE = {
@@ -149,18 +259,34 @@ STANDINS = {
         checkpoint_every=500,
     ),
 }
+# the v1 policies (issue 41): three seeds of one recipe, evaluated together by scale.reach_v1
+REACH_V1_MODEL = {"d_vision": 64, "d_model": 64, "vision_layers": 2, "layers": 2, "mlp_ratio": 2}
+POLICIES_V1 = ("reach_v1_s0", "reach_v1_s1", "reach_v1_s2")
+for _seed, _name in enumerate(POLICIES_V1):
+    STANDINS[_name] = Standin(
+        name=_name,
+        system="scale",
+        description=(
+            f"TinyOpenVLA (SigLIP + MLP + Llama) behaviour-cloned on 2000 DART episodes of "
+            f"AmbiguousReach2D-v1, seed {_seed}"
+        ),
+        train=policy_v1_trainer(REACH_V1_MODEL, seed=_seed),
+        checkpoint_every=500,
+    )
 SHIPPED_POLICIES = tuple(STANDINS)
 
 
-def load_policy(name_or_path: str | Path) -> tuple[TinyARVLA, dict[str, Any]]:
+def load_policy(name_or_path: str | Path) -> tuple[TinyARVLA | TinyOpenVLA, dict[str, Any]]:
     """Load a shipped policy by name (:data:`SHIPPED_POLICIES`) or a checkpoint stem.
 
     A checkpoint is one written by :func:`icml26.core.standins.save_checkpoint` whose metadata
-    holds the TinyARVLA keywords under ``"config"`` (``model.config``). Returns the model in
-    eval mode and the metadata.
+    holds the model's keywords under ``"config"``: TinyARVLA keywords, or ``"architecture":
+    "TinyOpenVLA"`` and TinyOpenVLA keywords. The architecture and keywords are checked before
+    anything is built; loading reads safetensors and JSON only (no code runs). Returns the model
+    in eval mode and the metadata.
 
-    Example
-    -------
+    Examples
+    --------
     >>> model, meta = load_policy("reach_quick")
     >>> meta["recipe"]["demos"], meta["recipe"]["steps"]
     (3000, 6000)
@@ -179,14 +305,19 @@ def load_policy(name_or_path: str | Path) -> tuple[TinyARVLA, dict[str, Any]]:
             f"{owner}: name_or_path must be one of {list(SHIPPED_POLICIES)} or a checkpoint "
             f"stem with a .safetensors and a .json file; got {str(name_or_path)!r}."
         ) from None
-    keywords = set(inspect.signature(TinyARVLA).parameters) - {"seed"}
     config = meta.get("config")
-    if not isinstance(config, dict) or not set(config) <= keywords:
+    config = dict(config) if isinstance(config, dict) else None
+    architecture = config.pop("architecture", "TinyARVLA") if config is not None else None
+    classes = {"TinyARVLA": TinyARVLA, "TinyOpenVLA": TinyOpenVLA}
+    cls = classes.get(architecture) if isinstance(architecture, str) else None
+    keywords = set(inspect.signature(cls).parameters) - {"seed"} if cls is not None else set()
+    if cls is None or not set(config) <= keywords:
         raise ValueError(
-            f"{owner}: {str(name_or_path)!r} is not a TinyARVLA checkpoint (its metadata must "
-            f"hold 'config' with TinyARVLA keywords: {sorted(keywords)})."
+            f"{owner}: {str(name_or_path)!r} is not a TinyARVLA or TinyOpenVLA checkpoint (its "
+            "metadata must hold 'config' with the model's keywords and, for TinyOpenVLA, "
+            "'architecture': 'TinyOpenVLA')."
         )
-    model = TinyARVLA(**config, seed=0)
+    model = cls(**config, seed=0)
     model.load_state_dict(state)
     model.eval()
     return model, meta

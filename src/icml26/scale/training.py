@@ -25,10 +25,12 @@ from icml26.core.validation import (
     torch_generator,
 )
 from icml26.scale.env import AmbiguousReach2DEnv, scripted_expert
+from icml26.scale.env_v1 import AmbiguousReach2DV1Env, dart_rollout
+from icml26.scale.hf_vla import TinyOpenVLA
 from icml26.scale.model import TinyARVLA
 from icml26.scale.tokenizer import ActionTokenizer
 
-__all__ = ["Demonstrations", "collect_demonstrations", "train_bc"]
+__all__ = ["Demonstrations", "collect_dart_demonstrations", "collect_demonstrations", "train_bc"]
 
 
 @dataclass
@@ -91,6 +93,46 @@ def collect_demonstrations(
     )
 
 
+def collect_dart_demonstrations(
+    env: AmbiguousReach2DV1Env,
+    episodes: int,
+    seed: Seed = 0,
+    noise: float = 0.3,
+    detour: float = 0.3,
+) -> Demonstrations:
+    """Roll out the noisy expert (:func:`~icml26.scale.env_v1.dart_rollout`) on ``env``.
+
+    Every visited observation is labelled with the clean expert action; ``expert_success`` is
+    the noisy executor's success rate. At most 100 000 episodes.
+
+    Examples
+    --------
+    >>> demos = collect_dart_demonstrations(AmbiguousReach2DV1Env(), 2, seed=0)
+    >>> demos.images.shape[1:], demos.actions.shape[1]
+    ((32, 32, 3), 3)
+    """
+    owner = "collect_dart_demonstrations"
+    if not isinstance(getattr(env, "unwrapped", None), AmbiguousReach2DV1Env):
+        raise TypeError(f"{owner}: env must be an AmbiguousReach2DV1Env; got {type(env).__name__}.")
+    episodes = check_positive_int("episodes", episodes, owner=owner, maximum=100_000)
+    rng = numpy_generator(seed)
+    images, instructions, actions, successes = [], [], [], []
+    for _ in range(episodes):
+        env.reset(seed=int(rng.integers(2**31)))
+        observations, labels, reward = dart_rollout(env, rng, noise=noise, detour=detour)
+        images += [o["image"] for o in observations]
+        instructions += [o["instruction"] for o in observations]
+        actions += labels
+        successes.append(reward)
+    return Demonstrations(
+        images=np.stack(images),
+        instructions=np.asarray(instructions, dtype=np.int64),
+        actions=np.stack(actions).astype(np.float64),
+        episodes=episodes,
+        expert_success=float(np.mean(successes)),
+    )
+
+
 def _soft_targets(tokens: torch.Tensor, vocab: int, start: int, sigma: float) -> torch.Tensor:
     """Gaussian over the action bins around each target token (sigma in bins), (..., vocab)."""
     bins = torch.arange(start, vocab, dtype=torch.float64)
@@ -101,7 +143,7 @@ def _soft_targets(tokens: torch.Tensor, vocab: int, start: int, sigma: float) ->
 
 
 def train_bc(
-    model: TinyARVLA,
+    model: TinyARVLA | TinyOpenVLA,
     demos: Demonstrations,
     steps: int = 2000,
     batch_size: int = 64,
@@ -117,7 +159,7 @@ def train_bc(
     Parameters
     ----------
     model
-        The TinyARVLA to train (in place; left in eval mode).
+        The TinyARVLA or TinyOpenVLA to train (in place; left in eval mode).
     demos
         From :func:`collect_demonstrations`.
     steps, batch_size
@@ -149,8 +191,10 @@ def train_bc(
     3
     """
     owner = "train_bc"
-    if not isinstance(model, TinyARVLA):
-        raise TypeError(f"{owner}: model must be a TinyARVLA; got {type(model).__name__}.")
+    if not isinstance(model, TinyARVLA | TinyOpenVLA):
+        raise TypeError(
+            f"{owner}: model must be a TinyARVLA or TinyOpenVLA; got {type(model).__name__}."
+        )
     if not isinstance(demos, Demonstrations) or len(demos) == 0:
         raise TypeError(f"{owner}: demos must be non-empty Demonstrations.")
     steps = check_positive_int("steps", steps, owner=owner, maximum=10**6)

@@ -5,7 +5,10 @@
 - :mod:`~icml26.scale.experiments.ambiguous_reach` (``scale.ambiguous_reach``, S1-S3): SCALE vs
   greedy and fixed decoding on AmbiguousReach2D;
 - :mod:`~icml26.scale.experiments.ablations` (``scale.ablations``): other uncertainty measures
-  and the instantaneous u driving the vision temperature.
+  and the instantaneous u driving the vision temperature;
+- :mod:`~icml26.scale.experiments.reach_v1` (``scale.reach_v1``, ``scale.reach_v1_ablations``;
+  issue 41): three TinyOpenVLA policies on AmbiguousReach2D-v1, where a grip is reversible and
+  the gates check that the testbed can show SCALE's effect.
 
 :mod:`~icml26.scale.experiments.common` holds what the two AmbiguousReach2D experiments share.
 The paper's numbers are OpenVLA-7B / LIBERO success rates; here a tiny VLA on a procedural task
@@ -18,6 +21,6 @@ stays light (``icml26 list``): torch, matplotlib and the method are imported ins
 functions.
 """
 
-from icml26.scale.experiments import ablations, ambiguous_reach, cost
+from icml26.scale.experiments import ablations, ambiguous_reach, cost, reach_v1
 
-__all__ = ["ablations", "ambiguous_reach", "cost"]
+__all__ = ["ablations", "ambiguous_reach", "cost", "reach_v1"]

@@ -45,7 +45,7 @@ REACH_CLAIMS = (
     _claim("S1", "SCALE improves the success rate over greedy by the paper's +5.8 points "
            "(mean over the splits, paired episodes)", "scale_minus_greedy_pt", ">=", 5.8,
            "+5.8 (75.7 -> 81.5, OpenVLA, LIBERO average)", "paper Table 1 (OpenVLA, LIBERO)",
-           GREEDY, source="paper", headline=True),
+           GREEDY, source="paper"),  # the headline moved to scale.reach_v1 (issue 41)
     _claim("S1a", "SCALE >= greedy + 3 points on the mean success rate over the splits",
            "scale_minus_greedy_pt", ">=", 3.0, "+3 (paper: +5.8)", WHERE_T1, GREEDY),
     _claim("S1b", "SCALE > greedy on every split (its worst split, paired episodes)",

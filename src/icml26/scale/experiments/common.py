@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, RunContext, Table
+from icml26.scale.experiments.checks import check_int_fields, check_names
 
 PAPER = (
     "Choi, Ahn, Lee, Kang, Cho & Choi, SCALE: Self-uncertainty Conditioned Adaptive Looking and "
@@ -61,6 +62,38 @@ class ReachConfig:
     expert_episodes: int = 100
     # a shipped or saved policy (icml26.scale.standins) to evaluate instead of training one
     policy: str = ""
+
+    def __post_init__(self) -> None:
+        check_int_fields(self, {
+            "train_episodes": (1, 100_000), "train_steps": (1, 10**6), "batch_size": (1, 4096),
+            "d_vision": (4, 1024), "d_model": (4, 1024), "layers": (1, 24), "mlp_ratio": (1, 8),
+            "episodes": (1, 10_000), "expert_episodes": (1, 10_000),
+        })  # fmt: skip
+        for name in ("d_vision", "d_model"):
+            if getattr(self, name) % 4:
+                raise ValueError(f"ReachConfig: {name} must be divisible by the 4 heads.")
+        walls = self.n_walls
+        if isinstance(walls, list):
+            walls = tuple(walls)
+            object.__setattr__(self, "n_walls", walls)
+        if (
+            not isinstance(walls, tuple)
+            or len(walls) != 2
+            or not all(isinstance(w, int) and not isinstance(w, bool) for w in walls)
+            or not 0 <= walls[0] <= walls[1] <= 3
+        ):
+            raise ValueError(f"ReachConfig: n_walls must be (low, high), 0 <= low <= high <= 3; "
+                             f"got {walls!r}.")  # fmt: skip
+        if (
+            not isinstance(self.lr, float | int)
+            or isinstance(self.lr, bool)
+            or not 0 < self.lr <= 1
+        ):
+            raise ValueError(f"ReachConfig: lr must be a number in (0, 1]; got {self.lr!r}.")
+        check_names(self, "splits", SPLIT_NAMES)
+        check_names(self, "decoders", tuple(dict.fromkeys((*COMPARISON, *ABLATIONS))))
+        if not isinstance(self.policy, str):
+            raise ValueError(f"ReachConfig: policy must be a str; got {self.policy!r}.")
 
 
 REACH_DEFAULT = ReachConfig()

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, Resources, RunContext, Table, register
+from icml26.scale.experiments.checks import check_int_fields
 from icml26.scale.experiments.common import PAPER
 
 
@@ -28,6 +29,10 @@ class CostConfig:
     rounds: int = 4  # interleaved timing rounds per block (greedy, SCALE, BoN alternate)
     blocks: int = 3  # independent timing blocks (one overhead each)
     best_of: int = 4
+
+    def __post_init__(self) -> None:
+        check_int_fields(self, {"batch": (1, 4096), "steps": (1, 1000), "rounds": (1, 1000),
+                                "blocks": (1, 100), "best_of": (1, 256)})  # fmt: skip
 
 
 COST_DEFAULT = CostConfig()
