@@ -12,8 +12,8 @@ baselines, procedural gymnasium tasks with look-alike distractors
 (``icml26/AmbiguousReach2D-v0`` and ``-v1``), tiny VLAs trained by behaviour cloning, and the
 OpenVLA / LIBERO path. Deviations: docs/scale.md.
 
-Example
--------
+Examples
+--------
 >>> import torch
 >>> from icml26.scale import self_uncertainty
 >>> round(float(self_uncertainty(torch.tensor([50.0] + [0.0] * 255))), 4)  # near one-hot

@@ -65,8 +65,8 @@ class TinyVLAAdapter:
     model
         The TinyARVLA (put in eval mode).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.scale.model import TinyARVLA
     >>> adapter = TinyVLAAdapter(TinyARVLA(seed=0))
     >>> adapter.action_token_range, adapter.num_action_tokens

@@ -110,8 +110,8 @@ def attention_probs(
 ) -> torch.Tensor:
     """The attention weights softmax(q k^T / (sqrt(d) gamma) + mask), shape ``(..., Tq, Tk)``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> q = k = torch.eye(2)
     >>> attention_probs(q, k, gamma=1e6).round(decimals=3).tolist()  # very hot: uniform rows
     [[0.5, 0.5], [0.5, 0.5]]
@@ -149,8 +149,8 @@ def scaled_dot_attention(
     ValueError
         Mismatched shapes, NaN/inf inputs, gamma <= 0, or a mask row with no allowed key.
 
-    Example
-    -------
+    Examples
+    --------
     >>> q, k, v = torch.ones(1, 2, 4), torch.ones(1, 3, 4), torch.arange(3.0).reshape(1, 3, 1)
     >>> scaled_dot_attention(q, k, v, gamma=2.0).flatten().tolist()
     [1.0, 1.0]
@@ -208,8 +208,8 @@ class AttentionTemperature:
     ValueError
         gamma not positive and finite.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.scale.model import MultiHeadAttention
     >>> attn = MultiHeadAttention(8, 2)
     >>> x = torch.randn(1, 5, 8, generator=torch.Generator().manual_seed(0))

@@ -102,8 +102,8 @@ class ScaleConfig:
     attention_signal
         ``"delta"`` (SCALE: u_{t-1} - EMA_{t-2}) or ``"instantaneous"`` (ablation: u_{t-1}).
 
-    Example
-    -------
+    Examples
+    --------
     >>> ScaleConfig().kappa, ScaleConfig(adaptive_attention=False).adaptive_decoding
     (2.0, True)
     """
@@ -187,8 +187,8 @@ def _check_logits(logits: Any, owner: str) -> torch.Tensor:
 def top_k_filter(logits: torch.Tensor, k: int) -> torch.Tensor:
     """Logits with all but the ``k`` largest of each row set to -inf (HF ``TopKLogitsWarper``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> top_k_filter(torch.tensor([1.0, 3.0, 2.0]), 2).tolist()
     [-inf, 3.0, 2.0]
     """
@@ -205,8 +205,8 @@ def top_p_filter(logits: torch.Tensor, p: float) -> torch.Tensor:
     A token is kept iff the probability of the tokens ranked above it is below ``p``, so the
     top-1 token always survives (HF ``TopPLogitsWarper`` with ``min_tokens_to_keep=1``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> top_p_filter(torch.log(torch.tensor([0.5, 0.3, 0.2])), 0.7).isfinite().tolist()
     [True, True, False]
     """
@@ -323,8 +323,8 @@ class Decoder(abc.ABC):
 class GreedyDecoder(Decoder):
     """Argmax over the action tokens (OpenVLA's default).
 
-    Example
-    -------
+    Examples
+    --------
     >>> GreedyDecoder()._choose(torch.tensor([[0.0, 2.0, 1.0]]), torch.zeros(1))[0].tolist()
     [1]
     """
@@ -350,8 +350,8 @@ class TemperatureDecoder(_Sampler):
     seed
         Seed of the sampling generator.
 
-    Example
-    -------
+    Examples
+    --------
     >>> TemperatureDecoder(1.0, seed=0).T
     1.0
     """
@@ -381,8 +381,8 @@ class TopKDecoder(_Sampler):
     seed
         Seed of the sampling generator.
 
-    Example
-    -------
+    Examples
+    --------
     >>> TopKDecoder().k, TopKDecoder().T
     (40, 0.7)
     """
@@ -413,8 +413,8 @@ class TopPDecoder(_Sampler):
     seed
         Seed of the sampling generator.
 
-    Example
-    -------
+    Examples
+    --------
     >>> TopPDecoder().p
     0.9
     """
@@ -443,8 +443,8 @@ class ScaleDecoder(_Sampler):
     seed
         Seed of the sampling generator.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.scale import TinyARVLA, TinyVLAAdapter
     >>> adapter = TinyVLAAdapter(TinyARVLA(seed=0))
     >>> state = UncertaintyState(3, batch_size=2)
@@ -604,8 +604,8 @@ class BestOfN(Decoder):
     seed
         Seed of the default sampler.
 
-    Example
-    -------
+    Examples
+    --------
     >>> bon = BestOfN(lambda obs, instr, cand: -cand.double().sum(-1), n=4, seed=0)
     >>> bon.n
     4
@@ -695,8 +695,8 @@ def make_decoder(
     measures set tau) and
     ``scale_instantaneous`` (gamma from u_{t-1} instead of Δu).
 
-    Example
-    -------
+    Examples
+    --------
     >>> make_decoder("scale_vision_only").config.adaptive_decoding
     False
     """

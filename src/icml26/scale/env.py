@@ -105,8 +105,8 @@ class AmbiguousReach2DEnv(gym.Env):
     render_mode
         ``None`` or ``"rgb_array"`` (the noiseless image).
 
-    Example
-    -------
+    Examples
+    --------
     >>> env = AmbiguousReach2DEnv()
     >>> obs, info = env.reset(seed=0)
     >>> obs["image"].shape, obs["image"].dtype
@@ -349,8 +349,8 @@ def scripted_expert(env: gym.Env) -> np.ndarray:
     drawn at reset) and grips in the step that lands on the target. Deterministic given the
     env state.
 
-    Example
-    -------
+    Examples
+    --------
     >>> env = AmbiguousReach2DEnv(n_walls=(1, 1))
     >>> _ = env.reset(seed=1)
     >>> done = False

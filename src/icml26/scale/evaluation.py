@@ -208,8 +208,8 @@ def evaluate(
     -------
     EvalResult
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.scale import GreedyDecoder, TinyARVLA, TinyVLAAdapter
     >>> env = AmbiguousReach2DEnv(max_steps=3)
     >>> adapter = TinyVLAAdapter(TinyARVLA(d_vision=16, d_model=16, seed=0))
@@ -266,8 +266,8 @@ def expert_episode_success(env: AmbiguousReach2DEnv, episodes: int, seed: int) -
     Episode ``i`` resets with seed ``seed * 1000003 + i``, the episodes :func:`evaluate` runs
     for evaluation seed ``seed``: a ceiling for the decoders on the same episodes.
 
-    Example
-    -------
+    Examples
+    --------
     >>> expert_episode_success(AmbiguousReach2DEnv("ood_noise"), episodes=3, seed=0).tolist()
     [1.0, 1.0, 1.0]
     """
@@ -291,8 +291,8 @@ def expert_success_rate(env: AmbiguousReach2DEnv, episodes: int, seed: int) -> f
     """Success rate of :func:`~icml26.scale.scripted_expert` on ``episodes`` episodes of ``env``
     (the mean of :func:`expert_episode_success`).
 
-    Example
-    -------
+    Examples
+    --------
     >>> expert_success_rate(AmbiguousReach2DEnv("ood_noise"), episodes=3, seed=0)
     1.0
     """
@@ -311,8 +311,8 @@ def count_forward_passes(model: TinyARVLA) -> Iterator[dict[str, int]]:
     and on the vision encoder) update while the block runs; the hooks are removed on exit. A
     prefix pass and each cached one-token pass count as one decoder pass each.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from icml26.scale import GreedyDecoder, TinyVLAAdapter, UncertaintyState
     >>> model = TinyARVLA(d_vision=16, d_model=16, seed=0)

@@ -48,8 +48,8 @@ class MultiHeadAttention(nn.Module):
     d_model, n_heads
         Width and number of heads (``d_model`` divisible by ``n_heads``), each at most 4096.
 
-    Example
-    -------
+    Examples
+    --------
     >>> attn = MultiHeadAttention(8, 2)
     >>> attn(torch.zeros(1, 3, 8))[0].shape
     torch.Size([1, 3, 8])
@@ -233,8 +233,8 @@ class TinyARVLA(nn.Module):
     seed
         Seed of the initialisation.
 
-    Example
-    -------
+    Examples
+    --------
     >>> model = TinyARVLA(seed=0)
     >>> images = torch.zeros(2, 48, 48, 3, dtype=torch.uint8)
     >>> logits, cache = model.prefill(images, torch.tensor([0, 1]))

@@ -64,8 +64,8 @@ def train_policy(
     go to :class:`TinyARVLA`; ``progress`` and ``resume`` to :func:`train_bc`. Returns the
     trained model (eval mode) and its per-step losses.
 
-    Example
-    -------
+    Examples
+    --------
     >>> model, losses = train_policy(demos=2, steps=3, batch_size=4, d_vision=16, d_model=16)
     >>> len(losses)
     3
@@ -106,8 +106,8 @@ def policy_trainer(model_kwargs: Mapping[str, Any], **recipe: Any) -> TrainFn:
     and returns the model with its config, full recipe (defaults included) and final BC loss
     (mean of the last 20 steps), ready for ``icml26.core.standins.train_standin``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> train = policy_trainer({"d_vision": 16, "d_model": 16}, demos=2, steps=3, batch_size=4)
     >>> trained = train(None, None)
     >>> trained.config["d_model"], sorted(trained.metrics)

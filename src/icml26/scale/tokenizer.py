@@ -29,8 +29,8 @@ class ActionTokenizer:
     low, high
         The normalised action range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> tok = ActionTokenizer(vocab_size=264)
     >>> ids = tok.encode(np.array([-1.0, 0.0, 1.0]))
     >>> ids.tolist(), tok.decode(ids).round(4).tolist()

@@ -58,8 +58,8 @@ def collect_demonstrations(
 ) -> Demonstrations:
     """Roll out :func:`scripted_expert` for ``episodes`` episodes (at most 100 000).
 
-    Example
-    -------
+    Examples
+    --------
     >>> demos = collect_demonstrations(AmbiguousReach2DEnv(), 2, seed=0)
     >>> demos.images.shape[1:], demos.expert_success
     ((48, 48, 3), 1.0)
@@ -183,8 +183,8 @@ def train_bc(
     NonFiniteLossError
         When a loss is NaN or infinite (before that step's update).
 
-    Example
-    -------
+    Examples
+    --------
     >>> demos = collect_demonstrations(AmbiguousReach2DEnv(), 2, seed=0)
     >>> losses = train_bc(TinyARVLA(d_vision=16, d_model=16, seed=0), demos, steps=3, batch_size=4)
     >>> len(losses)

@@ -96,8 +96,8 @@ def action_logits(
     ValueError
         If the slice is empty, out of range or has NaN/inf action logits.
 
-    Example
-    -------
+    Examples
+    --------
     >>> action_logits(torch.arange(6.0), (4, 6)).tolist()
     [4.0, 5.0]
     """
@@ -146,8 +146,8 @@ def self_uncertainty(
         NaN/inf action logits, ``num_logits`` outside [1, action vocab], ``eps`` out of range or
         a bad ``action_slice``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(float(self_uncertainty(torch.zeros(256))), 3)  # uniform
     21.978
     """
@@ -190,8 +190,8 @@ def adaptive_temperature(u: torch.Tensor, T0: float = 1.0) -> torch.Tensor:
     ValueError
         ``T0 <= 0`` or NaN/inf in ``u``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> adaptive_temperature(torch.tensor([0.0]), T0=2.0).tolist()
     [1.0]
     """
@@ -233,8 +233,8 @@ def sample_with_temperature(
     ValueError
         NaN/inf logits, an empty last dim, or a tau that is not positive and finite.
 
-    Example
-    -------
+    Examples
+    --------
     >>> sample_with_temperature(torch.tensor([[0.0, 3.0, 1.0]]), 1e-4, None).tolist()
     [1]
     """
@@ -299,8 +299,8 @@ def attention_temperature(
     ValueError
         ``kappa < 1``, a negative or infinite ``sensitivity``, or a non-finite ``delta_u``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(attention_temperature(1.0), 4), round(attention_temperature(-1.0), 4)
     (1.2238, 0.8172)
     """
@@ -336,8 +336,8 @@ class UncertaintyState:
         ``None`` for one episode (``(n_dims,)`` vectors) or B episodes run in lock-step
         (``(B, n_dims)``), at most 2**20.
 
-    Example
-    -------
+    Examples
+    --------
     >>> s = UncertaintyState(2)
     >>> s.update(torch.tensor([1.0, 3.0]), alpha=0.8)
     >>> s.update(torch.tensor([4.0, 4.0]), alpha=0.8)
