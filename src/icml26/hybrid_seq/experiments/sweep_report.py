@@ -98,14 +98,8 @@ def sweep_plot(metrics: list[dict[str, Any]]) -> dict:
             x = [first[i]["params"] for i in idx]
             acc = np.array([[s[i]["token_acc"] for i in idx] for s in per_seed]).mean(axis=0)
             (line,) = ax.plot(x, acc, marker="o", label=family)
-            ax.step(
-                x,
-                np.maximum.accumulate(acc),
-                where="post",
-                color=line.get_color(),
-                alpha=0.4,
-                linestyle="--",
-            )
+            envelope = np.maximum.accumulate(acc)  # what P_f(τ) interpolates (log x)
+            ax.plot(x, envelope, color=line.get_color(), alpha=0.4, linestyle="--")
         ax.axhline(0.9, color="grey", linestyle=":", label="τ = 0.9")
         ax.set_xscale("log")
         ax.set_xlabel("parameters (total)")
