@@ -87,6 +87,10 @@ def test_hierarchy_claims_sit_behind_the_premise_gate_and_accuracy_claims_do_not
         "G2": ("P0", "P0s"),
         "G3a": ("P0",),
         "G3b": ("P0",),
+        "D1": ("P0",),  # issue 45: both readings of the high branch, in centroid SFI
+        "D1b": ("P0",),
+        "G1b": (),
+        "G3ab": ("P0",),
     }
     assert [c.id for c in SYN_CLAIMS if c.kind == "gate"] == ["P0", "P0s"]
 
@@ -98,7 +102,7 @@ def test_synthetic_claims_fail_with_hypergrace_in_hyperdepths_place(tmp_path, mo
     real = common.make_method
 
     def hypergrace_for_hyperdepth(name, config, tree):
-        if name == "hyperdepth":
+        if name in ("hyperdepth", "hd_band"):
             return HyperGRACE(dim=config.dim, proj_dim=config.proj_dim, epochs=config.epochs)
         return real(name, config, tree)
 
@@ -108,7 +112,9 @@ def test_synthetic_claims_fail_with_hypergrace_in_hyperdepths_place(tmp_path, mo
     monkeypatch.setattr(
         RunContext,
         "numpy_generator",
-        lambda self, name: streams(self, name.replace("hyperdepth", "hypergrace")),
+        lambda self, name: streams(
+            self, name.replace("hyperdepth", "hypergrace").replace("hd_band", "hypergrace")
+        ),
     )
     ctx = RunContext(seed=0, artifact_dir=tmp_path)
     out = synthetic.synthetic(SYN_PRESETS["smoke"], ctx)
@@ -118,6 +124,9 @@ def test_synthetic_claims_fail_with_hypergrace_in_hyperdepths_place(tmp_path, mo
         ("G2", "sfi_minus_best"),
         ("G3a", "nmi_coarse_minus_best"),
         ("G3b", "dp_minus_best"),
+        ("D1", "hyperdepth_depth_restored"),
+        ("D1b", "hd_band_depth_restored"),
+        ("G3ab", "hd_band_nmi_coarse_minus_best"),
     ]:
         assert firm(claim(SYN_CLAIMS, cid), out[metric]) is Status.NOT_REPRODUCED, cid
 
@@ -128,6 +137,18 @@ def test_accuracy_claims_fail_on_an_embedding_without_class_information(data):
     assert firm(claim(SYN_CLAIMS, "S2"), acc) is Status.NOT_REPRODUCED
     best = evaluate_embedding(data.x, data.y, n_splits=4, seed=0)["fine_acc"]
     assert firm(claim(SYN_CLAIMS, "G1"), acc - best) is Status.NOT_REPRODUCED
+    assert firm(claim(SYN_CLAIMS, "G1b"), acc - best) is Status.NOT_REPRODUCED
+
+
+def test_depth_restored_is_one_at_the_smoothed_input_and_zero_at_the_flat_reference():
+    out = {"hypergrace_centroid_sfi": 0.6, "premise_centroid_sfi_gap": 0.2}
+    out |= {"hd_band_centroid_sfi": 0.4, "hyperdepth_centroid_sfi": 0.6}
+    assert common.depth_restored(out, "hd_band") == pytest.approx(1.0)
+    assert common.depth_restored(out, "hyperdepth") == pytest.approx(0.0)
+    out["hyperdepth_centroid_sfi"] = 0.7  # flatter than the reference: negative, not clipped
+    assert common.depth_restored(out, "hyperdepth") == pytest.approx(-0.5)
+    assert np.isnan(common.depth_restored({**out, "premise_centroid_sfi_gap": 0.0}, "hd_band"))
+    assert np.isnan(common.depth_restored(out, "tricl"))
 
 
 def test_headline_fails_when_hyperdepth_only_ties_the_best_other_method():

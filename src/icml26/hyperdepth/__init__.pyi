@@ -8,7 +8,13 @@ from icml26.hyperdepth.data import (
     mask_features,
 )
 from icml26.hyperdepth.encoder import EncoderOutput, HyperDepthEncoder, projection_head
-from icml26.hyperdepth.filters import AbstractFilter, PolyFilter, ProjectorFilter, spectral_filters
+from icml26.hyperdepth.filters import (
+    AbstractFilter,
+    BandFilter,
+    PolyFilter,
+    ProjectorFilter,
+    spectral_filters,
+)
 from icml26.hyperdepth.hypergraph import Hypergraph, drop_incidence_mask
 from icml26.hyperdepth.metrics import (
     alignment,
@@ -35,6 +41,7 @@ from icml26.hyperdepth.tricl_format import load_tricl_format
 __all__ = [
     "AbstractContrastiveTrainer",
     "AbstractFilter",
+    "BandFilter",
     "EncoderOutput",
     "GraphView",
     "HyperDepth",

@@ -27,7 +27,13 @@ from torch import nn
 from icml26.core import check_in_interval, check_one_of, check_positive_int, check_tensor
 from icml26.core.validation import Seed
 from icml26.core.weights import seeded_default_init
-from icml26.hyperdepth.filters import MAX_ORDER, MODES, AbstractFilter, spectral_filters
+from icml26.hyperdepth.filters import (
+    HIGH_READINGS,
+    MAX_ORDER,
+    MODES,
+    AbstractFilter,
+    spectral_filters,
+)
 
 if TYPE_CHECKING:
     from icml26.hyperdepth.hypergraph import Hypergraph
@@ -95,6 +101,9 @@ class HyperDepthEncoder(nn.Module):
         Exact-mode cutoff ``λ_c`` in ``(0, 1]``.
     shared_transform
         One MLP ``M`` for both branches (the setting of the orthogonality proposition).
+    high
+        The high branch's filter: ``"complement"`` (spec) or ``"band"`` (issue 45; see
+        :func:`~icml26.hyperdepth.spectral_filters`).
     gate
         Use the adaptive gate (``False``: the no-gate ablation ``Z = Z_L + Z_H``).
     decouple
@@ -124,6 +133,7 @@ class HyperDepthEncoder(nn.Module):
         *,
         gate: bool = True,
         decouple: bool = True,
+        high: str = "complement",
         seed: Seed = None,
     ) -> None:
         super().__init__()
@@ -132,6 +142,7 @@ class HyperDepthEncoder(nn.Module):
         self.dim = check_positive_int("dim", dim, owner=owner, maximum=MAX_DIM)
         self.K = check_positive_int("K", K, owner=owner, maximum=MAX_ORDER)
         self.mode = check_one_of("mode", mode, MODES, owner=owner)
+        self.high = check_one_of("high", high, HIGH_READINGS, owner=owner)
         self.cutoff = check_in_interval(
             "cutoff", cutoff, low=0.0, high=1.0, closed="right", owner=owner
         )
@@ -149,9 +160,9 @@ class HyperDepthEncoder(nn.Module):
     def filters(
         self, hg: Hypergraph, dtype: torch.dtype | None = None
     ) -> tuple[AbstractFilter, AbstractFilter]:
-        """``spectral_filters(hg, mode, K, cutoff)`` in the encoder's parameter dtype."""
+        """``spectral_filters(hg, mode, K, cutoff, high=high)`` in the parameters' dtype."""
         dtype = dtype or self.mlp_low[0].weight.dtype
-        return spectral_filters(hg, self.mode, self.K, self.cutoff, dtype=dtype)
+        return spectral_filters(hg, self.mode, self.K, self.cutoff, high=self.high, dtype=dtype)
 
     def transform(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(MLP_L(X), MLP_H(X))``; the same tensor twice with a shared transform."""

@@ -34,7 +34,13 @@ from icml26.core.validation import Seed, numpy_generator
 from icml26.core.weights import seeded_default_init
 from icml26.hyperdepth.data import HypergraphData, mask_features
 from icml26.hyperdepth.encoder import MAX_DIM, EncoderOutput, HyperDepthEncoder, projection_head
-from icml26.hyperdepth.filters import MAX_ORDER, MODES, AbstractFilter, PolyFilter
+from icml26.hyperdepth.filters import (
+    HIGH_READINGS,
+    MAX_ORDER,
+    MODES,
+    AbstractFilter,
+    poly_filters,
+)
 from icml26.hyperdepth.hypergraph import Hypergraph
 from icml26.hyperdepth.objectives import edge_means, group_info_nce, info_nce, membership_loss
 from icml26.hyperdepth.prototypes import PrototypeTree, check_tree_sizes
@@ -64,6 +70,9 @@ class HyperDepth(AbstractContrastiveTrainer):
         Exact-mode cutoff ``λ_c`` in ``(0, 1]``.
     shared_transform
         One MLP for both branches.
+    high
+        High-branch filter: ``"complement"`` (spec, ``I − F_L``) or ``"band"`` (issue 45's
+        band-pass reading, ``P − P⁸`` / an exact band projector).
     gate
         Adaptive gate (``False``: ablation ``Z = Z_L + Z_H``).
     decouple
@@ -123,6 +132,7 @@ class HyperDepth(AbstractContrastiveTrainer):
         mode: str = "poly",
         cutoff: float = 0.5,
         shared_transform: bool = False,
+        high: str = "complement",
         gate: bool = True,
         decouple: bool = True,
         proj_dim: int = 256,
@@ -149,6 +159,7 @@ class HyperDepth(AbstractContrastiveTrainer):
     ) -> None:
         self.dim, self.K, self.mode, self.cutoff = dim, K, mode, cutoff
         self.shared_transform, self.gate, self.decouple = shared_transform, gate, decouple
+        self.high = high
         self.proj_dim, self.tau_c, self.p_f, self.p_e = proj_dim, tau_c, p_f, p_e
         self.d_h, self.tree, self.tau_h, self.rho, self.eta, self.kappa = (
             d_h,
@@ -171,6 +182,7 @@ class HyperDepth(AbstractContrastiveTrainer):
             check_positive_int(name, getattr(self, name), owner=owner, maximum=MAX_DIM)
         check_positive_int("K", self.K, owner=owner, maximum=MAX_ORDER)
         check_one_of("mode", self.mode, MODES, owner=owner)
+        check_one_of("high", self.high, HIGH_READINGS, owner=owner)
         check_in_interval("cutoff", self.cutoff, low=0.0, high=1.0, closed="right", owner=owner)
         for name in ("tau_c", "tau_h"):
             check_in_interval(name, getattr(self, name), low=0.0, closed="neither", owner=owner)
@@ -194,6 +206,7 @@ class HyperDepth(AbstractContrastiveTrainer):
             self.shared_transform,
             gate=self.gate,
             decouple=self.decouple,
+            high=self.high,
             seed=seeds[0],
         ).to(self.device)
         self.head_ = projection_head(self.dim, self.proj_dim, seed=seeds[1]).to(self.device)
@@ -218,7 +231,7 @@ class HyperDepth(AbstractContrastiveTrainer):
     def _view_filters(self, view: GraphView) -> tuple[AbstractFilter, AbstractFilter]:
         if self.mode == "exact":
             return self.clean_filters_
-        return PolyFilter(view.P, self.K, high=False), PolyFilter(view.P, self.K, high=True)
+        return poly_filters(view.P, self.K, self.high)
 
     def _parameter_groups(self) -> tuple[list[nn.Parameter], list[nn.Parameter]]:
         enc = self.encoder_

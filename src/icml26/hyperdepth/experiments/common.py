@@ -29,6 +29,7 @@ METHOD_LABELS = {
     "hypergrace": "HyperGRACE",
     "tricl": "TriCL-lite",
     "hyperdepth": "HyperDepth",
+    "hd_band": "HyperDepth, band high branch (P − P⁸)",
     "hd_nogate": "HyperDepth − gate",
     "hd_noenergy": "HyperDepth − energy (λ=0)",
     "hd_coupled": "HyperDepth coupled (1 branch)",
@@ -76,6 +77,7 @@ def make_method(name: str, config: Any, tree: tuple[int, ...]) -> AbstractContra
         "hypergrace": lambda: HyperGRACE(**common),
         "tricl": lambda: TriCLLite(**common),
         "hyperdepth": lambda: HyperDepth(**hd),
+        "hd_band": lambda: HyperDepth(**hd, high="band"),
         "hd_nogate": lambda: HyperDepth(**hd, gate=False),
         "hd_noenergy": lambda: HyperDepth(**hd, lam=0.0),
         "hd_coupled": lambda: HyperDepth(**hd, decouple=False),
@@ -152,6 +154,20 @@ def premise_metrics(data: HypergraphData, out: dict[str, Any]) -> dict[str, floa
         out["hypergrace_sfi"] - p2x["p2x_sfi_input"] if "hypergrace_sfi" in out else nan
     )
     return p2x
+
+
+def depth_restored(out: dict[str, Any], method: str) -> float:
+    """Share of the contrastive flattening that ``method`` removes (issue 45), in centroid SFI.
+
+    ``(cSFI(HyperGRACE) − cSFI(method)) / (cSFI(HyperGRACE) − cSFI(P²X))``: 1 when ``method`` is
+    as hierarchical as the smoothed input, 0 when as flat as HyperGRACE. Only meaningful where the
+    premise gate P0 holds (denominator ≥ 0.05); NaN when a term is missing.
+    """
+    gap = out.get("premise_centroid_sfi_gap", float("nan"))
+    key = f"{method}_centroid_sfi"
+    if key not in out or "hypergrace_centroid_sfi" not in out or not np.isfinite(gap) or gap == 0.0:
+        return float("nan")
+    return float((out["hypergrace_centroid_sfi"] - out[key]) / gap)
 
 
 def best_baseline(out: dict[str, Any], metric: str, methods: tuple[str, ...], fn: Any) -> float:

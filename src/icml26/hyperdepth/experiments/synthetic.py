@@ -18,6 +18,7 @@ from icml26.hyperdepth.experiments.common import (
     PAPER,
     RESOURCES,
     best_baseline,
+    depth_restored,
     method_rows,
     premise_metrics,
     run_methods,
@@ -37,7 +38,8 @@ class SyntheticConfig:
     proj_dim: int = 64
     d_h: int = 64
     tree: tuple[int, ...] = (16, 4)
-    methods: tuple[str, ...] = ("raw", "hypergrace", "hyperdepth")
+    # both readings of the high branch (issue 45): the spec's complement and the band-pass
+    methods: tuple[str, ...] = ("raw", "hypergrace", "hyperdepth", "hd_band")
     probe_splits: int = 20
 
 
@@ -69,6 +71,7 @@ SYN_PRESETS = {
             "hypergrace",
             "tricl",
             "hyperdepth",
+            "hd_band",
             "hd_nogate",
             "hd_noenergy",
             "hd_coupled",
@@ -76,6 +79,7 @@ SYN_PRESETS = {
     ),  # spec §5.3 full budget; run with --seeds 5
 }
 WHERE_P0 = "issue 45 (premise gate P0)"
+WHERE_BAND = "issue 45 (two readings of the high branch, pre-registered 2026-12-07)"
 SYN_CLAIMS = (
     Claim(
         "P0",
@@ -193,13 +197,71 @@ SYN_CLAIMS = (
         control="the best baseline in place of HyperDepth (difference 0)",
         control_value=0.0,
     ),
+    Claim(
+        "D1",
+        "complement reading (I − P², the spec): HyperDepth removes ≥ half of the flattening that "
+        "contrast adds — (cSFI(HyperGRACE) − cSFI(HD)) / (cSFI(HyperGRACE) − cSFI(P²X)) ≥ 0.5",
+        "hyperdepth_depth_restored",
+        ">=",
+        0.5,
+        "≥ 0.5 (centroid SFI)",
+        WHERE_BAND,
+        source="spec",
+        gates=("P0",),
+        control="HyperGRACE in place of HyperDepth (share 0)",
+        control_value=0.0,
+    ),
+    Claim(
+        "D1b",
+        "band reading (P − P⁸): the same share of flattening removed ≥ 0.5",
+        "hd_band_depth_restored",
+        ">=",
+        0.5,
+        "≥ 0.5 (centroid SFI)",
+        WHERE_BAND,
+        source="spec",
+        gates=("P0",),
+        control="HyperGRACE in place of HyperDepth (share 0)",
+        control_value=0.0,
+    ),
+    Claim(
+        "G1b",
+        "band reading: fine accuracy ≥ best of the baselines run − 1 pt",
+        "hd_band_fine_acc_minus_best",
+        ">=",
+        -0.01,
+        "≥ −0.01",
+        WHERE_BAND,
+        source="spec",
+        gates=(),
+        control=(
+            "an embedding with no class information in place of HyperDepth: 1/12 minus the best "
+            "baseline's accuracy (about 0.74 at the quick scale)"
+        ),
+        control_value=1 / 12 - 0.74,
+    ),
+    Claim(
+        "G3ab",
+        "band reading: coarse k-means NMI ≥ best baseline + 0.05",
+        "hd_band_nmi_coarse_minus_best",
+        ">=",
+        0.05,
+        "≥ +0.05",
+        WHERE_BAND,
+        source="spec",
+        gates=("P0",),
+        control="the best baseline in place of HyperDepth (difference 0)",
+        control_value=0.0,
+    ),
 )
-SYN_KEYS = ("fine_acc", "coarse_acc", "sfi", "uniformity", "nmi_coarse", "nmi_fine", "dp")
+SYN_KEYS = ("fine_acc", "coarse_acc", "sfi", "centroid_sfi", "uniformity")
+SYN_KEYS += ("nmi_coarse", "nmi_fine", "dp")
 
 
 def synthetic_tables(metrics: list[dict], config: SyntheticConfig) -> list[Table]:
     """All methods' metrics, mean over seeds."""
-    columns = ["method", "fine acc", "coarse acc", "SFI", "uniformity", "NMI coarse", "NMI fine"]
+    columns = ["method", "fine acc", "coarse acc", "SFI", "centroid SFI", "uniformity"]
+    columns += ["NMI coarse", "NMI fine"]
     columns.append("dendrogram purity")
     rows = method_rows(metrics, config.methods, SYN_KEYS)
     note = f"n = {12 * config.n_per_fine}, {config.epochs} epochs, d = {config.dim}"
@@ -280,4 +342,9 @@ def synthetic(config: SyntheticConfig, ctx: RunContext) -> dict[str, Any]:
     out["sfi_minus_best"] = out[f"{hd}_sfi"] - best_baseline(out, "sfi", config.methods, min)
     for key in ("nmi_coarse", "dp"):
         out[f"{key}_minus_best"] = out[f"{hd}_{key}"] - best_baseline(out, key, config.methods, max)
+    for method in ("hyperdepth", "hd_band"):
+        out[f"{method}_depth_restored"] = depth_restored(out, method)
+    for key in ("fine_acc", "nmi_coarse"):
+        best = best_baseline(out, key, config.methods, max)
+        out[f"hd_band_{key}_minus_best"] = out.get(f"hd_band_{key}", float("nan")) - best
     return out
