@@ -56,7 +56,7 @@ def standin():
 def test_every_claim_names_a_control_and_the_kinds_are_as_issue_39_lists():
     assert CLAIMS["A4b"].kind == "sanity" and CLAIMS["A5b"].kind == "sanity"
     assert [c.id for c in ACCURACY_CLAIMS if c.kind == "gate"] == ["G1", "G2", "G3", "G4"]
-    assert CLAIMS["O1"].headline and CLAIMS["O1"].source == "paper"
+    assert not CLAIMS["A0"].headline and CLAIMS["A0"].source == "paper"  # O1 moved to scene
     for claim in CLAIMS.values():
         if claim.kind == "claim":
             assert claim.control and claim.control_value is not None, claim.id
@@ -86,7 +86,7 @@ def test_relative_claims_fail_with_random_drop_on_the_shipped_standin(standin):
     )
     metric = relative_items(random, full)
     assert np.mean(metric) == pytest.approx(100 * random.mean() / full.mean())
-    for cid in ("O1", "A1a"):
+    for cid in ("A0", "A1a"):
         assert CLAIMS[cid].judge([metric]).status is not Status.REPRODUCED
 
 
@@ -124,12 +124,12 @@ def test_timing_claims_fail_on_their_controls():
 
 
 def test_oracle_gates_hold_back_the_a1_claims():
-    """A failed ceiling gate makes O1 and A1a "testbed invalid", whatever OmniFit measured."""
+    """A failed ceiling gate makes A0 and A1a "testbed invalid", whatever OmniFit measured."""
     metrics = {c.metric: [100.0] * 5 for c in ACCURACY_CLAIMS}
     metrics["oracle_relative"] = [77.0, 79.0, 78.0, 80.0, 76.0] * 20
     verdicts = {v.claim.id: v.status for v in judge_claims(ACCURACY_CLAIMS, [metrics])}
     assert verdicts["G1"] is Status.FAILS and verdicts["G2"] is Status.FAILS
-    assert verdicts["O1"] is Status.TESTBED_INVALID and verdicts["A1a"] is Status.TESTBED_INVALID
+    assert verdicts["A0"] is Status.TESTBED_INVALID and verdicts["A1a"] is Status.TESTBED_INVALID
     assert verdicts["A2a"] is Status.REPRODUCED  # budget claims are not behind the oracle gates
 
 

@@ -108,7 +108,8 @@ def test_load_standin_round_trip_is_exact(tmp_path):
 
 
 def test_shipped_standin_is_declared_with_its_recipe_and_beats_an_untrained_one():
-    assert SHIPPED_STANDINS == ("tinyomni_quick",) and set(STANDINS) == {"tinyomni_quick"}
+    assert SHIPPED_STANDINS == ("tinyomni_quick", "scene_s0", "scene_s1", "scene_s2")
+    assert set(STANDINS) == set(SHIPPED_STANDINS)
     model, meta = load_standin("tinyomni_quick")
     assert meta["config"] == dataclasses.asdict(TINYOMNI_QUICK)
     assert meta["recipe"] == TINYOMNI_QUICK_RECIPE

@@ -16,6 +16,7 @@ from icml26.omnifit.arts import (
     modality_anchors,
     plan_keep_indices,
 )
+from icml26.omnifit.avscene import SceneBatch, SceneData, make_scene_dataset, scene_batch
 from icml26.omnifit.avsync import AVSyncBatch, AVSyncData, make_dataset
 from icml26.omnifit.baselines import FastVLike, OmniZipLite, RandomDrop, ScoredDrop, UniformNorm
 from icml26.omnifit.calibration import lahp_calibrate
@@ -39,7 +40,14 @@ from icml26.omnifit.model import (
 )
 from icml26.omnifit.protocols import AbstractCompressor, ModelAdapter
 from icml26.omnifit.qa_benchmark import QABenchmark, QABenchmarkError, QAItem
-from icml26.omnifit.standins import SHIPPED_STANDINS, load_standin, standin_trainer, train_standin
+from icml26.omnifit.scene_model import SceneThinker, SceneThinkerConfig, train_scene_thinker
+from icml26.omnifit.standins import (
+    SHIPPED_STANDINS,
+    load_scene_standin,
+    load_standin,
+    standin_trainer,
+    train_standin,
+)
 from icml26.omnifit.tokens import AUDIO, TEXT, VIDEO, modality_counts
 
 __all__ = [
@@ -62,6 +70,10 @@ __all__ = [
     "QABenchmarkError",
     "QAItem",
     "RandomDrop",
+    "SceneBatch",
+    "SceneData",
+    "SceneThinker",
+    "SceneThinkerConfig",
     "ScoredDrop",
     "TinyOmni",
     "TinyOmniConfig",
@@ -81,8 +93,10 @@ __all__ = [
     "kv_bytes",
     "lahp_calibrate",
     "layer_cost",
+    "load_scene_standin",
     "load_standin",
     "make_dataset",
+    "make_scene_dataset",
     "merge_tokens",
     "modality_anchors",
     "modality_counts",
@@ -91,9 +105,11 @@ __all__ = [
     "prefill_flops",
     "retention_profile",
     "run_compressed",
+    "scene_batch",
     "split_budget",
     "standin_trainer",
     "time_prefill",
+    "train_scene_thinker",
     "train_standin",
     "train_tinyomni",
 ]

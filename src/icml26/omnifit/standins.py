@@ -34,8 +34,18 @@ from icml26.core.training import TrainingCheckpoint
 from icml26.core.validation import Seed, check_positive_int, numpy_generator
 from icml26.omnifit.avsync import make_dataset
 from icml26.omnifit.model import TinyOmni, TinyOmniConfig, TrainResult, train_tinyomni
+from icml26.omnifit.scene_model import SceneThinker, SceneThinkerConfig
 
-__all__ = ["SHIPPED_STANDINS", "STANDINS", "load_standin", "standin_trainer", "train_standin"]
+__all__ = [
+    "SCENE_STANDINS",
+    "SHIPPED_STANDINS",
+    "STANDINS",
+    "load_scene_standin",
+    "load_standin",
+    "scene_trainer",
+    "standin_trainer",
+    "train_standin",
+]
 
 
 def train_standin(
@@ -143,6 +153,119 @@ def standin_trainer(config: TinyOmniConfig, **recipe: Any) -> TrainFn:
     return train
 
 
+def scene_trainer(config: SceneThinkerConfig, **recipe: Any) -> TrainFn:
+    """The ``train(resume, progress)`` of a :class:`SceneThinker` stand-in on AV-Scene QA.
+
+    ``recipe`` holds ``train_samples``, ``windows``, ``epochs``, ``batch_size``, ``lr``,
+    ``drop_fraction``, ``max_drop`` and ``seed`` (all required): the training clips come from
+    ``make_scene_dataset(train_samples, windows, seed, "train")``, the initial weights from
+    ``seed`` and the shuffling from ``seed + 1``.
+
+    Examples
+    --------
+    >>> train = scene_trainer(SceneThinkerConfig(n_layers=1, d=16, n_heads=1, kv_heads=1,
+    ...                       d_ff=16), train_samples=8, windows=2, epochs=1, batch_size=4,
+    ...                       lr=3e-3, drop_fraction=0.5, max_drop=0.8, seed=0)
+    >>> sorted(train(None, None).metrics)
+    ['final_ce', 'train_accuracy']
+    """
+    from icml26.omnifit.avscene import make_scene_dataset
+    from icml26.omnifit.scene_model import train_scene_thinker
+
+    if not isinstance(config, SceneThinkerConfig):
+        raise TypeError(
+            f"scene_trainer: config must be a SceneThinkerConfig; got {type(config).__name__}."
+        )
+    needed = {"train_samples", "windows", "epochs", "batch_size", "lr", "drop_fraction",
+              "max_drop", "seed"}  # fmt: skip
+    if set(recipe) != needed:
+        raise ValueError(f"scene_trainer: recipe must have exactly the keys {sorted(needed)}.")
+
+    def train(resume: TrainingCheckpoint | None, progress: Progress) -> TrainedStandin:
+        seed = recipe["seed"]
+        data = make_scene_dataset(recipe["train_samples"], recipe["windows"], seed, "train")
+        model = SceneThinker(config, seed=seed)
+        history = train_scene_thinker(
+            model, data, recipe["epochs"], recipe["batch_size"], recipe["lr"],
+            recipe["drop_fraction"], recipe["max_drop"], seed=seed + 1, progress=progress,
+            resume=resume,
+        )  # fmt: skip
+        return TrainedStandin(
+            model=model,
+            config={"kind": "scene_thinker", **dataclasses.asdict(config)},
+            recipe=dict(recipe),
+            data=(
+                f"{recipe['train_samples']} AV-Scene QA training clips of {recipe['windows']} "
+                "chunks (icml26.omnifit.make_scene_dataset, split 'train', the recipe's seed)"
+            ),
+            metrics={
+                "train_accuracy": history.train_accuracy,
+                "final_ce": float(np.mean(history.ce[-50:])),
+            },
+        )
+
+    return train
+
+
+def load_scene_standin(name_or_path: str | Path) -> tuple[SceneThinker, dict[str, Any]]:
+    """Load a :class:`SceneThinker` stand-in by name (:data:`SCENE_STANDINS`) or stem.
+
+    Refuses (``ValueError``) a checkpoint whose metadata is not a SceneThinker's. Returns the
+    model in eval mode and the metadata.
+
+    Examples
+    --------
+    >>> model, meta = load_scene_standin("scene_s0")
+    >>> model.config.n_layers, meta["recipe"]["seed"]
+    (4, 0)
+    """
+    owner = "load_scene_standin"
+    if not isinstance(name_or_path, str | Path):
+        raise TypeError(
+            f"{owner}: name_or_path must be a str or Path; got {type(name_or_path).__name__}."
+        )
+    if isinstance(name_or_path, str) and name_or_path in SCENE_STANDINS:
+        name_or_path = checkpoint_dir("omnifit") / name_or_path
+    try:
+        state, meta = load_checkpoint(name_or_path)
+    except FileNotFoundError:
+        raise ValueError(
+            f"{owner}: name_or_path must be one of {list(SCENE_STANDINS)} or a checkpoint stem "
+            f"with a .safetensors and a .json file; got {str(name_or_path)!r}."
+        ) from None
+    config = dict(meta.get("config") or {})
+    fields = {f.name for f in dataclasses.fields(SceneThinkerConfig)}
+    if config.pop("kind", None) != "scene_thinker" or not set(config) <= fields:
+        raise ValueError(f"{owner}: {str(name_or_path)!r} is not a SceneThinker checkpoint.")
+    model = SceneThinker(SceneThinkerConfig(**config), seed=0)
+    model.load_state_dict(state)
+    model.eval()
+    return model, meta
+
+
+# issue 43's stand-in, scaled to the CPU budget: L = 4, d = 64 (issue: e.g. L = 6, d = 96)
+SCENE_CONFIG = SceneThinkerConfig(n_layers=4, d=64, n_heads=4, kv_heads=2, d_ff=128)
+SCENE_RECIPE = {
+    "train_samples": 6_000,
+    "windows": 4,
+    "epochs": 6,
+    "batch_size": 16,
+    "lr": 2e-3,
+    "drop_fraction": 0.5,
+    "max_drop": 0.8,
+}
+SCENE_STANDINS = {
+    f"scene_s{seed}": Standin(
+        name=f"scene_s{seed}",
+        system="omnifit",
+        description=f"SceneThinker (tiny Qwen2.5-Omni thinker) on AV-Scene QA, seed {seed}",
+        train=scene_trainer(SCENE_CONFIG, **SCENE_RECIPE, seed=seed),
+        checkpoint_every=250,
+    )
+    for seed in range(3)
+}
+
+
 # spec §5's quick stand-in (L = 4, d = 64): 12K streams x 8 epochs = 3000 steps
 TINYOMNI_QUICK = TinyOmniConfig(n_layers=4, d=64, n_heads=4, d_ff=128)
 TINYOMNI_QUICK_RECIPE = {
@@ -163,6 +286,7 @@ STANDINS = {
         train=standin_trainer(TINYOMNI_QUICK, **TINYOMNI_QUICK_RECIPE),
         checkpoint_every=250,
     ),
+    **SCENE_STANDINS,
 }
 SHIPPED_STANDINS = tuple(STANDINS)
 

@@ -1,6 +1,9 @@
 """Registered reproductions of OmniFit's claims (spec §5) on AV-Sync QA with the TinyOmni stand-in.
 
-- :mod:`~icml26.omnifit.experiments.accuracy` (``omnifit.accuracy``, headline O1, A1, A2):
+- :mod:`~icml26.omnifit.experiments.scene` (``omnifit.scene``, headline O1, issue 43): OmniFit
+  and the baselines on AV-Scene QA with three shipped tiny Qwen2.5-Omni thinker stand-ins,
+  behind competence and oracle gates;
+- :mod:`~icml26.omnifit.experiments.accuracy` (``omnifit.accuracy``, A1, A2 on AV-Sync QA):
   relative performance of OmniFit and the baselines at the same cost-equivalent retention,
   behind oracle-ceiling gates G1-G4;
 - :mod:`~icml26.omnifit.experiments.profile` (``omnifit.profile``, A3): the LAHP profile of the
@@ -18,6 +21,6 @@ Importing this package stays light (``icml26 list``): torch, matplotlib and the 
 imported inside the functions.
 """
 
-from icml26.omnifit.experiments import accuracy, efficiency, profile, score_once
+from icml26.omnifit.experiments import accuracy, efficiency, profile, scene, score_once
 
-__all__ = ["accuracy", "efficiency", "profile", "score_once"]
+__all__ = ["accuracy", "efficiency", "profile", "scene", "score_once"]

@@ -1,9 +1,9 @@
-"""``omnifit.accuracy`` (O1, A1, A2): OmniFit and the baselines at equal cost-equivalent retention.
+"""``omnifit.accuracy`` (A0, A1, A2): OmniFit and the baselines at equal cost-equivalent retention.
 
 Every method compresses the same trained stand-in on AV-Sync QA at retention ``mu``; the
 claims compare their per-stream correctness, paired on identical streams (bootstrap over seeds,
 then streams), and the relative performance ``100 acc / acc_full`` through its per-stream
-linearisation (:func:`~icml26.omnifit.experiments.common.relative_items`). The headline O1 is
+linearisation (:func:`~icml26.omnifit.experiments.common.relative_items`). A0 is
 the paper's "98 % of the performance with 20 % of the tokens" at the paper's bar; the other
 bars are the spec's small-scale targets.
 
@@ -39,7 +39,7 @@ from icml26.omnifit.experiments.common import (
 
 PAPER_RELATIVE = {0.4: 99.94, 0.3: 99.32, 0.2: 98.68}  # Qwen2.5-Omni-3B, Table 1
 # RandomDrop's relative performance at mu = 0.2 on the shipped stand-in (quick run of
-# 2026-12-07, docs/omnifit.md): the value of O1's and A1a's metric under their control
+# 2026-12-07, docs/omnifit.md): the value of A0's and A1a's metric under their control
 CONTROL_RELATIVE = 75.3
 
 
@@ -127,10 +127,10 @@ ACCURACY_CLAIMS = (
           "oracle_minus_random", 10.0, over="items"),
     _gate("G4", "Oracle - RandomDrop >= +5 points at mu = 0.2 (room for Q1, A2c, A2d), paired",
           "oracle_minus_random", 5.0, over="items"),
-    Claim("O1", "OmniFit retains >= 98 % of the full model's performance with 20 % of the tokens",
+    Claim("A0", "OmniFit retains >= 98 % of the full model's performance with 20 % of the tokens",
           "relative_omnifit", ">=", 98.0,
           "98 % with 20 % tokens (Qwen2.5-Omni-3B: 98.68 %)", "abstract; Table 1",
-          source="paper", headline=True, gates=("G1",), over="items", control=RANDOM,
+          source="paper", gates=("G1",), over="items", control=RANDOM,
           control_value=CONTROL_RELATIVE),
     Claim("A1a", "OmniFit relative performance at mu = 0.2 >= 95 %", "relative_omnifit", ">=",
           95.0, ">= 95 % (paper: 98.68 % on Qwen2.5-Omni-3B, 20 % tokens, Table 1)", WHERE_SPEC,
@@ -156,7 +156,7 @@ ACCURACY_CLAIMS = (
 
 @register(
     name="omnifit.accuracy",
-    title="O1/A1/A2: relative performance of OmniFit and baselines at equal cost (AV-Sync QA)",
+    title="A0/A1/A2: relative performance of OmniFit and baselines at equal cost (AV-Sync QA)",
     paper=PAPER,
     claims=ACCURACY_CLAIMS,
     presets=ACCURACY_PRESETS,

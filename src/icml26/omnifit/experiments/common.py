@@ -9,7 +9,7 @@ imported inside the functions, so importing this module stays light.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from icml26.core import Resources, RunContext
 
@@ -32,6 +32,8 @@ __all__ = [
     "SMOKE_STANDIN",
     "WHERE_SPEC",
     "StandInConfig",
+    "auc",
+    "bonus_auc",
     "calibrate",
     "load_preset_standin",
     "make_compressor",
@@ -282,3 +284,40 @@ def relative_items(method: np.ndarray, full: np.ndarray) -> list[float]:
     mean_full = max(float(f.mean()), 1e-12)
     ratio = float(m.mean()) / mean_full
     return (100.0 * ratio + 100.0 * (m - ratio * f) / mean_full).tolist()
+
+
+def auc(scores: np.ndarray, labels: np.ndarray) -> float:
+    """Area under the ROC curve of ``scores`` for boolean ``labels`` (ties count half)."""
+    from scipy.stats import rankdata
+
+    positive = int(labels.sum())
+    negative = labels.size - positive
+    if positive == 0 or negative == 0:
+        return float("nan")
+    ranks = rankdata(scores)
+    return float((ranks[labels].sum() - positive * (positive + 1) / 2) / (positive * negative))
+
+
+def bonus_auc(model: Any, data: Any, M: int, k: int, batch_size: int) -> dict[str, float]:
+    """How well the ARTS cross-modal bonus (and the norm) single out the sounding digit's
+    patches among the video tokens (AUC over all video tokens of the clips)."""
+    import numpy as np
+    import torch
+
+    from icml26.omnifit import arts_scores, modality_anchors, scene_batch
+
+    bonus, norm = [], []
+    with torch.no_grad():
+        for start in range(0, len(data), batch_size):
+            h, ids, _ = model.embed(scene_batch(data, slice(start, start + batch_size)))
+            anchors = modality_anchors(h, ids, M=M, k=k)
+            with_bonus = arts_scores(h, ids, anchors, lam=1.0)
+            plain = h.norm(dim=-1)
+            video = ids == 1
+            bonus.append((with_bonus - plain)[:, video].numpy())
+            norm.append(plain[:, video].numpy())
+    labels = data.sounding_patch.reshape(-1)
+    return {
+        "bonus_auc": auc(np.concatenate(bonus).reshape(-1), labels),
+        "norm_auc": auc(np.concatenate(norm).reshape(-1), labels),
+    }
