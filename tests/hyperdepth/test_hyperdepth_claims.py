@@ -87,8 +87,8 @@ def test_hierarchy_claims_sit_behind_the_premise_gate_and_accuracy_claims_do_not
         "G2": ("P0", "P0s"),
         "G3a": ("P0",),
         "G3b": ("P0",),
-        "D1": ("P0",),  # issue 45: both readings of the high branch, in centroid SFI
-        "D1b": ("P0",),
+        "DR": ("P0",),  # issue 45: both readings of the high branch, in centroid SFI
+        "DRb": ("P0",),
         "G1b": (),
         "G3ab": ("P0",),
     }
@@ -124,8 +124,8 @@ def test_synthetic_claims_fail_with_hypergrace_in_hyperdepths_place(tmp_path, mo
         ("G2", "sfi_minus_best"),
         ("G3a", "nmi_coarse_minus_best"),
         ("G3b", "dp_minus_best"),
-        ("D1", "hyperdepth_depth_restored"),
-        ("D1b", "hd_band_depth_restored"),
+        ("DR", "hyperdepth_depth_restored"),
+        ("DRb", "hd_band_depth_restored"),
         ("G3ab", "hd_band_nmi_coarse_minus_best"),
     ]:
         assert firm(claim(SYN_CLAIMS, cid), out[metric]) is Status.NOT_REPRODUCED, cid

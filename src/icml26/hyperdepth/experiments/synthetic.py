@@ -198,7 +198,7 @@ SYN_CLAIMS = (
         control_value=0.0,
     ),
     Claim(
-        "D1",
+        "DR",
         "complement reading (I − P², the spec): HyperDepth removes ≥ half of the flattening that "
         "contrast adds — (cSFI(HyperGRACE) − cSFI(HD)) / (cSFI(HyperGRACE) − cSFI(P²X)) ≥ 0.5",
         "hyperdepth_depth_restored",
@@ -212,7 +212,7 @@ SYN_CLAIMS = (
         control_value=0.0,
     ),
     Claim(
-        "D1b",
+        "DRb",
         "band reading (P − P⁸): the same share of flattening removed ≥ 0.5",
         "hd_band_depth_restored",
         ">=",
