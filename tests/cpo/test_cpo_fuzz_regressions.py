@@ -108,3 +108,44 @@ def test_valid_calls_are_unchanged():
     loss = soft_margin_ranking_loss(torch.zeros(2, 3), torch.zeros(3), beta=1.0)
     assert torch.allclose(loss, torch.full((2, 3), 2.0).log())
     assert tiny_lm_metrics(lm(), lm(), TASK)["frac_in_U"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"ignore_index": None}, TypeError, "ignore_index must be an int"),
+        ({"ignore_index": True}, TypeError, "ignore_index must be an int"),
+        ({"ignore_index": 1.5}, TypeError, "ignore_index must be an int"),
+        ({"average": "yes"}, TypeError, "average must be a bool"),
+        ({"ignore_index": 0}, ValueError, r"token ids in \[0, 4\)"),  # -100 is then scored
+    ],
+)
+def test_sequence_logps_refuses_bad_ignore_index_and_labels(kwargs, error, match):
+    """Issue 40: ignore_index=None used to crash deep inside (IndexError from gather)."""
+    from icml26.cpo import sequence_logps
+
+    logits, labels = torch.zeros(1, 3, 4), torch.tensor([[-100, -100, 3]])
+    with pytest.raises(error, match=match):
+        sequence_logps(logits, labels, **kwargs)
+    with pytest.raises(ValueError, match=r"token ids in \[0, 4\)"):
+        sequence_logps(logits, torch.tensor([[-100, 2, 7]]))
+
+
+@pytest.mark.parametrize(
+    ("module", "presets", "field", "value", "match"),
+    [
+        ("bandit", "BANDIT_PRESETS", "lr", 0.0, r"lr must be in \(0, 10\]"),
+        ("bandit", "BANDIT_PRESETS", "baselines", ("x",), "baselines must be distinct values"),
+        ("kl_matched", "KL_PRESETS", "dpo_betas", (-1.0,), "dpo_betas must be in"),
+        ("tiny_lm", "TINY_LM_PRESETS", "methods", ("dpo",), "must include 'dpo' and 'smooth'"),
+        ("tiny_lm", "TINY_LM_PRESETS", "n_heads", 0, r"n_heads must be an integer in \[1, 64\]"),
+        ("tiny_lm", "TINY_LM_PRESETS", "sft_steps", True, "sft_steps must be int"),
+    ],
+)
+def test_experiment_configs_refuse_bad_fields(module, presets, field, value, match):
+    """Issue 40: a bad --set fails when the CLI builds the config (exit 2), naming the field."""
+    import importlib
+
+    config = getattr(importlib.import_module(f"icml26.cpo.experiments.{module}"), presets)["quick"]
+    with pytest.raises((ValueError, TypeError), match=match):
+        dataclasses.replace(config, **{field: value})

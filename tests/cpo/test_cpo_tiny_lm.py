@@ -171,3 +171,20 @@ def test_bad_input():
     with pytest.raises(ValueError, match=r"steps must be an integer in \[1, 1000000\]"):
         train_sft(lm, task, steps=0)
     assert replace(TINY_LM_PRESETS["quick"], steps=1).steps == 1  # presets are frozen dataclasses
+
+
+def test_quick_loads_the_shipped_sft_references_and_only_for_their_settings():
+    """Issue 51: quick's three seeds find their shipped reference; another SFT setting trains."""
+    from dataclasses import replace
+
+    from icml26.core.runner import derive_seed
+    from icml26.cpo.experiments.tiny_lm import TINY_LM_PRESETS
+    from icml26.cpo.standins import shipped_reference
+
+    quick = TINY_LM_PRESETS["quick"]
+    for i in range(3):
+        model, loss = shipped_reference(quick, derive_seed("cpo.tiny_lm", quick, i))
+        assert not model.training and 0.0 < loss < 1.0
+    assert shipped_reference(quick, 12345) is None
+    other = replace(quick, sft_steps=601)
+    assert shipped_reference(other, derive_seed("cpo.tiny_lm", other, 0)) is None

@@ -231,3 +231,40 @@ def test_load_causal_lm_checks_name_or_dir_before_any_download(model_dir, tmp_pa
     again, _ = load_causal_lm(str(model_dir))
     for a, b in zip(model.parameters(), again.parameters(), strict=True):
         assert torch.equal(a, b)
+
+
+def test_peft_without_ref_model_uses_the_adapter_disabled_model(model_dir, tmp_path):
+    """Issue 49: TRL's LoRA-DPO recipe — no ref_model, the adapter-disabled policy is the reference.
+
+    A LoRA adapter with random (not zero) B makes the policy differ from the base model, so the
+    first batch's loss tells the two references apart: with the base model as reference α = ∞
+    (DPO) is not at log 2; with the policy itself it would be.
+    """
+    peft = pytest.importorskip("peft")
+    model, tok = load_causal_lm(str(model_dir))
+    base, _ = load_causal_lm(str(model_dir))
+    args = ConstrainedPOConfig(
+        output_dir=str(tmp_path), per_device_train_batch_size=4, max_steps=2, learning_rate=1e-2,
+        logging_steps=1, report_to=[], save_strategy="no", use_cpu=True, seed=0, beta=1.0,
+        bf16=False, alpha=math.inf,
+    )  # fmt: skip
+    lora = peft.LoraConfig(r=2, lora_alpha=8, target_modules=["c_attn"], init_lora_weights=False)
+    trainer = ConstrainedPOTrainer(
+        model=model, args=args, train_dataset=dataset(), processing_class=tok, peft_config=lora
+    )
+    assert trainer.ref_model is None
+    batch = next(iter(trainer.get_train_dataloader()))
+    with torch.no_grad(), trainer._reference() as reference:
+        ref_logits = reference(input_ids=batch["input_ids"]).logits
+        assert trainer.model.peft_config  # the adapters come back after the context
+    base_logits = base(input_ids=batch["input_ids"]).logits
+    torch.testing.assert_close(ref_logits, base_logits)
+    assert abs(first_batch_loss(trainer) - math.log(2)) > 1e-4  # policy != reference
+    assert math.isfinite(trainer.train().training_loss)
+
+
+def test_trainer_without_any_reference_is_refused(model_dir, tmp_path):
+    trainer = make_trainer(model_dir, tmp_path)
+    trainer.ref_model = None  # neither a reference, nor PEFT, nor precomputed log-probs
+    with pytest.raises(ValueError, match="needs ref_model, a PEFT model"):
+        first_batch_loss(trainer)

@@ -105,8 +105,22 @@ def sequence_logps(
     owner = "sequence_logps"
     check_tensor("logits", logits, owner=owner, ndim=3)  # (batch, seq, vocab)
     check_tensor("labels", labels, owner=owner, shape=logits.shape[:2], floating=False)
+    if isinstance(ignore_index, bool) or not isinstance(ignore_index, int):
+        raise TypeError(
+            f"{owner}: ignore_index must be an int (the label of unscored tokens, e.g. -100); "
+            f"got {ignore_index!r}."
+        )
+    if not isinstance(average, bool):
+        raise TypeError(f"{owner}: average must be a bool; got {average!r}.")
     shifted_labels = labels[:, 1:]  # (batch, seq - 1): the token each position predicts
     mask = shifted_labels != ignore_index
+    scored = shifted_labels[mask]
+    if scored.numel() and (int(scored.min()) < 0 or int(scored.max()) >= logits.shape[-1]):
+        raise ValueError(
+            f"{owner}: scored labels must be token ids in [0, {logits.shape[-1]}) (the vocabulary "
+            f"of logits) or ignore_index={ignore_index}; got values in [{int(scored.min())}, "
+            f"{int(scored.max())}]."
+        )
     counts = mask.sum(dim=1)
     if bool((counts == 0).any()):
         rows = torch.nonzero(counts == 0).flatten().tolist()

@@ -9,14 +9,17 @@ reference model) is TRL's. Needs ``pip install 'icml26[cpo]'`` (trl, transformer
 DPOConfig options that select or modify TRL's own loss (``loss_type``, ``loss_weights``,
 ``ld_alpha``, ``f_divergence_type``, ``label_smoothing``, ``use_weighting``, ``rpo_alpha`` in
 older TRL) are refused with a ``ValueError`` naming the option instead of being ignored, and so is
-a mixture-of-experts router loss. Deviation: a PEFT policy without an explicit reference model is
-not supported.
+a mixture-of-experts router loss. A PEFT policy without a ``ref_model`` is scored against itself
+with its adapters disabled (or its ``"ref"`` adapter, when TRL loaded one), as TRL's
+``DPOTrainer`` does.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,6 +154,29 @@ class ConstrainedPOTrainer(DPOTrainer):
                 "the CPO loss does not add; set router_aux_loss_coef=0.0 to train without it."
             )
 
+    @contextlib.contextmanager
+    def _reference(self) -> Iterator[Any]:
+        """The reference model: ``ref_model``, else (PEFT) the policy with its adapters off.
+
+        TRL's own recipe: a new adapter's reference is the base model (adapters disabled); when
+        TRL loaded an adapter to re-train, its initial copy is the adapter named ``"ref"``.
+        """
+        if self.ref_model is not None:
+            yield self.ref_model
+            return
+        from accelerate.utils import is_peft_model
+        from trl.trainer.utils import use_adapter
+
+        if not is_peft_model(self.model):
+            raise ValueError(
+                "ConstrainedPOTrainer: needs ref_model, a PEFT model (its adapters disabled are "
+                "the reference) or precompute_ref_log_probs=True; got none of them."
+            )
+        unwrapped = self.accelerator.unwrap_model(self.model)
+        name = "ref" if "ref" in unwrapped.peft_config else None
+        with use_adapter(unwrapped, adapter_name=name):
+            yield self.model
+
     def _scores(self, model: Any, inputs: dict[str, Any], labels: torch.Tensor) -> torch.Tensor:
         logits = model(
             input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"], use_cache=False
@@ -175,13 +201,8 @@ class ConstrainedPOTrainer(DPOTrainer):
                 counts = (labels[:, 1:] != -100).sum(dim=1).chunk(2)
                 ref_chosen, ref_rejected = ref_chosen / counts[0], ref_rejected / counts[1]
         else:
-            if self.ref_model is None:
-                raise ValueError(
-                    "ConstrainedPOTrainer: needs ref_model or precompute_ref_log_probs=True; got "
-                    "neither (PEFT adapters without a reference are not supported)."
-                )
-            with torch.no_grad():
-                ref_chosen, ref_rejected = self._scores(self.ref_model, inputs, labels).chunk(2)
+            with torch.no_grad(), self._reference() as reference:
+                ref_chosen, ref_rejected = self._scores(reference, inputs, labels).chunk(2)
         out = constrained_po_loss(
             policy_chosen,
             policy_rejected,

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, ProgressBar, RunContext, Table, register
-from icml26.cpo.experiments.common import PAPER, RESOURCES, THEORY, bars_note, mean_sd
+from icml26.cpo.experiments.common import PAPER, RESOURCES, THEORY, bars_note, check_config, mean_sd
 
 METRICS = ("loss", "acc_viol", "acc_nonviol", "frac_in_U", "expected_reward", "kl")
 
@@ -37,6 +37,18 @@ class BanditConfig:
     easy_gamma: float = 0.05
     simpo_gamma: float = 0.5
     baselines: tuple[str, ...] = ("easy", "ipo", "simpo")
+
+    def __post_init__(self) -> None:
+        check_config(
+            self,
+            {"n_prompts": (1, 10**6), "n_responses": (2, 10**4), "n_annotations": (1, 10**4),
+             "steps": (1, 10**6)},
+            {"violated_frac": (0.0, 1.0), "ref_strength": (0.0, 1e3), "lr": (0.0, 10.0, "right"),
+             "beta": (0.0, 1e3, "right"), "gamma": (-1e3, 1e3), "tau": (0.0, 1e3, "right"),
+             "alpha_limit": (0.0, 1e12, "right"), "easy_gamma": (0.0, 1e3, "right"),
+             "simpo_gamma": (-1e3, 1e3)},
+            {"baselines": ("easy", "ipo", "simpo")},
+        )  # fmt: skip
 
 
 BANDIT = BanditConfig()

@@ -24,3 +24,25 @@ def mean_sd(values: list[float]) -> str:
 def bars_note(n_seeds: int) -> str:
     """What a bar with seed dots shows, for a figure title."""
     return "1 seed" if n_seeds == 1 else f"bars: mean, dots: {n_seeds} seeds"
+
+
+def check_config(config: object, ints: dict, reals: dict, choices: dict | None = None) -> None:
+    """Validate an experiment config in its ``__post_init__`` (issue 40), naming the field.
+
+    ``ints`` maps fields to ``(low, high)``; ``reals`` to ``(low, high)`` or ``(low, high,
+    closed)`` (``check_in_interval``'s ``closed``); ``choices`` maps tuple fields to the values
+    their entries may take. Field types are core's ``check_fields``.
+    """
+    from icml26.core import check_fields, check_in_interval, check_positive_int
+
+    owner = type(config).__name__
+    check_fields(config)
+    for name, (low, high) in ints.items():
+        check_positive_int(name, getattr(config, name), owner=owner, minimum=low, maximum=high)
+    for name, (low, high, *closed) in reals.items():
+        check_in_interval(name, getattr(config, name), low=low, high=high,
+                          closed=closed[0] if closed else "both", owner=owner)  # fmt: skip
+    for name, allowed in (choices or {}).items():
+        values = getattr(config, name)
+        if len(set(values)) != len(values) or not set(values) <= set(allowed):
+            raise ValueError(f"{owner}: {name} must be distinct values of {allowed}; got {values}.")

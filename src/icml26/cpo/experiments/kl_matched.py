@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, RunContext, Table, register
-from icml26.cpo.experiments.common import PAPER, RESOURCES, mean_sd
+from icml26.cpo.experiments.common import PAPER, RESOURCES, check_config, mean_sd
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,18 @@ class KLMatchedConfig:
     beta: float = 1.0
     gamma: float = 0.5
     tau: float = 2.0
+
+    def __post_init__(self) -> None:
+        check_config(
+            self,
+            {"n_prompts": (1, 10**6), "steps": (1, 10**6)},
+            {"lr": (0.0, 10.0, "right"), "beta": (0.0, 1e3, "right"), "gamma": (-1e3, 1e3),
+             "tau": (0.0, 1e3, "right")},
+        )  # fmt: skip
+        if not self.dpo_betas or any(not 0 < b <= 1e3 for b in self.dpo_betas):
+            raise ValueError(
+                f"KLMatchedConfig: dpo_betas must be in (0, 1000]; got {self.dpo_betas}."
+            )
 
 
 KL = KLMatchedConfig()
