@@ -109,3 +109,41 @@ def test_certify_arguments_fuzz(n, alpha, eps):
 def test_bad_input_messages(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+def test_train_head_checks_labels_against_the_head_size():
+    """Issue 40: one label of 10^6 used to build a 10^6-class head."""
+    import torch
+
+    from icml26.debias import train_head
+
+    x = torch.randn(4, 3, generator=torch.Generator().manual_seed(0))
+    with pytest.raises(ValueError, match=r"n_classes must be an integer in \[2, 10000\]"):
+        train_head(x, torch.tensor([0, 1, 2, 10**6]), epochs=1)
+    with pytest.raises(ValueError, match=r"labels must be class ids in \[0, 3\)"):
+        train_head(x, torch.tensor([0, 1, 2, 3]), epochs=1, n_classes=3)
+    with pytest.raises(TypeError, match="labels must be integer class ids"):
+        train_head(x, torch.tensor([0.0, 1.0, 1.0, 0.0]), epochs=1)
+    with pytest.raises(ValueError, match="must be finite"):
+        train_head(x.masked_fill(x > 0, float("nan")), torch.tensor([0, 1, 0, 1]), epochs=1)
+    assert train_head(x, torch.tensor([0, 1, 0, 1]), epochs=1, n_classes=4)[-1].out_features == 4
+
+
+@pytest.mark.parametrize(
+    ("module", "presets", "field", "value", "match"),
+    [
+        ("certify", "CERT_PRESETS", "eps", 2.0, r"eps must be in \[0, 1\]"),
+        ("certify", "CERT_PRESETS", "n_cert", -5, "n_cert must be an integer"),
+        ("toy", "TOY_PRESETS", "regimes", ("sideways",), "regimes must be one of"),
+        ("minilm", "MINILM_PRESETS", "encoder_lr", 0.0, r"encoder_lr must be in \(0, inf\)"),
+        ("closed_forms", "CLOSED_PRESETS", "mc_draws", True, "mc_draws must be int"),
+    ],
+)
+def test_experiment_configs_refuse_bad_fields(module, presets, field, value, match):
+    """Issue 40: a bad --set fails when the CLI builds the config (exit 2), naming the field."""
+    import dataclasses
+    import importlib
+
+    mod = importlib.import_module(f"icml26.debias.experiments.{module}")
+    with pytest.raises((ValueError, TypeError), match=match):
+        dataclasses.replace(getattr(mod, presets)["quick"], **{field: value})

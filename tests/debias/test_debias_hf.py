@@ -200,3 +200,52 @@ def test_train_head_reports_progress_per_epoch():
 def test_load_causal_lm_checks_the_device():
     with pytest.raises(ValueError, match="load_causal_lm: device must be a torch device name"):
         load_causal_lm("some/model", device="gpu0")
+
+
+def _tiny_decoder(family):
+    """A tiny random GPT-2 or Qwen2 causal LM (issue 49: not only Llama)."""
+    if family == "gpt2":
+        cfg = transformers.GPT2Config(vocab_size=40, n_positions=32, n_embd=16, n_layer=2,
+                                      n_head=2)  # fmt: skip
+        cls = transformers.GPT2LMHeadModel
+        names = ["transformer.h.0.attn.c_proj", "transformer.h.0.mlp.c_proj",
+                 "transformer.h.1.attn.c_proj", "transformer.h.1.mlp.c_proj",
+                 "transformer.ln_f"]  # fmt: skip
+    else:
+        cfg = transformers.Qwen2Config(
+            vocab_size=40, hidden_size=16, intermediate_size=32, num_hidden_layers=2,
+            num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=32,
+        )  # fmt: skip
+        cls = transformers.Qwen2ForCausalLM
+        names = ["model.layers.0.self_attn.o_proj", "model.layers.0.mlp.down_proj",
+                 "model.layers.1.self_attn.o_proj", "model.layers.1.mlp.down_proj",
+                 "model.norm"]  # fmt: skip
+    with seeded_default_init(0):
+        return cls(cfg), names
+
+
+@pytest.mark.parametrize("family", ["gpt2", "qwen2"])
+def test_corrections_on_gpt2_and_qwen2_decoders(family, tmp_path):
+    """Issue 49: the correction sites, zero hooks and bias-only training beyond Llama."""
+    model, expected = _tiny_decoder(family)
+    model.save_pretrained(tmp_path)
+    lm = load_causal_lm(tmp_path)
+    ids = _ids()
+    before = lm(ids).logits
+    assert residual_write_modules(lm) == expected
+    handle = add_correction_vectors(lm, residual_write_modules(lm))
+    assert torch.equal(lm(ids).logits, before)  # zero corrections change nothing
+    clf = LabelTokenClassifier(lm, [5, 6, 7])
+    state = {k: v.clone() for k, v in clf.state_dict().items()}
+    batch = {"input_ids": _ids(8), "attention_mask": torch.ones(8, 7, dtype=torch.long)}
+
+    def perturb(b, rng):
+        ids = b["input_ids"].clone()
+        ids[:, 0] = torch.as_tensor(rng.integers(3, 40, ids.shape[0]))
+        return {"input_ids": ids, "attention_mask": b["attention_mask"]}
+
+    debias_finetune(clf, [batch], perturb, loss="kl", lr=1e-2, steps=3, params="bias")
+    changed = {k for k, v in clf.state_dict().items() if not torch.equal(v, state[k])}
+    assert changed and all(k.endswith(("bias", "debias_correction")) for k in changed)
+    assert any(k.endswith("debias_correction") for k in changed)
+    handle.remove()

@@ -90,7 +90,8 @@ def _add_correction(module: nn.Module, args: Any, output: Any) -> Any:
 
 
 def _infer_dim(module: nn.Module) -> int | None:
-    for attr in ("out_features", "embedding_dim", "hidden_size", "num_features"):
+    # nf: transformers' Conv1D (GPT-2's transposed linear layers)
+    for attr in ("out_features", "nf", "embedding_dim", "hidden_size", "num_features"):
         value = getattr(module, attr, None)
         if isinstance(value, int):
             return value
@@ -179,7 +180,7 @@ def add_correction_vectors(
     module_names
         Names from ``model.named_modules()``.
     dims
-        Output widths for modules whose width cannot be read from ``out_features``,
+        Output widths for modules whose width cannot be read from ``out_features`` (``nf``),
         ``embedding_dim``, ``normalized_shape`` or a 1-D ``weight`` (e.g. ``nn.ReLU``).
 
     Returns

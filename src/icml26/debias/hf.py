@@ -3,7 +3,9 @@
 * :func:`load_causal_lm` is ``AutoModelForCausalLM.from_pretrained(name_or_dir)`` (the paper used
   Qwen2.5-7B-Instruct and Llama-3-8B-Instruct). Those models have no bias vectors, so algorithm B
   trains correction vectors added by hooks at :func:`residual_write_modules` (every attention
-  output projection and MLP down projection, plus the final norm).
+  output projection and MLP down projection, plus the final norm) of the decoder-only families
+  Llama, Qwen2 and GPT-2 (GPT-2 also has bias vectors of its own, which ``params="bias"`` trains
+  beside the corrections).
 * :class:`LabelTokenClassifier` turns a causal LM into a classifier: the logits of the label
   tokens at the last real position of each prompt.
 * :func:`load_minilm` loads ``sentence-transformers/all-MiniLM-L6-v2`` from the local folder of
@@ -30,6 +32,7 @@ from icml26.core import (
     Progress,
     Seed,
     check_device,
+    check_in_interval,
     check_positive_int,
     check_tensor,
     optimizer_step,
@@ -52,8 +55,13 @@ __all__ = [
     "train_head",
 ]
 
-_RESIDUAL_WRITES = re.compile(r"(\.self_attn\.o_proj|\.mlp\.down_proj|\.attention\.output\.dense|"
-                              r"\.output\.dense)$")  # fmt: skip
+# Llama/Qwen2 o_proj, down_proj; GPT-2 attn.c_proj, mlp.c_proj; BERT attention.output.dense,
+# output.dense
+_RESIDUAL_WRITES = re.compile(
+    r"(\.self_attn\.o_proj|\.mlp\.down_proj|\.attn\.c_proj|\.mlp\.c_proj|"
+    r"\.attention\.output\.dense|\.output\.dense)$"
+)
+_FINAL_NORMS = ("model.norm", "transformer.ln_f")  # Llama/Qwen2, GPT-2 (and a bare "norm")
 
 
 def _transformers() -> Any:
@@ -129,8 +137,9 @@ def load_causal_lm(
 def residual_write_modules(model: nn.Module) -> list[str]:
     """Default correction sites: attention output and MLP down projections, plus the final norm.
 
-    These are the modules that write into the residual stream (Llama/Qwen ``o_proj`` and
-    ``down_proj``; BERT ``attention.output.dense`` and ``output.dense``), in forward order.
+    These are the modules that write into the residual stream, in forward order: Llama/Qwen2
+    ``o_proj`` and ``down_proj`` + ``model.norm``; GPT-2 ``attn.c_proj`` and ``mlp.c_proj`` +
+    ``transformer.ln_f``; BERT ``attention.output.dense`` and ``output.dense``.
 
     Example
     -------
@@ -145,11 +154,12 @@ def residual_write_modules(model: nn.Module) -> list[str]:
             f"residual_write_modules: model must be a torch.nn.Module; got {type(model).__name__}."
         )
     names = [n for n, _ in model.named_modules() if _RESIDUAL_WRITES.search(n)]
-    names += [n for n, _ in model.named_modules() if n.endswith("model.norm") or n == "norm"]
+    names += [n for n, _ in model.named_modules() if n == "norm" or n.endswith(_FINAL_NORMS)]
     if not names:
         raise ValueError(
-            "residual_write_modules: model has no o_proj/down_proj/output.dense/norm module; "
-            "pass module names to add_correction_vectors yourself."
+            "residual_write_modules: model has no o_proj/down_proj (Llama, Qwen2), c_proj "
+            "(GPT-2), output.dense (BERT) or final norm module; pass module names to "
+            "add_correction_vectors yourself."
         )
     return names
 
@@ -471,6 +481,11 @@ def lora_model(
         return peft.get_peft_model(model, config)
 
 
+MAX_CLASSES = 10**4  # train_head: the largest head (an intent classifier has a handful)
+MAX_HIDDEN = 2**14
+MAX_EPOCHS = 10**6
+
+
 def train_head(
     embeddings: torch.Tensor,
     labels: torch.Tensor,
@@ -480,8 +495,13 @@ def train_head(
     lr: float = 1e-2,
     seed: Seed = 0,
     progress: Progress = None,
+    n_classes: int | None = None,
 ) -> nn.Sequential:
     """An MLP head ``dim → hidden → classes`` trained on fixed (cached) embeddings.
+
+    ``n_classes`` is the head's size (default: the largest label + 1); labels must be ids in
+    ``[0, n_classes)`` and a head has at most ``MAX_CLASSES = 10**4`` classes, ``MAX_HIDDEN``
+    units and ``MAX_EPOCHS`` epochs (a single label of 10^6 is refused, not a 10^6-class head).
 
     Full-batch Adam on cross-entropy; returned in eval mode. ``progress`` follows the project's
     convention (``None``/``False`` silent, ``True`` a bar, or ``progress(done, total, metrics)``
@@ -500,9 +520,23 @@ def train_head(
         raise TypeError(f"{owner}: embeddings must be a (n, dim) tensor.")
     if not isinstance(labels, torch.Tensor) or labels.shape != (embeddings.shape[0],):
         raise ValueError(f"{owner}: labels must be a ({embeddings.shape[0]},) tensor.")
-    hidden = check_positive_int("hidden", hidden, owner=owner)
-    epochs = check_positive_int("epochs", epochs, owner=owner)
-    n_classes = int(labels.max()) + 1
+    check_tensor("embeddings", embeddings, owner=owner, finite=True)
+    if labels.is_floating_point() or labels.is_complex() or labels.dtype == torch.bool:
+        raise TypeError(f"{owner}: labels must be integer class ids; got dtype {labels.dtype}.")
+    if labels.numel() == 0:
+        raise ValueError(f"{owner}: embeddings and labels are empty; give at least one example.")
+    if n_classes is None:
+        n_classes = int(labels.max()) + 1 if int(labels.max()) < MAX_CLASSES else MAX_CLASSES + 1
+    n_classes = check_positive_int("n_classes", n_classes, owner=owner, minimum=2,
+                                   maximum=MAX_CLASSES)  # fmt: skip
+    if int(labels.min()) < 0 or int(labels.max()) >= n_classes:
+        raise ValueError(
+            f"{owner}: labels must be class ids in [0, {n_classes}) (the head's size); got "
+            f"values in [{int(labels.min())}, {int(labels.max())}]."
+        )
+    hidden = check_positive_int("hidden", hidden, owner=owner, maximum=MAX_HIDDEN)
+    epochs = check_positive_int("epochs", epochs, owner=owner, maximum=MAX_EPOCHS)
+    lr = check_in_interval("lr", lr, low=0.0, closed="neither", owner=owner)
     with seeded_default_init(seed):
         head = nn.Sequential(nn.Linear(embeddings.shape[1], hidden), nn.ReLU(),
                              nn.Linear(hidden, n_classes))  # fmt: skip

@@ -242,10 +242,23 @@ class ToyIntentTask:
         owner = "perturb_example"
         if self.regime == "gaussian":
             raise ValueError(f"{owner}: the gaussian regime perturbs embeddings, not tokens.")
-        tokens = _check_tokens(tokens, owner, ndim=1, room=True)
         if not isinstance(rng, random.Random):
             raise TypeError(f"{owner}: rng must be a random.Random; got {type(rng).__name__}.")
-        return _append_fillers(tokens[None], np.random.default_rng(rng.getrandbits(64)))[0]
+        one_prompt = isinstance(tokens, torch.Tensor) and tokens.ndim == 1
+        if not (one_prompt and tokens.numel() == MAX_LEN):
+            tokens = _check_tokens(tokens, owner, ndim=1, room=True)  # raises with the reason
+        ids = tokens.tolist()  # one prompt: Python lists beat numpy/torch calls on 16 ids
+        if tokens.dtype not in (torch.int64, torch.int32) or min(ids) < 0 or max(ids) >= VOCAB:
+            _check_tokens(tokens, owner, ndim=1, room=True)  # raises with the reason
+        length = MAX_LEN - ids.count(PAD)
+        if length > MAX_LEN - MAX_FILLERS:
+            _check_tokens(tokens, owner, ndim=1, room=True)  # raises with the reason
+        # the draws of _append_fillers on a batch of one, so both paths give the same copies
+        gen = np.random.default_rng(rng.getrandbits(64))
+        m = int(gen.integers(1, MAX_FILLERS + 1, size=1)[0])
+        fillers = (FILLER0 + gen.integers(0, N_FILLERS, size=(1, MAX_FILLERS))[0]).tolist()
+        ids[length : length + m] = fillers[:m]
+        return torch.tensor(ids, dtype=torch.int64)
 
     def perturbed_copies(self, tokens: torch.Tensor, k: int, seed: Seed) -> Any:
         """``k`` perturbed copies of each row as one flat batch of ``n·k`` rows, input-major."""

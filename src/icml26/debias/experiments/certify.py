@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, RunContext, Table, check_one_of, register
-from icml26.debias.experiments.common import PAPER, RESOURCES
+from icml26.debias.experiments.common import PAPER, RESOURCES, check_config
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,14 @@ class CertifyConfig:
     # what the debiased arm is: "bias" (algorithm B) or, as the claims' control, "none" (the
     # base model itself: the do-nothing method)
     bias_arm: str = "bias"
+
+    def __post_init__(self) -> None:
+        check_config(
+            self,
+            unit=("p_clean", "alpha", "eps"),
+            positive=("lr", "debias_lr"),
+            choices={"regimes": ("systematic", "variance"), "bias_arm": ("bias", "none")},
+        )
 
 
 CERT = CertifyConfig()

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, RunContext, register
-from icml26.debias.experiments.common import PAPER, RESOURCES
+from icml26.debias.experiments.common import PAPER, RESOURCES, check_config
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,9 @@ class ClosedFormsConfig:
     # evaluation sets (~ 1/sqrt(n·K)); 2000 × 32 left it at the 5 % bar's edge (0.950, one seed)
     n_inputs: int = 8000
     k_perturb: int = 64
+
+    def __post_init__(self) -> None:
+        check_config(self, positive=("s_grid", "noise_std"))
 
 
 CLOSED = ClosedFormsConfig()

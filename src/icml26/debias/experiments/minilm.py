@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, RunContext, Table, check_one_of, register
-from icml26.debias.experiments.common import PAPER, RESOURCES, profile_rows
+from icml26.debias.experiments.common import PAPER, RESOURCES, check_config, profile_rows
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,18 @@ class MiniLMConfig:
     # the in-encoder arm: "bitfit" or, as M1's control, "head_bias" (head-level bias-only in its
     # place)
     encoder_arm: str = "bitfit"
+
+    def __post_init__(self) -> None:
+        check_config(
+            self,
+            unit=("p_clean", "p_case", "p_typo"),
+            positive=("head_lr", "encoder_lr"),
+            choices={
+                "model": ("minilm", "tiny"),
+                "loss": ("kl", "mse"),
+                "encoder_arm": ("bitfit", "head_bias"),
+            },
+        )
 
 
 MINILM = MiniLMConfig()

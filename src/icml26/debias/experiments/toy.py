@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, RunContext, Table, check_one_of, register
-from icml26.debias.experiments.common import PAPER, RESOURCES, profile_rows
+from icml26.debias.experiments.common import PAPER, RESOURCES, check_config, profile_rows
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,18 @@ class ToyConfig:
     # what the bias-only arm trains: "bias" (algorithm B) or, as the claims' controls, "none"
     # (the base model itself: the do-nothing method) or "all" (full fine-tuning)
     bias_arm: str = "bias"
+
+    def __post_init__(self) -> None:
+        check_config(
+            self,
+            unit=("p_clean",),
+            positive=("lr", "debias_lr", "sigma"),
+            choices={
+                "regimes": ("systematic", "variance", "gaussian"),
+                "loss": ("kl", "mse"),
+                "bias_arm": ("bias", "none", "all"),
+            },
+        )
 
 
 TOY = ToyConfig()
