@@ -51,9 +51,8 @@ class FactorRecoveryConfig:
 FACTOR_DEFAULT = FactorRecoveryConfig()
 FACTOR_PRESETS = {
     "smoke": replace(FACTOR_DEFAULT, n_per_family=2, replicates=3, workers=1),  # seconds
-    # 20 replicates keep quick within issue 51's 60 CPU-s (one replicate, 720 scripted episodes
-    # + one Logit fit, takes 2-3 CPU-s; 40 took ~140 CPU-s with the workers' imports); 10 left
-    # C3a's interval straddling its bar (0.925, 95% CI 0.86-0.99)
+    # 20 replicates keep quick well within issue 51's 60 CPU-s (38 CPU-s with the workers; 40
+    # took 57, at the cap); 10 left C3a's interval straddling its bar (0.925, 95% CI 0.86-0.99)
     "quick": replace(FACTOR_DEFAULT, replicates=20),
     "full": replace(FACTOR_DEFAULT, replicates=400),  # coverage known to about ±0.011
 }
