@@ -77,8 +77,9 @@ def test_competence_claims_fail_on_naive_compression(tmp_path):
     """C1-C3 with TACO replaced by POT on TACO@1 %'s K random training rows."""
     from icml26.taco.experiments.competence import PRESETS, competence
 
+    config = replace(PRESETS["smoke"], n_tables=12, n_test=128)  # quick's 12 tables, 1 member
     with torch_threads(1):
-        m = competence(PRESETS["smoke"], RunContext(seed=0, artifact_dir=tmp_path))
+        m = competence(config, RunContext(seed=0, artifact_dir=tmp_path))
     assert all(k["k_1"] < k["n_train"] for k in m["latents"].values())
     _not_reproduced("taco.competence", "C1", [m["random1_minus_pot"]], firm=False)
     _not_reproduced("taco.competence", "C2", [m["random1_minus_pot"]], firm=False)

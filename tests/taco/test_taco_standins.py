@@ -144,3 +144,15 @@ def test_the_classifier_loads_the_stand_ins_the_quick_presets_use():
 def test_bad_training_inputs_raise_named_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_stage_a_pot_file_records_prior_v3_and_the_full_continuation():
+    state, meta = STANDINS["pot_v3"].load()
+    recipe = RECIPES["pot_v3"]
+    assert meta["command"] == "icml26 tool taco train-standin pot_v3"
+    recorded = meta["recipe"]
+    assert (recorded["prior_class"], recorded["init_full"]) == ("mixture", True)
+    assert (recorded["steps"], recorded["init_from"]) == (recipe.steps, "pot_ext")
+    assert recorded["prior"]["n_features"] == [2, 32] and "MixturePrior" in meta["data"]
+    assert meta["config"]["architecture"] == SHIPPED_CONFIG.to_dict()
+    assert sum(t.numel() * t.element_size() for t in state.values()) < 2**20

@@ -10,6 +10,12 @@ checkpoint before it (``init_from``):
   2–20 features, trees, heavy tails, missing cells; about 1 024 rows per step);
 - ``taco_ext``: TACO from ``pot_ext``, 1 600 steps on the extended prior;
 - ``taco_long``: ``taco_ext`` continued for 4 000 steps on the extended prior.
+- ``pot_v3`` (stage A, issue 48): ``pot_ext`` continued as a whole for 700 steps on prior v3
+  (:class:`~icml26.taco.MixturePrior`, up to 32 columns); shipped, not the default;
+- ``taco_v3`` (stage A): ``taco_long`` continued the same way; its run stopped at step 500 of 700
+  on 2026-12-07 (CPU budget) and is not shipped: ``train-standin taco_v3`` trains it;
+- ``pot_b`` / ``taco_b`` (stage B): E = 64, 4 layers, 64 columns per member, from scratch on
+  prior v3 (about 6 + 5 CPU-hours; not run, not shipped).
 
 ``TACOClassifier()`` and the quick presets load ``taco_long`` and ``pot_ext``
 (:data:`~icml26.taco.training.SHIPPED_CHECKPOINTS`); ``pot_tiny`` and ``taco_ext`` are the stages

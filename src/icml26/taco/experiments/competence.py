@@ -46,6 +46,7 @@ class CompetenceConfig:
     n_estimators: int = 4  # the classifier's default ensemble
     pot_checkpoint: str = ""  # a checkpoint stem; empty: the shipped default
     taco_checkpoint: str = ""
+    panel_seed: int = 0  # the panel depends on this only, so every checkpoint sees the same tables
 
     def __post_init__(self) -> None:
         from icml26.core import check_positive_int
@@ -54,6 +55,7 @@ class CompetenceConfig:
         check_positive_int("n_tables", self.n_tables, owner=owner, maximum=1000)
         check_positive_int("n_test", self.n_test, owner=owner, minimum=16, maximum=100_000)
         check_positive_int("n_estimators", self.n_estimators, owner=owner, maximum=64)
+        check_positive_int("panel_seed", self.panel_seed, owner=owner, minimum=0, maximum=2**31)
         for name in ("pot_checkpoint", "taco_checkpoint"):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"{owner}: {name} must be a str (a checkpoint stem or '').")
@@ -240,15 +242,14 @@ CLAIMS = (
     claims=CLAIMS,
     presets=PRESETS,
     tables=_tables,
-    seeds=1,  # claims pair over tables; more seeds draw more tables
+    seeds=1,  # claims pair over the tables (more tables: n_tables; another panel: panel_seed)
     resources=Resources(cpus=1),  # tiny models: one torch thread is fastest
 )
 def competence(config: CompetenceConfig, ctx: RunContext) -> dict[str, Any]:
     from icml26.taco import competence_panel
 
-    panel = competence_panel(
-        config.n_tables, seed=ctx.numpy_generator("panel"), n_test=config.n_test
-    )
+    # the tables come from panel_seed alone (the task seed also hashes the checkpoint fields)
+    panel = competence_panel(config.n_tables, seed=config.panel_seed, n_test=config.n_test)
     with ctx.progress(1, "competence panel"):
         scored = score_panel(panel, config, ctx.seed % 2**31, ctx.numpy_generator("subsample"))
     auc = scored["auc"]
