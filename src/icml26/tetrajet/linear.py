@@ -84,6 +84,11 @@ class QuantSpec:
         Whether training applies OsciReset (read by the training loop, not by the layer).
     token_multiple
         Tokens are zero-padded to a multiple of this (128: one outer block along N).
+    high_precision_last_blocks
+        Transformer blocks, counted from the last, that the training loop keeps in full
+        precision (NVIDIA's published recipe; read by the training loop, not by the layer).
+    high_precision_final_fraction
+        Final share of the training steps the loop runs in full precision (NVIDIA: 0.1).
 
     Examples
     --------
@@ -106,6 +111,8 @@ class QuantSpec:
     outlier_ratio: float = 0.0
     oscireset: bool = False
     token_multiple: int = 128
+    high_precision_last_blocks: int = 0
+    high_precision_final_fraction: float = 0.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
@@ -138,6 +145,14 @@ class QuantSpec:
         check_one_of("operand_rounding", self.operand_rounding, ROUNDINGS, owner=owner)
         check_one_of("scale_round", self.scale_round, SCALE_ROUNDINGS, owner=owner)
         check_in_interval("outlier_ratio", self.outlier_ratio, low=0.0, high=1.0, owner=owner)
+        check_positive_int(
+            "high_precision_last_blocks", self.high_precision_last_blocks, owner=owner,
+            minimum=0, maximum=2**16,
+        )  # fmt: skip
+        check_in_interval(
+            "high_precision_final_fraction", self.high_precision_final_fraction, low=0.0,
+            high=1.0, owner=owner,
+        )  # fmt: skip
         if self.weight_2d and self.outlier_ratio > 0:
             raise ValueError(
                 f"{owner}: outlier_ratio > 0 needs 1x16 weight blocks; got weight_2d=True and "

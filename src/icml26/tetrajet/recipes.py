@@ -5,20 +5,34 @@ X, W); R2 NVIDIA-like (per-tensor + 1x16 activations/gradients, 16x16 weight til
 gradients only, RTN when the activation is re-quantized for dW, RHT on the weight-gradient GEMM
 only); R3 TetraJet-v2 base (double-block 1x16/1x128, SR backward,
 RHT on both backward GEMMs, aligned re-quantization); R4 = R3 + MXFP8 outlier channels (ratio 0.1);
-R5 = R4 + OsciReset.
+R5 = R4 + OsciReset. Two further prior FP4 recipes (issue 47): ``fp4_all_the_way`` (Chmiel et
+al.: standard NVFP4, RTN forward, SR on all four backward operands, no Hadamard) and R2+
+``nvidia_nvfp4_published`` (R2 with the last transformer block and the final 10 % of the steps in
+full precision, as NVIDIA published it, arXiv:2509.25149).
 
-Deviations: R2 keeps every layer in NVFP4 (NVIDIA keeps the last ~15% in BF16 and switches to
-BF16 near the end of training).
+Deviations: R2 keeps every layer in NVFP4 (R2+ is NVIDIA's recipe as published); "higher
+precision" is FP32 here (BF16 in the papers). ``fp4_all_the_way`` re-quantizes the raw X, W for
+the backward GEMMs (the aligned double quantization is TetraJet-v2's; inferred, not stated).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 from icml26.core import check_one_of
 from icml26.tetrajet.linear import QuantSpec
 
-__all__ = ["RECIPES", "fp32", "get_recipe", "naive_nvfp4", "nvidia_nvfp4", "tetrajet_v2"]
+__all__ = [
+    "RECIPES",
+    "fp4_all_the_way",
+    "fp32",
+    "get_recipe",
+    "naive_nvfp4",
+    "nvidia_nvfp4",
+    "nvidia_nvfp4_published",
+    "tetrajet_v2",
+]
 
 
 def fp32() -> QuantSpec:
@@ -72,6 +86,50 @@ def nvidia_nvfp4() -> QuantSpec:
     )
 
 
+def nvidia_nvfp4_published() -> QuantSpec:
+    """R2+: R2 with the last block and the final 10 % of the steps in full precision.
+
+    NVIDIA's published recipe (arXiv:2509.25149) keeps the last layers in BF16 (about 15 % of
+    them; one of the tiny GPT's blocks) and switches to BF16 for the end of training; both are
+    applied by :func:`~icml26.tetrajet.train_lm`.
+
+    Examples
+    --------
+    >>> spec = nvidia_nvfp4_published()
+    >>> spec.high_precision_last_blocks, spec.high_precision_final_fraction
+    (1, 0.1)
+    """
+    return replace(
+        nvidia_nvfp4(),
+        name="nvidia_nvfp4_published",
+        high_precision_last_blocks=1,
+        high_precision_final_fraction=0.1,
+    )
+
+
+def fp4_all_the_way() -> QuantSpec:
+    """FP4 all the way (Chmiel et al.): standard NVFP4, RTN forward, SR on every backward operand.
+
+    Q3-Q6 round stochastically; no Hadamard transform; the backward re-quantizes the raw X, W.
+
+    Examples
+    --------
+    >>> spec = fp4_all_the_way()
+    >>> spec.operand_rounding, spec.rht_dgrad or spec.rht_wgrad
+    ('sr', False)
+    """
+    return QuantSpec(
+        name="fp4_all_the_way",
+        outer=None,
+        backward_rounding="sr",
+        operand_rounding="sr",
+        rht_dgrad=False,
+        rht_wgrad=False,
+        aligned_weight=False,
+        aligned_activation=False,
+    )
+
+
 def tetrajet_v2(
     *, outcontrol: bool = True, oscireset: bool = True, outlier_ratio: float = 0.1
 ) -> QuantSpec:
@@ -109,11 +167,13 @@ RECIPES = {
     "fp32": fp32,
     "naive_nvfp4": naive_nvfp4,
     "nvidia_nvfp4": nvidia_nvfp4,
+    "nvidia_nvfp4_published": nvidia_nvfp4_published,
+    "fp4_all_the_way": fp4_all_the_way,
     "tetrajet_v2_base": partial(tetrajet_v2, outcontrol=False, oscireset=False),
     "tetrajet_v2_mix_fp8": partial(tetrajet_v2, outcontrol=True, oscireset=False),
     "tetrajet_v2": tetrajet_v2,
 }
-"""Recipe names R0-R5 in order, each mapped to a zero-argument factory."""
+"""Recipe names (R0-R2, R2+, FP4-all-the-way, R3-R5), each mapped to a zero-argument factory."""
 
 
 def get_recipe(recipe: str | QuantSpec) -> QuantSpec:

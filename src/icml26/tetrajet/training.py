@@ -5,12 +5,17 @@ for t in 0..steps-1: loss = LM(batch_t); backward; clip_grad_norm_(1); AdamW ste
 LR: :func:`icml26.core.warmup_cosine_lr`, linear warm-up then cosine to ``final_lr_fraction``
 (10 %) of the peak at the last step. The oscillation fraction is measured on a fixed random sample
 of each layer's FP4 weights over the final 20 % of training (spec §5 metrics).
+
+NVIDIA's published recipe (``QuantSpec.high_precision_last_blocks`` / ``_final_fraction``): the
+Linears of the last blocks of ``model.blocks`` stay in full precision throughout, and from step
+``round((1 - fraction) * steps)`` (``TrainResult.switch_step``) on every layer runs in full
+precision.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 from torch import nn
@@ -21,6 +26,7 @@ from icml26.core import (
     adamw,
     check_in_interval,
     check_positive_int,
+    check_tensor,
     numpy_generator,
     optimizer_step,
     progress_reporter,
@@ -35,7 +41,7 @@ from icml26.tetrajet.oscireset import OsciReset, oscillation_stats
 from icml26.tetrajet.outcontrol import OutlierChannelCalibrator
 from icml26.tetrajet.recipes import resolve_spec
 
-__all__ = ["TrainConfig", "TrainResult", "train_lm"]
+__all__ = ["TrainConfig", "TrainResult", "train_lm", "window_losses"]
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,7 @@ class TrainResult:
     train_loss: list[float] = field(default_factory=list)
     oscillation: float = math.nan
     n_reset: float = 0.0
+    switch_step: int | None = None  # first full-precision step of a final switch, if any
 
     @property
     def final_val_loss(self) -> float:
@@ -97,6 +104,42 @@ def _evaluate(model: nn.Module, tokens: torch.Tensor, cfg: TrainConfig, context:
         losses.append(float(nn.functional.cross_entropy(logits.flatten(0, 1), y.flatten())))
     model.train()
     return sum(losses) / len(losses)
+
+
+@torch.no_grad()
+def window_losses(
+    model: nn.Module, x: torch.Tensor, y: torch.Tensor, *, batch_size: int = 64
+) -> torch.Tensor:
+    """Mean next-token cross-entropy of each window ``(n,)``, in ``model``'s current precision.
+
+    Examples
+    --------
+    >>> net = nn.Sequential(nn.Embedding(5, 5))
+    >>> x = torch.zeros(3, 4, dtype=torch.long)
+    >>> window_losses(net, x, x + 1).shape
+    torch.Size([3])
+    """
+    owner = "window_losses"
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"{owner}: model must be an nn.Module; got {type(model).__name__}.")
+    for name, ids in (("x", x), ("y", y)):
+        check_tensor(name, ids, owner=owner, ndim=2, floating=False)
+        if ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
+            raise TypeError(f"{owner}: {name} must be an integer tensor; got {ids.dtype}.")
+    batch_size = check_positive_int("batch_size", batch_size, owner=owner, maximum=2**20)
+    if x.shape != y.shape:
+        raise ValueError(f"window_losses: x and y must be equal (n, T); got {x.shape}, {y.shape}.")
+    was_training = model.training
+    model.eval()
+    out = []
+    for i in range(0, len(x), batch_size):
+        logits = model(x[i : i + batch_size])
+        loss = nn.functional.cross_entropy(
+            logits.transpose(1, 2), y[i : i + batch_size], reduction="none"
+        )
+        out.append(loss.mean(dim=1))
+    model.train(was_training)
+    return torch.cat(out) if out else torch.zeros(0)
 
 
 def train_lm(
@@ -159,7 +202,12 @@ def train_lm(
     context = check_positive_int("context", context, owner=owner, maximum=2**16)
     rng = numpy_generator(seed)
     quantize_model_(model, spec, seed=int(rng.integers(0, 2**62)))
+    _keep_last_blocks_full_precision(model, spec.high_precision_last_blocks)
     layers = quantized_layers(model)
+    if spec.high_precision_final_fraction > 0:
+        result_switch = round((1 - spec.high_precision_final_fraction) * cfg.steps)
+    else:
+        result_switch = None
     optimizer = adamw(model, lr=cfg.lr, weight_decay=cfg.weight_decay, betas=(0.9, 0.95))
     calibrator = None
     if spec.enabled and spec.outlier_ratio > 0:
@@ -187,11 +235,14 @@ def train_lm(
     ]
     history: list[list[torch.Tensor]] = [[], []]  # sampled W and Q(W) per step
     widths: torch.Tensor | None = None
-    result = TrainResult()
+    result = TrainResult(switch_step=result_switch)
     batch_seed = int(rng.integers(0, 2**62))
     model.train()
     with progress_reporter(progress, cfg.steps, f"training ({spec.name})") as report:
         for t in range(cfg.steps):
+            if t == result.switch_step:
+                for layer in layers:
+                    layer.spec = _full_precision(layer.spec)
             x, y = sample_batch(data.train, cfg.batch_size, context, seed=batch_seed + t)
             lr = warmup_cosine_lr(
                 t,
@@ -224,6 +275,25 @@ def train_lm(
         stats = oscillation_stats(w_hist, q_hist, widths[fp4])
         result.oscillation = stats["fraction"]
     return result
+
+
+def _full_precision(spec: QuantSpec) -> QuantSpec:
+    return replace(spec, name=f"{spec.name}_fp32", quantize=(False,) * 6, outlier_ratio=0.0)
+
+
+def _keep_last_blocks_full_precision(model: nn.Module, n_blocks: int) -> None:
+    """Turn off every quantizer of the layers in the last ``n_blocks`` of ``model.blocks``."""
+    if n_blocks == 0:
+        return
+    blocks = getattr(model, "blocks", None)
+    if not isinstance(blocks, nn.ModuleList) or len(blocks) < n_blocks:
+        raise ValueError(
+            f"train_lm: the recipe keeps the last {n_blocks} block(s) in full precision, which "
+            f"needs a model.blocks ModuleList of at least that length (e.g. TinyGPT)."
+        )
+    for block in list(blocks)[-n_blocks:]:
+        for layer in quantized_layers(block):
+            layer.spec = _full_precision(layer.spec)
 
 
 def _sampled_grid(
