@@ -386,3 +386,53 @@ def test_seed_none_takes_the_brownian_key_from_the_pipelines_generator(saved_pip
     g = torch.Generator().manual_seed(6)
     randn_tensor((1, 1, 8, 8), generator=g, dtype=torch.float64)
     assert key == RexSolver(lambda x, t: x, DiscreteVPSchedule([0.9, 0.5]), seed=g).seed
+
+
+# --- issue 49: the keyword arguments diffusers pipelines pass, add_noise -----------------------
+
+
+def test_ddim_pipeline_runs_with_rex_scheduler_and_equals_rex_solver(saved_pipeline):
+    """DDIMPipeline passes eta, use_clipped_model_output and generator to step()."""
+    pipe, _ = saved_pipeline
+    ddim = diffusers.DDIMPipeline(unet=pipe.unet, scheduler=diffusers.DDIMScheduler())
+    ddim.set_progress_bar_config(disable=True)
+    # DDIMPipeline turns any scheduler into DDIM: set Rex after construction
+    ddim.scheduler = RexScheduler.from_config(pipe.scheduler.config, tableau="euler")
+    images = ddim(batch_size=2, generator=torch.Generator().manual_seed(0), eta=0.0,
+                  num_inference_steps=4, output_type="np").images  # fmt: skip
+    x_T = randn_tensor((2, 1, 8, 8), generator=torch.Generator().manual_seed(0),
+                       dtype=torch.float64)  # fmt: skip
+    x0, _, _ = reference_solver(pipe, 4, {"tableau": "euler"}).sample(x_T)
+    assert (ddim.scheduler.pair[0] - x0).abs().max() < 1e-10
+    np.testing.assert_allclose(images, (x0 / 2 + 0.5).clamp(0, 1).permute(0, 2, 3, 1).numpy(),
+                               rtol=0, atol=1e-10)  # fmt: skip
+    with pytest.warns(UserWarning, match=r"eta > 0 ignored: Rex is deterministic"):
+        ddim(batch_size=1, eta=1.0, num_inference_steps=2, output_type="np")
+    with pytest.raises(ValueError, match=r"eta must be in \[0, 1\]"):
+        ddim.scheduler.step(torch.zeros(1), ddim.scheduler.timesteps[0], torch.zeros(1), eta=-1)
+
+
+def test_add_noise_is_diffusers_forward_noising():
+    rex, ddpm = (
+        RexScheduler(beta_schedule="scaled_linear"),
+        diffusers.DDPMScheduler(beta_schedule="scaled_linear"),
+    )
+    g = torch.Generator().manual_seed(0)
+    x0, noise = torch.randn(3, 1, 4, 4, generator=g), torch.randn(3, 1, 4, 4, generator=g)
+    t = torch.tensor([0, 500, 999])
+    torch.testing.assert_close(rex.add_noise(x0, noise, t), ddpm.add_noise(x0, noise, t))
+    with pytest.raises(ValueError, match=r"timesteps must lie in \[0, 1000\)"):
+        rex.add_noise(x0, noise, torch.tensor([0, 1, 1000]))
+    with pytest.raises(TypeError, match="timesteps must be an integer tensor"):
+        rex.add_noise(x0, noise, torch.tensor([0.5, 1.0, 2.0]))
+    with pytest.raises(ValueError, match="noise must have shape"):
+        rex.add_noise(x0, noise[:2], t)
+
+
+@pytest.mark.parametrize("kind", ["linear", "scaled_linear"])
+def test_vp_schedule_accepts_a_constant_beta(kind):
+    s = VPSchedule(beta0=2.0, beta1=2.0, kind=kind)
+    assert s.beta(0.3) == pytest.approx(2.0) and s.alpha(0.5) == pytest.approx(np.exp(-0.5))
+    assert s.t_of_log_snr(s.log_snr(0.4)) == pytest.approx(0.4, abs=1e-12)
+    with pytest.raises(ValueError, match="beta1 must be >= beta0"):
+        VPSchedule(beta0=2.0, beta1=1.0)

@@ -27,6 +27,7 @@ are ignored (the grid is ``grid``: uniform in t, log-SNR or varsigma).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar, final
 
@@ -103,6 +104,30 @@ class RexInversion:
     def pipeline_latents(self) -> torch.Tensor:
         """The sample a pipeline's loop starts from to decode this inversion (x_T_hat)."""
         return self.latents_hat
+
+
+def _warn_ddim_options(eta: Any, clipped: Any, variance_noise: Any, owner: str) -> None:
+    """Check DDIM's step options and warn about those that would change a DDIM sample."""
+    if eta is not None:
+        eta = check_in_interval("eta", eta, low=0.0, high=1.0, owner=owner)
+    if clipped is not None and not isinstance(clipped, bool):
+        raise TypeError(f"{owner}: use_clipped_model_output must be a bool or None; got {clipped}.")
+    if variance_noise is not None and not isinstance(variance_noise, torch.Tensor):
+        kind = type(variance_noise).__name__
+        raise TypeError(f"{owner}: variance_noise must be a tensor or None; got {kind}.")
+    options = {
+        "eta > 0": bool(eta),
+        "use_clipped_model_output": bool(clipped),
+        "variance_noise": variance_noise is not None,
+    }
+    ignored = [name for name, on in options.items() if on]
+    if ignored:
+        warnings.warn(
+            f"{owner}: {', '.join(ignored)} ignored: Rex is deterministic unless the scheduler's "
+            "config sets sde ('em' or 'shark'), and it clips nothing.",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _refuse_model(x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
@@ -315,10 +340,16 @@ class RexScheduler(SchedulerMixin, ConfigMixin):
         model_output: torch.Tensor,
         timestep: float | torch.Tensor,
         sample: torch.Tensor,
+        eta: float | None = 0.0,
+        use_clipped_model_output: bool | None = None,
         generator: torch.Generator | None = None,
+        variance_noise: torch.Tensor | None = None,
         return_dict: bool = True,
     ) -> RexSchedulerOutput | tuple[torch.Tensor]:
         """Take the model output of the current call; return the next call's input (or x_0).
+
+        Accepts the keyword arguments diffusers' pipelines pass to a scheduler's ``step``
+        (``DDIMPipeline`` passes ``eta``, ``use_clipped_model_output`` and ``generator``).
 
         Parameters
         ----------
@@ -328,12 +359,18 @@ class RexScheduler(SchedulerMixin, ConfigMixin):
             The current entry of ``timesteps`` (checked against it).
         sample
             The previous ``prev_sample`` (the noise x_T at the first call of a sweep).
+        eta, use_clipped_model_output, variance_noise
+            DDIM's stochasticity and clipping, which Rex does not have (its noise is the ``sde``
+            of the config): accepted so that DDIM-style pipelines run, ignored as diffusers'
+            other schedulers ignore them; ``eta > 0``, ``use_clipped_model_output=True`` or a
+            ``variance_noise`` warn that they are ignored.
         generator
             Keys the Brownian path of an SDE sweep when ``seed=None``; otherwise unused.
         return_dict
             ``False`` returns a tuple ``(prev_sample,)`` (diffusers' convention).
         """
         owner = "RexScheduler.step"
+        _warn_ddim_options(eta, use_clipped_model_output, variance_noise, owner)
         if self._ts is None:
             raise ValueError(
                 f"{owner}: call set_timesteps(num_inference_steps) before step(model_output, "
@@ -389,6 +426,38 @@ class RexScheduler(SchedulerMixin, ConfigMixin):
         if not return_dict:
             return (prev,)
         return RexSchedulerOutput(prev_sample=prev, pred_original_sample=x0_pred)
+
+    def add_noise(
+        self, original_samples: torch.Tensor, noise: torch.Tensor, timesteps: torch.Tensor
+    ) -> torch.Tensor:
+        """Forward-noise ``original_samples`` to integer ``timesteps`` (diffusers' meaning).
+
+        ``sqrt(abar_k) x_0 + sqrt(1 - abar_k) noise`` with this scheduler's ``alphas_cumprod``,
+        as ``DDPMScheduler.add_noise``: for training a UNet or for SDEdit-style editing.
+        ``timesteps`` holds one integer in ``[0, num_train_timesteps)`` per sample (or one
+        for all).
+        """
+        owner = "RexScheduler.add_noise"
+        check_tensor("original_samples", original_samples, owner=owner, finite=True)
+        check_tensor("noise", noise, owner=owner, shape=tuple(original_samples.shape),
+                     finite=True)  # fmt: skip
+        if (
+            not isinstance(timesteps, torch.Tensor)
+            or timesteps.is_floating_point()
+            or (timesteps.is_complex() or timesteps.dtype == torch.bool)
+        ):
+            raise TypeError(f"{owner}: timesteps must be an integer tensor; got {timesteps!r}.")
+        n = len(self.alphas_cumprod)
+        if timesteps.numel() and (int(timesteps.min()) < 0 or int(timesteps.max()) >= n):
+            raise ValueError(f"{owner}: timesteps must lie in [0, {n}); got {timesteps.tolist()}.")
+        if timesteps.ndim > 1 or timesteps.numel() not in (1, original_samples.shape[0]):
+            raise ValueError(
+                f"{owner}: timesteps must hold one timestep per sample "
+                f"({original_samples.shape[0]}) or one; got shape {tuple(timesteps.shape)}."
+            )
+        abar = self.alphas_cumprod.to(original_samples.device)[timesteps.long().reshape(-1)]
+        abar = abar.to(original_samples.dtype).reshape(-1, *[1] * (original_samples.ndim - 1))
+        return abar.sqrt() * original_samples + (1 - abar).sqrt() * noise
 
     def _check_timestep(self, timestep: Any, index: int, owner: str) -> None:
         if isinstance(timestep, torch.Tensor):

@@ -98,7 +98,8 @@ class VPSchedule(Schedule):
     Parameters
     ----------
     beta0, beta1
-        ``1000 * betas[0]`` and ``1000 * betas[-1]`` of a discrete scheduler.
+        ``1000 * betas[0]`` and ``1000 * betas[-1]`` of a discrete scheduler; ``beta1 >= beta0``
+        (``beta0 == beta1`` is the constant-beta VP schedule, alpha_t = exp(-beta0 t / 2)).
     kind
         ``"linear"`` or ``"scaled_linear"``.
     t_data
@@ -131,8 +132,11 @@ class VPSchedule(Schedule):
         self.beta1 = check_in_interval(
             "beta1", beta1, low=0.0, closed="neither", owner="VPSchedule"
         )
-        if self.beta1 <= self.beta0:
-            raise ValueError(f"VPSchedule: beta1 must exceed beta0; got {beta0!r}, {beta1!r}.")
+        if self.beta1 < self.beta0:
+            raise ValueError(
+                f"VPSchedule: beta1 must be >= beta0 (equal: a constant beta); got {beta0!r}, "
+                f"{beta1!r}."
+            )
         self.kind = check_one_of("kind", kind, ("linear", "scaled_linear"), owner="VPSchedule")
         self.t_data = check_in_interval(
             "t_data", t_data, low=0.0, high=1.0, closed="neither", owner="VPSchedule"
@@ -199,7 +203,8 @@ class VPSchedule(Schedule):
         else:
             # ((sqrt(b0) + d t)^3 - b0^{3/2}) / (3 d) = L
             d = math.sqrt(b1) - math.sqrt(b0)
-            t = ((b0**1.5 + 3 * d * L) ** (1 / 3) - math.sqrt(b0)) / d
+            # constant beta (d = 0): int_0^t beta = b0 t
+            t = L / b0 if d == 0 else ((b0**1.5 + 3 * d * L) ** (1 / 3) - math.sqrt(b0)) / d
         return min(max(t, self.EPS), 1.0 - self.EPS)
 
     def __repr__(self) -> str:

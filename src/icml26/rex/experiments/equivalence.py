@@ -12,7 +12,7 @@ import itertools
 from dataclasses import dataclass, replace
 
 from icml26.core import Claim, Resources, RunContext, register
-from icml26.rex.experiments.common import PAPER, errors_by_subset, worst
+from icml26.rex.experiments.common import PAPER, check_config, errors_by_subset, worst
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,9 @@ class EquivalenceConfig:
     n_steps: int = 20
     n_points: int = 256
     t_end: float = 1e-3
+
+    def __post_init__(self) -> None:
+        check_config(self, positive=("t_end",))
 
 
 EQUIVALENCE = EquivalenceConfig()

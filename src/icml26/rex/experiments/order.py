@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from icml26.core import Claim, Resources, RunContext, register
-from icml26.rex.experiments.common import PAPER, errors_by_subset, least, worst
+from icml26.rex.experiments.common import PAPER, check_config, errors_by_subset, least, worst
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,14 @@ class OrderConfig:
     mixture_t_end: float = 1e-2
     mixture_n_steps: tuple[int, ...] = (16, 32, 64, 128, 256)
     mixture_n_points: int = 32
+
+    def __post_init__(self) -> None:
+        check_config(
+            self,
+            unit=("zetas", "mixture_weights"),
+            positive=("t_end", "mixture_t_end", "mixture_variances"),
+            choices={"grid": ("t", "logsnr", "varsigma")},
+        )
 
 
 ORDER = OrderConfig()

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from icml26.core import Claim, Resources, RunContext, register
 from icml26.rex.experiments.common import (
     PAPER,
+    check_config,
     errors_by_subset,
     least,
     roundtrip_errors_by_subset,
@@ -38,6 +39,18 @@ class RoundtripConfig:
     zeta: float = 0.999  # the reference code's default
     t_end: float = 1e-3
     grid: str = "logsnr"
+
+    def __post_init__(self) -> None:
+        check_config(
+            self,
+            unit=("zeta",),
+            positive=("t_end",),
+            choices={
+                "sde_methods": ("em", "shark"),
+                "problems": ("gaussian", "gmm"),
+                "grid": ("t", "logsnr", "varsigma"),
+            },
+        )
 
 
 ROUNDTRIP = RoundtripConfig()

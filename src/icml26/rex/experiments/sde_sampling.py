@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from icml26.core import Claim, Resources, RunContext, register
-from icml26.rex.experiments.common import PAPER
+from icml26.rex.experiments.common import PAPER, check_config
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,14 @@ class SDESamplingConfig:
     # Brownian-tree depth gave Var(W) / step = 0.009 and a state variance of 0.38 (exact 1.00).
     gmm_t_end: float = 1e-3
     gmm_steps_checked: int = 8
+
+    def __post_init__(self) -> None:
+        check_config(
+            self,
+            unit=("zeta",),
+            positive=("t_end", "s", "gmm_t_end"),
+            choices={"grid": ("t", "logsnr", "varsigma")},
+        )
 
 
 SDE_SAMPLING = SDESamplingConfig()
