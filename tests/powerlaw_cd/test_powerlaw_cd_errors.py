@@ -103,3 +103,38 @@ def test_non_numeric_inputs_of_the_building_blocks():
 def test_benchmark_arguments():
     with pytest.raises(ValueError, match="run_benchmark: grid must not be empty"):
         run_benchmark({"g": granger_pairwise}, [], [0])
+
+
+def test_a_transposed_numpy_array_gets_a_clear_message():
+    """Issue 49: a T x N array (pandas' layout) given as numpy, and a square one, are refused
+    with the orientation named, not as 'T too short'; the transposed array runs."""
+    import numpy as np
+
+    from icml26.powerlaw_cd import granger_pairwise, placy
+
+    x = np.random.default_rng(0).standard_normal((400, 3))  # T x N
+    for method in (placy, granger_pairwise):
+        with pytest.raises(ValueError, match=r"array X is \(N, T\).*pass X\.T"):
+            method(x)
+    with pytest.raises(ValueError, match=r"square"):
+        placy(np.zeros((5, 5)))
+    assert granger_pairwise(x.T, max_lags=2).adjacency.shape == (3, 3)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "match"),
+    [
+        ("alpha", 1.5, r"alpha must be in \[0, 1\]"),
+        ("data", ("nope",), "data must be one of"),
+        ("n_seeds", 0, "n_seeds must be an integer"),
+        ("strengths", (float("nan"),), "strengths must be"),
+    ],
+)
+def test_grid_config_refuses_bad_fields(field, value, match):
+    """Issue 40: a bad --set fails when the CLI builds the config (exit 2), naming the field."""
+    import dataclasses
+
+    from icml26.powerlaw_cd.experiments.grid import GRID_PRESETS
+
+    with pytest.raises((ValueError, TypeError), match=match):
+        dataclasses.replace(GRID_PRESETS["quick"], **{field: value})

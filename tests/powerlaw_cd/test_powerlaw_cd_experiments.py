@@ -43,9 +43,37 @@ def test_grid_smoke_metrics_hooks_and_progress(tmp_path):
     f1_table, tnr_table = experiment.tables(metrics, config)
     assert len(f1_table.rows) == len(tnr_table.rows) == 2 and "granger" in f1_table.columns
     assert set(experiment.plot(metrics, config)) == {"f1_gain_heatmap"}
-    # one bar over the (cell, seed) datasets: 2 cells x 2 seeds, each advanced once, then closed
-    assert [e[0] for e in events] == ["start", *["advance"] * 4, "stop"]
-    assert events[0][2] == 4 and sum(e[2] for e in events if e[0] == "advance") == 4
+    # one bar over the sweeps' (cell, seed) datasets: PLaCy/Granger, then F3's two variants,
+    # 2 cells x 2 seeds each, each advanced once, then closed
+    assert [e[0] for e in events] == ["start", *["advance"] * 8, "stop"]
+    assert events[0][2] == 8 and sum(e[2] for e in events if e[0] == "advance") == 8
+
+
+def test_quick_pcmci_graphs_are_shipped_for_exactly_its_datasets():
+    """Issue 51: quick's six PCMCI+ datasets hit the shipped cache, and a hit is PCMCI+'s own
+    answer (recomputed for one dataset)."""
+    import json
+    from importlib import resources
+
+    import numpy as np
+
+    from icml26.powerlaw_cd import pcmci_plus
+    from icml26.powerlaw_cd.experiments.grid import GRID_PRESETS
+    from icml26.powerlaw_cd.experiments.grid_data import (
+        PCMCI_CACHE,
+        cached_pcmci,
+        data_key,
+        quick_pcmci_datasets,
+    )
+
+    quick = GRID_PRESETS["quick"]
+    text = resources.files("icml26.powerlaw_cd").joinpath("data", PCMCI_CACHE).read_text()
+    graphs = json.loads(text)["graphs"]
+    data = quick_pcmci_datasets(quick)
+    assert sorted(data_key(X) for X in data) == sorted(graphs)
+    cached = cached_pcmci(quick.max_lags)(data[0])
+    assert cached.meta["cached"]
+    np.testing.assert_array_equal(cached.adjacency, pcmci_plus(data[0], tau_max=20).adjacency)
 
 
 def test_experiments_declare_the_extra_and_their_cores():

@@ -63,7 +63,10 @@ def _unique_names(names: tuple, *, owner: str) -> tuple:
 def read_series(X: object, *, owner: str, min_vars: int = 2) -> Series:
     """Read ``X`` (an (N, T) array, a T×N pandas DataFrame or a tigramite DataFrame).
 
-    An array keeps its (N, T) layout, one row per variable. A pandas DataFrame has the layout of
+    An array keeps its (N, T) layout, one row per variable, and must be wider than tall
+    (T > N): a T × N array, or a square one, is refused with a message rather than read as T
+    variables (time-series causal discovery needs more time points than variables; issue 49).
+    A pandas DataFrame has the layout of
     pandas, statsmodels and tigramite: T rows (time) × N named columns; it is transposed, and
     its column names and index are kept. A tigramite ``DataFrame`` must hold one dataset
     without mask or missing values; its ``var_names`` are kept.
@@ -133,6 +136,16 @@ def _as_series(X: object, owner: str, min_vars: int, axis: str) -> np.ndarray:
     if arr.shape[0] < min_vars:
         raise ValueError(
             f"{owner}: X must have N >= {min_vars} variables ({axis}); got N = {arr.shape[0]}."
+        )
+    if axis == "rows" and arr.shape[0] >= arr.shape[1]:
+        # an array is (N, T); a T x N array (pandas' and tigramite's layout) would otherwise
+        # read as T variables of N time points and fail later as "too short"
+        shape = "square" if arr.shape[0] == arr.shape[1] else "taller than wide"
+        raise ValueError(
+            f"{owner}: an array X is (N, T), one row per variable, with T > N time points; got "
+            f"shape {arr.shape} ({shape}), which reads as N = {arr.shape[0]} variables of "
+            f"T = {arr.shape[1]} points. If its rows are time points, pass X.T, or a pandas "
+            "DataFrame (T rows x N named columns), whose orientation is unambiguous."
         )
     return arr
 

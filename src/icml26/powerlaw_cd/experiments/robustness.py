@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, Resources, RunContext, Table, register
-from icml26.powerlaw_cd.experiments.common import PAPER, WHERE, WHERE_ABSTRACT
+from icml26.powerlaw_cd.experiments.common import PAPER, WHERE, WHERE_ABSTRACT, check_config
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,9 @@ class RobustnessConfig:
     sanity_sigma_b: float = 0.0  # Q2: additive OU without colored noise
     check_vars: int = 3  # Q4: random series of check_vars x check_length
     check_length: int = 1500
+
+    def __post_init__(self) -> None:
+        check_config(self, unit=("p_edge", "alpha"), positive=("strength", "sigma_g"))
 
 
 ROBUSTNESS = RobustnessConfig()
