@@ -8,8 +8,8 @@ information-theoretic state bounds, explicit hybrids that solve SC and MQAR exac
 training / evaluation loop. The paper's full text was not available: the task generators, the
 constructions and the learned-model protocol are our own designs (see docs/hybrid_seq.md).
 
-Example
--------
+Examples
+--------
 >>> from icml26.hybrid_seq import SelectiveCopying, build_sc_hybrid, evaluate, working_memory
 >>> task = SelectiveCopying(L=64, k=8, n_symbols=16)
 >>> model = build_sc_hybrid(16, max_len=1024)

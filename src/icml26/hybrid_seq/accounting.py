@@ -110,8 +110,8 @@ class WorkingMemory:
 def count_params(model: nn.Module) -> int:
     """Number of parameters, Σ p.numel() over ``model.parameters()`` (fixed weights included).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from torch import nn
     >>> count_params(nn.Linear(3, 2))
     8
@@ -145,8 +145,8 @@ def working_memory(
         ``seq_len``, which a learned model always needs. The constructions attend only to data
         (SC: k) or value (MQAR: n_kv) tokens.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.hybrid_seq import HybridLM
     >>> m = HybridLM(10, 16, pattern="A", n_heads=2)
     >>> working_memory(m, seq_len=100).kv_cache  # 2 · T · d_model
@@ -192,8 +192,8 @@ def min_state_bits(task: AbstractTask) -> float:
     plain copying COPY(L, V): V^L strings, >= L·log2 V bits;
     MQAR: n_kv·log2 V_val bits if values are i.i.d., else log2(V_val! / (V_val - n_kv)!).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.hybrid_seq import SelectiveCopying
     >>> min_state_bits(SelectiveCopying(L=64, k=8, n_symbols=16))
     32.0
@@ -256,8 +256,8 @@ def params_to_reach(params: Sequence[float], accuracy: Sequence[float], tau: flo
     tau
         The level, in (0, 1].
 
-    Example
-    -------
+    Examples
+    --------
     >>> size = params_to_reach([100, 400], [0.5, 1.0], 0.75)  # half-way in log parameters
     >>> round(size.params), size.bound
     (200, 'exact')

@@ -442,8 +442,8 @@ def build_sc_hybrid(
     ValueError
         If ``n_symbols < 1``, ``max_len < 1`` or ``vocab_size`` is too small.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.hybrid_seq import SelectiveCopying
     >>> task = SelectiveCopying(L=40, k=4, n_symbols=6)
     >>> model, batch = build_sc_hybrid(6, max_len=45), task.sample(8, generator=0)
@@ -484,8 +484,8 @@ def build_ar_hybrid(
     ValueError
         If a size is < 1 or ``vocab_size`` is too small.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.hybrid_seq import MQAR
     >>> task = MQAR(L=64, n_kv=8, n_keys=16, n_values=16, n_fillers=8)
     >>> model = build_ar_hybrid(16, 16, max_len=64, vocab_size=task.vocab_size)
@@ -515,8 +515,8 @@ def build_sc_slot_ssm(
     vocab_size
         Vocabulary of the task (default 4 + V).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.hybrid_seq import SelectiveCopying, working_memory
     >>> model = build_sc_slot_ssm(6, k=4)
     >>> working_memory(model, seq_len=45).ssm_state  # 2 counters + k·V slots
@@ -545,8 +545,8 @@ def min_correct_weight(model: ConstructedSCHybrid | ConstructedARHybrid, batch: 
     ValueError
         If ``batch.mask`` scores no position.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.hybrid_seq import SelectiveCopying
     >>> batch = SelectiveCopying(L=40, k=4, n_symbols=6).sample(8, generator=0)
     >>> min_correct_weight(build_sc_hybrid(6, max_len=45), batch) >= 1 / (1 + math.exp(-2))

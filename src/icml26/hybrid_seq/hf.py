@@ -39,8 +39,8 @@ MODEL_TYPE = "icml26_hybrid_lm"
 class HybridLMConfig(PretrainedConfig):
     """HF config holding :class:`HybridLM`'s constructor keywords (and the :class:`SSMConfig`).
 
-    Example
-    -------
+    Examples
+    --------
     >>> HybridLMConfig(vocab_size=50, d_model=16, pattern="SA").pattern
     'SA'
     """
@@ -138,8 +138,8 @@ class HybridLMForCausalLM(PreTrainedModel, GenerationMixin):
     convention: ``labels`` are the input ids, shifted inside (predict token t + 1 at t), -100
     ignored.
 
-    Example
-    -------
+    Examples
+    --------
     >>> lm = HybridLMForCausalLM(HybridLMConfig(vocab_size=20, d_model=16, n_heads=1))
     >>> ids = torch.tensor([[0, 5, 7, 3]])
     >>> out = lm(input_ids=ids, labels=ids)

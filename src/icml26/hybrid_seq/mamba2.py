@@ -75,8 +75,8 @@ class Mamba2Config:
     norm_eps
         ε of the gated RMSNorm.
 
-    Example
-    -------
+    Examples
+    --------
     >>> Mamba2Config(head_dim=8).n_heads(16)
     4
     """
@@ -127,8 +127,8 @@ class Mamba2Block(nn.Module):
     seed
         Seed of the initialisation.
 
-    Example
-    -------
+    Examples
+    --------
     >>> block = Mamba2Block(8, Mamba2Config(d_state=4, head_dim=4), seed=0)
     >>> u = torch.randn(2, 5, 8, generator=torch.Generator().manual_seed(0))
     >>> out, cache = block.prefill(u)

@@ -167,8 +167,8 @@ class MLP(nn.Module):
 class CausalSelfAttention(nn.Module):
     """Causal multi-head softmax attention, optionally with RoPE on q and k.
 
-    Example
-    -------
+    Examples
+    --------
     >>> attn = CausalSelfAttention(8, 2)
     >>> attn(torch.zeros(1, 3, 8)).shape
     torch.Size([1, 3, 8])
@@ -445,8 +445,8 @@ class HybridLM(AbstractSequenceModel):
     seed
         Seed of the initialisation.
 
-    Example
-    -------
+    Examples
+    --------
     >>> m = HybridLM(vocab_size=12, d_model=16, pattern="SA", n_heads=2, seed=0)
     >>> m(torch.tensor([[1, 5, 7]])).shape
     torch.Size([1, 3, 12])

@@ -228,8 +228,8 @@ def selective_recurrence(
     ValueError
         On an unknown ``scan``, or shapes that do not fit together.
 
-    Example
-    -------
+    Examples
+    --------
     >>> ones = torch.ones(1, 4, 1, 1)
     >>> y, h = selective_recurrence(ones, ones, ones)  # prefix sums of 1
     >>> y.flatten().tolist(), h.item()
@@ -278,8 +278,8 @@ class SSMConfig:
     dt_min, dt_max, dt_floor
         Δ's bias is initialised to softplus⁻¹ of dt ~ logUniform[dt_min, dt_max], floored.
 
-    Example
-    -------
+    Examples
+    --------
     >>> SSMConfig().d_state
     16
     """
@@ -347,8 +347,8 @@ class MambaBlock(nn.Module):
     seed
         Seed of the initialisation.
 
-    Example
-    -------
+    Examples
+    --------
     >>> block = MambaBlock(8, seed=0)
     >>> u = torch.randn(2, 5, 8, generator=torch.Generator().manual_seed(0))
     >>> bool(torch.allclose(block(u), MambaBlock(8, scan="sequential", seed=0)(u), atol=1e-6))

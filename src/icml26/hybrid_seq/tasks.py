@@ -138,8 +138,8 @@ class SelectiveCopying(AbstractTask):
         Noise ids reserved in the vocabulary (default ``noise_tokens``); a model trained with
         ``noise_tokens=1, n_noise_ids=4`` can be tested on ``noise_tokens=4``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> sc = SelectiveCopying(L=16, k=3, n_symbols=8)
     >>> b = sc.sample(2, generator=0)
     >>> tuple(b.inputs.shape), int(b.mask.sum())
@@ -269,8 +269,8 @@ class MQAR(AbstractTask):
         from ``[filler_offset, filler_offset + n_fillers)`` of the reserved block, so a test
         task with another offset shows fillers never seen in training.
 
-    Example
-    -------
+    Examples
+    --------
     >>> mq = MQAR(L=32, n_kv=4, n_keys=16, n_values=16, n_fillers=8)
     >>> b = mq.sample(3, generator=0)
     >>> int(b.mask.sum(dim=1)[0])
@@ -420,8 +420,8 @@ class PlainCopying(AbstractTask):
     teacher_forcing
         Replace MARK j > 1 by x_{j-1} (the usual autoregressive copy: predict x_j from x_{j-1}).
 
-    Example
-    -------
+    Examples
+    --------
     >>> task = PlainCopying(L=5, n_symbols=3)
     >>> b = task.sample(2, generator=0)
     >>> tuple(b.inputs.shape), torch.equal(b.targets[:, 6:], b.inputs[:, :5])
@@ -493,8 +493,8 @@ class InductionHead(AbstractTask):
     n_symbols
         Size V of the alphabet (>= 2, since b != a).
 
-    Example
-    -------
+    Examples
+    --------
     >>> task = InductionHead(L=8, n_symbols=4)
     >>> b = task.sample(3, generator=0)
     >>> tuple(b.inputs.shape), b.mask[:, -1].tolist()
@@ -567,8 +567,8 @@ def noise_shift_tasks(
     tuple of SelectiveCopying
         ``(train_task, test_task)``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> train_task, test_task = noise_shift_tasks(L=32, k=4, n_symbols=8)
     >>> train_task.vocab_size == test_task.vocab_size, test_task.noise_tokens
     (True, 4)

@@ -50,8 +50,8 @@ class TextLM(AbstractTask):
     L
         Window length T.
 
-    Example
-    -------
+    Examples
+    --------
     >>> task = TextLM.from_text("abcabcabcabc", L=4)
     >>> b = task.sample(2, generator=0)
     >>> torch.equal(b.inputs[:, 1:], b.targets[:, :-1]), task.vocab_size
@@ -137,8 +137,8 @@ class TextLM(AbstractTask):
         data_files
             Local files for a packaged builder.
 
-        Example
-        -------
+        Examples
+        --------
         >>> import tempfile, pathlib
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
         >>> _ = path.write_text("hello world\\nhybrid models\\n")

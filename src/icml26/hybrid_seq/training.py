@@ -77,8 +77,8 @@ class TrainConfig:
     final_lr_fraction
         The cosine ends at this fraction of ``lr``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> TrainConfig(steps=10, lr=1e-3).batch_size
     64
     """
@@ -199,8 +199,8 @@ def train(
     icml26.core.NonFiniteLossError
         If a step's loss is NaN or infinite (before that step's update).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.hybrid_seq import HybridLM, MQAR
     >>> task = MQAR(L=16, n_kv=2, n_keys=8, n_values=8, n_fillers=4)
     >>> model = HybridLM(task.vocab_size, 16, pattern="SA", seed=0)
@@ -328,8 +328,8 @@ def train_lr_search(
     ValueError
         If ``lrs`` is empty, too long or holds a learning rate <= 0.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.hybrid_seq import MQAR, HybridLM
     >>> task = MQAR(L=16, n_kv=2, n_keys=8, n_values=8, n_fillers=4)
     >>> best = train_lr_search(
@@ -429,8 +429,8 @@ def evaluate(
         ``{L: (token_acc, seq_acc)}``; ``(nan, nan)`` where the sequence is longer than the
         model accepts (a learned positional table beyond its length: "n/a").
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.hybrid_seq import SelectiveCopying, build_sc_hybrid
     >>> task = SelectiveCopying(L=32, k=4, n_symbols=8)
     >>> evaluate(build_sc_hybrid(8, max_len=200), task, n=50, lengths=[32, 128])
@@ -519,8 +519,8 @@ def evaluate_shift(
     -------
     ShiftResult
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.hybrid_seq import build_sc_hybrid, noise_shift_tasks
     >>> train_task, test_task = noise_shift_tasks(L=32, k=4, n_symbols=8)
     >>> model = build_sc_hybrid(8, max_len=64, vocab_size=train_task.vocab_size)

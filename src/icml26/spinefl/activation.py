@@ -34,8 +34,8 @@ class ActivationRecorder:
     threshold
         theta: a unit fires when its post-nonlinearity output exceeds it.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.spinefl import SliceableMLP
     >>> net = SliceableMLP([2, 3, 2])
     >>> with ActivationRecorder(net) as rec:

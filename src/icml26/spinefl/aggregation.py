@@ -52,8 +52,8 @@ def aggregate_counts(
     dict
         New tensors with the global shapes and dtypes.
 
-    Example
-    -------
+    Examples
+    --------
     >>> g = {"w": torch.zeros(3)}
     >>> c1, c2 = {"w": torch.tensor([1.0, 1.0])}, {"w": torch.tensor([5.0])}
     >>> idx = [{"w": (np.array([0, 1]),)}, {"w": (np.array([1]),)}]

@@ -72,8 +72,8 @@ def default_ratios(n_clients: int) -> tuple[float, ...]:
 
     ``n_clients`` is at most ``MAX_CLIENTS`` = 10**6.
 
-    Example
-    -------
+    Examples
+    --------
     >>> default_ratios(8)
     (1.0, 1.0, 0.5, 0.5, 0.25, 0.25, 0.25, 0.25)
     """
@@ -125,8 +125,8 @@ def make_task(
     ``n_samples`` (generated samples, train + 2 000 test) only applies to the synthetic task;
     ``n_train`` keeps a random subset of that many training samples (a cheaper preset).
 
-    Example
-    -------
+    Examples
+    --------
     >>> task = make_task("digits", alpha=0.5, seed=0, n_clients=4)
     >>> len(task.clients), task.dims, task.ratios
     (4, (64, 256, 256, 10), (1.0, 0.5, 0.25, 0.25))
@@ -284,8 +284,8 @@ def compare_methods(
     accuracy of every width level's deployed sub-model) and ``wall_s``. ``progress`` follows the
     core progress convention, one step per method; the other keywords go to :func:`run_method`.
 
-    Example
-    -------
+    Examples
+    --------
     >>> task = make_task("digits", alpha=0.5, seed=0, n_clients=4, hidden=(16, 16))
     >>> rows = compare_methods(task, ["SpineFL", "HeteroFL"], seed=0, rounds=2)
     >>> [r["method"] for r in rows], len(rows[0]["curve"])
@@ -333,8 +333,8 @@ def _compare_one(
 def results_frame(rows: Sequence[dict[str, Any]]) -> Any:
     """The rows of :func:`compare_methods` as a ``pandas.DataFrame`` (one column per level).
 
-    Example
-    -------
+    Examples
+    --------
     >>> df = results_frame([{"task": "t", "alpha": 0.1, "seed": 0, "method": "SpineFL",
     ...                      "score": 0.5, "curve": [0.5], "levels": {"1.0": 0.5}, "wall_s": 1.0}])
     >>> float(df.loc[0, "level_1.0"])

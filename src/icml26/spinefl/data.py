@@ -82,8 +82,8 @@ def dirichlet_partition(
     ValueError
         For alpha <= 0, or a ``min_size`` that no draw met (including impossible ones).
 
-    Example
-    -------
+    Examples
+    --------
     >>> parts = dirichlet_partition(np.repeat(np.arange(3), 20), 3, alpha=1.0, min_size=5)
     >>> sorted(np.concatenate(parts).tolist()) == list(range(60))
     True
@@ -123,8 +123,8 @@ def iid_partition(n: int, n_clients: int, seed: Seed = 0) -> list[np.ndarray]:
 
     ``n`` is at most ``MAX_SAMPLES`` = 10**8.
 
-    Example
-    -------
+    Examples
+    --------
     >>> [len(p) for p in iid_partition(10, 3)]
     [4, 3, 3]
     """
@@ -158,8 +158,8 @@ def load_synthetic(
     Returns ``(X_train, y_train, X_test, y_test)``: float32 features, int64 labels; the test set
     has ``n_test / n_classes`` samples per class.
 
-    Example
-    -------
+    Examples
+    --------
     >>> Xtr, ytr, Xte, yte = load_synthetic(0, n_samples=600, n_test=100)
     >>> Xtr.shape, np.bincount(yte).tolist()
     ((500, 32), [10, 10, 10, 10, 10, 10, 10, 10, 10, 10])
@@ -214,8 +214,8 @@ def load_synthetic(
 def load_digits_split(seed: int, test_size: float = 0.2) -> Split:
     """sklearn's 8x8 digits (1 797 x 64, pixels / 16), stratified train/test split (§5.1).
 
-    Example
-    -------
+    Examples
+    --------
     >>> Xtr, ytr, Xte, yte = load_digits_split(0)
     >>> Xtr.shape, Xte.shape, float(Xtr.max())
     ((1437, 64), (360, 64), 1.0)

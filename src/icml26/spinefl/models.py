@@ -54,8 +54,8 @@ def sub_width(N: int, ratio: float) -> int:
 
     ``r * N`` is rounded to 9 decimals first so that e.g. 0.1 * 30 gives 3, not 4.
 
-    Example
-    -------
+    Examples
+    --------
     >>> sub_width(256, 0.25), sub_width(10, 0.01), sub_width(30, 0.1)
     (64, 1, 3)
     """
@@ -148,8 +148,8 @@ class SliceableMLP(AbstractSliceableModel):
     device
         Where the parameters are created; ``"meta"`` builds an empty shell (no initialisation).
 
-    Example
-    -------
+    Examples
+    --------
     >>> net = SliceableMLP([4, 8, 8, 3])
     >>> net.prunable_layers(), net(torch.zeros(2, 4)).shape
     (['layers.0', 'layers.1'], torch.Size([2, 3]))
@@ -240,8 +240,8 @@ class SliceableCNN(AbstractSliceableModel):
     seed, device
         As for :class:`SliceableMLP`.
 
-    Example
-    -------
+    Examples
+    --------
     >>> net = SliceableCNN(image_size=8, channels=(4, 6), hidden=5)
     >>> net(torch.zeros(3, 1, 8, 8)).shape
     torch.Size([3, 10])
@@ -526,8 +526,8 @@ def check_index_sets(
     Returns the sets as ``int64`` arrays. Raises ``ValueError`` naming ``index_sets`` and the
     layer for a missing or unknown layer, an empty, unsorted, duplicated or out-of-range set.
 
-    Example
-    -------
+    Examples
+    --------
     >>> net = SliceableMLP([2, 4, 3])
     >>> check_index_sets(net, {"layers.0": [0, 2]})["layers.0"]
     array([0, 2])
@@ -583,8 +583,8 @@ def submodel_param_index(
 
     ``W_sub = W[np.ix_(*index[name])]`` for every parameter ``name`` of ``model``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> net = SliceableMLP([2, 4, 3])
     >>> [a.tolist() for a in submodel_param_index(net, {"layers.0": [1, 3]})["layers.1.weight"]]
     [[0, 1, 2], [1, 3]]
@@ -618,8 +618,8 @@ def extract_submodel(
     The result is a fresh module of the same class with widths ``len(index_sets[l])`` whose
     parameters are copies of the sliced global ones; ``model`` is not changed.
 
-    Example
-    -------
+    Examples
+    --------
     >>> net = SliceableMLP([4, 8, 3])
     >>> sub = extract_submodel(net, {"layers.0": [0, 5, 7]})
     >>> tuple(sub.layers[0].weight.shape), tuple(sub.layers[1].weight.shape)

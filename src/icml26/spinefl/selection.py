@@ -79,8 +79,8 @@ def gumbel_topk(
     noise
         The Gumbel draws themselves, same shape as ``log_weights`` (for tests).
 
-    Example
-    -------
+    Examples
+    --------
     >>> gumbel_topk(np.log([1.0, 2.0, 3.0]), 2, noise=np.zeros(3)).tolist()
     [2, 1]
     """
@@ -183,8 +183,8 @@ def _prefix(N: int, n: int) -> np.ndarray:
 class StaticSelector(AbstractSelector):
     """HeteroFL: S = {0, ..., n - 1} for every client and round.
 
-    Example
-    -------
+    Examples
+    --------
     >>> StaticSelector().select("fc", 8, 3, t=5, c=1, rng=np.random.default_rng(0)).tolist()
     [0, 1, 2]
     """
@@ -206,8 +206,8 @@ class StaticSelector(AbstractSelector):
 class RandomSelector(AbstractSelector):
     """Federated Dropout: a uniformly random n-subset, fresh for every client and round.
 
-    Example
-    -------
+    Examples
+    --------
     >>> s = RandomSelector().select("fc", 8, 3, t=0, c=0, rng=np.random.default_rng(0))
     >>> len(s), bool(np.all(np.diff(s) > 0))
     (3, True)
@@ -237,8 +237,8 @@ class RollingSelector(AbstractSelector):
     The same window for every client of a round; over N consecutive rounds every neuron is
     selected exactly n times.
 
-    Example
-    -------
+    Examples
+    --------
     >>> RollingSelector().select("fc", 5, 3, t=4, c=0, rng=np.random.default_rng(0)).tolist()
     [0, 1, 4]
     """
@@ -264,8 +264,8 @@ class OrderedDropoutSelector(AbstractOrderedDropoutSelector):
     During each local step the trainer draws a width r' uniformly from the federation's levels
     <= r_c and trains only the prefix of width n_l(r') (ordered dropout, no distillation).
 
-    Example
-    -------
+    Examples
+    --------
     >>> OrderedDropoutSelector().select("fc", 8, 2, 0, 0, np.random.default_rng(0)).tolist()
     [0, 1]
     """
@@ -295,8 +295,8 @@ class MagnitudeSelector(AbstractWeightGuidedSelector):
     The trainer calls :meth:`observe_weights` with the current global model's row norms before
     each round.
 
-    Example
-    -------
+    Examples
+    --------
     >>> m = MagnitudeSelector()
     >>> m.observe_weights({"fc": np.array([0.1, 3.0, 2.0, 0.5])})
     >>> m.select("fc", 4, 2, 0, 0, np.random.default_rng(0)).tolist()
@@ -388,8 +388,8 @@ class SpineSelector(AbstractActivationGuidedSelector):
         ``{client: [KL, ...]}``: KL(p || uniform) in nats of the pick distribution over D_l of
         every :meth:`select` call that draws (0 < k < |D_l|): how far sampling is from uniform.
 
-    Example
-    -------
+    Examples
+    --------
     >>> sel = SpineSelector(beta=0.5)
     >>> sel.set_min_widths({"fc": 4})
     >>> s = sel.select("fc", 16, 8, t=0, c=0, rng=np.random.default_rng(0))

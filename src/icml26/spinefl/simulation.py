@@ -153,8 +153,8 @@ class HeteroSimulation:
         Samples of each client's data (its first ``probe_size``) the global model is run on to
         score channels for a selector with ``score_source="model"``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from functools import partial
     >>> from icml26.spinefl import SliceableMLP, SpineSelector
     >>> rng = np.random.default_rng(0)

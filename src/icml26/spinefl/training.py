@@ -182,8 +182,8 @@ def local_train(
     parameters are restored and their momentum buffers zeroed, so they do not keep moving by
     momentum (issue 50).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.spinefl import SliceableMLP
     >>> net = SliceableMLP([2, 4, 2])
     >>> X, y = np.random.default_rng(0).normal(size=(20, 2)), np.arange(20) % 2
@@ -274,8 +274,8 @@ def evaluate_accuracy(
 ) -> float:
     """Top-1 accuracy of ``model`` on ``(X, y)`` in eval mode under ``torch.no_grad()``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.spinefl import SliceableMLP
     >>> 0.0 <= evaluate_accuracy(SliceableMLP([2, 4, 2]), np.zeros((3, 2)), [0, 1, 1]) <= 1.0
     True

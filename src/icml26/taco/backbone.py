@@ -125,8 +125,8 @@ class PerFeatureTransformer(nn.Module):
     seed
         Seeds the parameter initialisation (torch's default init, zero-init last linears).
 
-    Example
-    -------
+    Examples
+    --------
     >>> net = PerFeatureTransformer(TACOConfig.small(), seed=0)
     >>> X, y = torch.randn(2, 30, 5), torch.randint(0, 2, (2, 20))
     >>> net(X, y).shape

@@ -31,8 +31,8 @@ def class_allocation(counts: np.ndarray, k: int) -> np.ndarray:
         If ``counts`` is not a non-empty 1-D array of integer counts >= 1 or ``k`` is not an
         integer >= 1.
 
-    Example
-    -------
+    Examples
+    --------
     >>> class_allocation(np.array([90, 10]), 10).tolist()
     [9, 1]
     """
@@ -85,8 +85,8 @@ def subsample_context(
         If ``X`` is not a numeric (n >= 1, F) array (finite for ``"kmeans"``), ``y`` not n
         labels, ``strategy`` unknown or ``k`` < 1.
 
-    Example
-    -------
+    Examples
+    --------
     >>> Xk, yk = subsample_context(np.zeros((50, 2)), np.arange(50) % 2, 4)
     >>> Xk.shape
     (4, 2)
@@ -133,8 +133,8 @@ def linear_baseline() -> Any:
     sklearn.pipeline.Pipeline
         An unfitted pipeline.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import pandas as pd
     >>> X = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0], "c": pd.Categorical(list("abab"))})
     >>> linear_baseline().fit(X, [0, 0, 1, 1]).predict_proba(X).shape

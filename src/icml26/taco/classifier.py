@@ -132,8 +132,8 @@ class TACOClassifier(ClassifierMixin, BaseEstimator):
     K_total_ : int
         Context rows the predictor attends to (K_total for TACO, N for POT).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from sklearn.datasets import load_iris
     >>> X, y = load_iris(return_X_y=True)
     >>> clf = TACOClassifier(row_compression_percentage=10).fit(X, y)

@@ -49,8 +49,8 @@ class TACOConfig:
     TypeError, ValueError
         On a non-integer or out-of-range field.
 
-    Example
-    -------
+    Examples
+    --------
     >>> TACOConfig.small().emsize
     64
     """

@@ -56,8 +56,8 @@ def activation_elements(n_context: int, n_batch: int, n_features: int, config: T
         If a count is not an integer (n_context, n_batch >= 0; n_features >= 1) or ``config``
         is not a TACOConfig.
 
-    Example
-    -------
+    Examples
+    --------
     >>> activation_elements(100, 28, 10, TACOConfig.small())
     49152
     """
@@ -89,8 +89,8 @@ def predict_macs(n_query: int, n_context: int, n_features: int, config: TACOConf
         If a count is not an integer (n_query, n_context >= 0; n_features >= 1) or ``config``
         is not a TACOConfig.
 
-    Example
-    -------
+    Examples
+    --------
     >>> predict_macs(1, 0, 2, TACOConfig.small(emsize=4, nlayers=1))
     544
     """
@@ -143,8 +143,8 @@ def peak_rss_increase(fn: Callable[..., object], *args: object) -> int:
     RuntimeError
         If the child process dies without reporting (e.g. killed for memory).
 
-    Example
-    -------
+    Examples
+    --------
     >>> peak_rss_increase(bytearray, 64 * 2**20) >= 0
     True
     """
@@ -252,8 +252,8 @@ def benchmark_inference(
         (``n_train + n_test <= 10**6``, ``n_features <= max_features``, ``repeats <= 1000``)
         or a percentage is outside (0, 100].
 
-    Example
-    -------
+    Examples
+    --------
     >>> costs = benchmark_inference(TACOModel(TACOConfig.small(nlayers=1)), 200, (10.0,),
     ...                             n_test=20, batch_size=10, repeats=1)
     >>> costs[0].n_latents, costs[0].macs_pot > costs[0].macs_taco

@@ -185,8 +185,8 @@ def compute_stats(X_train: torch.Tensor) -> EncoderStats:
     TypeError, ValueError
         If ``X_train`` is not a floating (B, N, F) tensor with B, N, F >= 1.
 
-    Example
-    -------
+    Examples
+    --------
     >>> compute_stats(torch.tensor([[[1.0], [3.0]]])).norm_std
     tensor([[1.]])
     """

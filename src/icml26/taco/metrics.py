@@ -64,8 +64,8 @@ def roc_auc(y: np.ndarray, proba: np.ndarray) -> float:
         If the shapes disagree, ``y`` is not a class index of ``proba``, ``proba`` is not finite
         or not numeric, or fewer than two classes occur in ``y`` (the AUC is undefined).
 
-    Example
-    -------
+    Examples
+    --------
     >>> proba = np.array([[0.9, 0.1], [0.6, 0.4], [0.65, 0.35], [0.2, 0.8]])
     >>> roc_auc(np.array([0, 0, 1, 1]), proba)
     0.75
@@ -102,8 +102,8 @@ def cross_entropy_nats(y: np.ndarray, proba: np.ndarray) -> float:
     TypeError, ValueError
         As :func:`roc_auc` (one class in ``y`` is allowed here).
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(cross_entropy_nats(np.array([0, 1]), np.array([[0.5, 0.5], [0.5, 0.5]])), 4)
     0.6931
     """

@@ -90,8 +90,8 @@ def n_latents(n_train: int, percentage: float, k_min: int = 1) -> int:
     ValueError
         If p is outside (0, 100] or N < 1.
 
-    Example
-    -------
+    Examples
+    --------
     >>> n_latents(1000, 1.0), n_latents(10, 1.0), n_latents(250, 4.0)
     (10, 1, 10)
     """
@@ -120,8 +120,8 @@ def choose_percentage(
         10**5`` chunks, ``iterations`` exceeds 200 bisections, or even k_min latents per chunk
         exceed the budget.
 
-    Example
-    -------
+    Examples
+    --------
     >>> p = choose_percentage(20_000, 10_000, 150)  # two chunks of 10 000 rows
     >>> 2 * n_latents(10_000, p)
     150
@@ -314,8 +314,8 @@ class TACOModel(nn.Module):
         Seeds the parameter initialisation; predictor, compressor and projection draw
         independent sub-streams from it. Global RNGs are left alone.
 
-    Example
-    -------
+    Examples
+    --------
     >>> model = TACOModel(TACOConfig.small(), seed=0)
     >>> X, y = torch.randn(1, 300, 6), torch.randint(0, 3, (1, 300))
     >>> ctx = model.compress(X, y, percentage=4.0)

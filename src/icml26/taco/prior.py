@@ -120,8 +120,8 @@ class MLPSCMPrior:
         Probability that a dataset is binary; otherwise C is uniform on ``n_classes``. With a
         10-class range most real tables (binary) would otherwise be rare in the prior.
 
-    Example
-    -------
+    Examples
+    --------
     >>> batch = MLPSCMPrior().sample(4, seed=0)
     >>> batch.X.shape[0], bool(batch.y.max() < 4)
     (4, True)

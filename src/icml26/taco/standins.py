@@ -154,8 +154,8 @@ def train_recipe(
         recipe as recorded (the prior with all its keywords), the data and the mean loss of the
         last 10 steps.
 
-    Example
-    -------
+    Examples
+    --------
     >>> tiny = Recipe(use_compressor=False, steps=2, batch_size=2, prior={"n_rows": (30, 40)},
     ...               architecture=TACOConfig.small(emsize=16, nhead=2, nlayers=1))
     >>> trained = train_recipe(tiny)

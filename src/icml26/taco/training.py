@@ -97,8 +97,8 @@ def init_from_pot(model: TACOModel, pot: TACOModel | str | Path) -> list[str]:
         If a backbone parameter is missing on either side or a shape differs (every mismatch
         is named, with both shapes); nothing is copied then.
 
-    Example
-    -------
+    Examples
+    --------
     >>> pot = TACOModel(TACOConfig.small(nlayers=1), use_compressor=False)
     >>> taco = TACOModel(TACOConfig.small(nlayers=1))
     >>> len(init_from_pot(taco, pot)) == 2 * len(pot.predictor.state_dict())
@@ -189,8 +189,8 @@ def train_taco(
     icml26.core.NonFiniteLossError
         If a step's loss is NaN or infinite (before that step updates the weights).
 
-    Example
-    -------
+    Examples
+    --------
     >>> model = TACOModel(TACOConfig.small(nlayers=1), seed=0)
     >>> prior = MLPSCMPrior(n_rows=(40, 60))
     >>> len(train_taco(model, prior, steps=2, batch_size=2, seed=0))
@@ -277,8 +277,8 @@ def checkpoint_config(model: TACOModel) -> dict[str, Any]:
 
     It is the ``config`` of a TACO checkpoint's metadata.
 
-    Example
-    -------
+    Examples
+    --------
     >>> checkpoint_config(TACOModel(TACOConfig.small(nlayers=1)))["architecture"]["nlayers"]
     1
     """
@@ -297,8 +297,8 @@ def save_checkpoint(
     The files are core's stand-in format (``icml26.core.save_checkpoint``); the metadata's
     ``config`` is :func:`checkpoint_config` and its ``recipe`` is ``recipe`` (``{}`` if None).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d:
     ...     save_checkpoint(TACOModel(TACOConfig.small(nlayers=1)), Path(d) / "m")
