@@ -137,6 +137,18 @@ def test_nested_progress_bars_reach_the_driver_from_worker_processes(tmp_path):
     assert sorted(e[0] for e in events) == ["advance"] * 6 + ["start"] * 2 + ["stop"] * 2
 
 
+def test_cpu_time_counts_the_child_processes_a_task_waited_for():
+    import subprocess
+    import sys
+
+    from icml26.core.runner import _cpu_seconds
+
+    before = _cpu_seconds()
+    spin = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass"
+    subprocess.run([sys.executable, "-c", spin], check=True)
+    assert _cpu_seconds() - before >= 0.3  # time.process_time() alone misses the child
+
+
 def test_a_lost_progress_process_stops_the_bars_not_the_task():
     from icml26.core.runner import _QueueSink
 

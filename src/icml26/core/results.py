@@ -190,7 +190,7 @@ class TaskRecord:
     metrics: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     wall_time_s: float = math.nan
-    cpu_time_s: float = math.nan  # CPU seconds of the process running the task, all threads
+    cpu_time_s: float = math.nan  # CPU seconds of the task: its process (all threads) + children
     versions: dict[str, str] = field(default_factory=dict)
     git_revision: str | None = None
     git_dirty: bool | None = None
