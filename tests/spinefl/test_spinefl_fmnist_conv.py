@@ -38,7 +38,7 @@ def test_every_conv_claim_fails_when_spinefl_is_replaced_by_its_control(correct)
         ABLATIONS,
         CLAIMS,
         CONV_BASELINES,
-        _comparisons,
+        paired_comparisons,
     )
 
     for claim in CLAIMS:
@@ -56,5 +56,5 @@ def test_every_conv_claim_fails_when_spinefl_is_replaced_by_its_control(correct)
                 swapped["SpineFL"] = correct[best]
             else:
                 swapped["SpineFL"] = correct[control]
-            values = _comparisons(swapped, "_alpha01")[claim.metric]
+            values = paired_comparisons(swapped, "_alpha01")[claim.metric]
         assert claim.judge([values]).status is not Status.REPRODUCED, claim.id

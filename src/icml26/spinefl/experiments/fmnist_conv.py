@@ -209,7 +209,7 @@ def _best(acc: dict[str, float]) -> str:
     return max((m for m in CONV_BASELINES if m in acc), key=lambda m: acc[m])
 
 
-def _comparisons(correct: dict[str, np.ndarray], suffix: str = "") -> dict[str, Any]:
+def paired_comparisons(correct: dict[str, np.ndarray], suffix: str = "") -> dict[str, Any]:
     """Paired differences (lists) SpineFL - best baseline and SpineFL - each ablation."""
     acc = {m: float(np.mean(v)) for m, v in correct.items()}
     best = _best(acc)
@@ -241,7 +241,7 @@ def _run_standins(config: ConvConfig, ctx: RunContext) -> dict[str, Any]:
             correct[method] = item_correct(model, *task.test)
             errors.append(abs(float(correct[method].mean()) - meta["metrics"]["test_acc"]))
             bar.advance()
-        out = _comparisons(correct, "_alpha01")
+        out = paired_comparisons(correct, "_alpha01")
         out["reload_error"] = max(errors)
         if config.live_rounds:
             from dataclasses import replace
@@ -293,7 +293,7 @@ def _run_train(config: ConvConfig, ctx: RunContext) -> dict[str, Any]:
                         per_client = history.mechanism["specificity_per_client"]
                         spec.append(float(np.mean(per_client)) if per_client else float("nan"))
                     bar.advance()
-            out.update(_comparisons({m: np.asarray(v) for m, v in per_seed.items()}, suffix))
+            out.update(paired_comparisons({m: np.asarray(v) for m, v in per_seed.items()}, suffix))
             if alpha == 0.1:
                 out["selection_kl"], out["specificity"] = kl, spec
     return out
