@@ -1,7 +1,9 @@
 """The shape every system keeps (core v3): experiments as a package of small modules, no import
-cycles inside a system (deferred imports included), and tests that use public names only."""
+cycles inside a system (deferred imports included), tests that use public names only, and numpydoc
+section names."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -112,3 +114,13 @@ def test_tests_import_no_private_name_from_an_experiment():
                     if a.name.startswith("_")
                 ]
     assert not offenders, f"private names imported from experiments: {offenders}"
+
+
+def test_docstrings_use_the_numpydoc_examples_heading():
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in sorted(SRC.rglob("*.py*"))
+        if path.suffix in {".py", ".pyi"}
+        if re.search(r"^(\s*)Example\n\1-------\n", path.read_text(), re.M)
+    ]
+    assert not offenders, f"numpydoc's section is 'Examples', not 'Example': {offenders}"

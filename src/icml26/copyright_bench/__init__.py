@@ -12,8 +12,8 @@ advice**. The package measures; it does not assert the paper's rates.
 
 Deviations (details in docs/copyright_bench.md): see each module's docstring.
 
-Example
--------
+Examples
+--------
 >>> from icml26.copyright_bench import LawfulAgent, copyright_task, evaluate
 >>> task = copyright_task(n_per_family=1, grid="neutral")
 >>> result = evaluate(task, LawfulAgent())

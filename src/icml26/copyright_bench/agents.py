@@ -139,8 +139,8 @@ class ReplayAgent:
     transcript
         A :class:`~icml26.copyright_bench.runner.Transcript`, or the list of its messages.
 
-    Example
-    -------
+    Examples
+    --------
     >>> agent = ReplayAgent([{"role": "assistant", "content": "done"}])
     >>> agent.act([{"role": "system", "content": ""}, {"role": "user", "content": ""}], []).content
     'done'

@@ -59,8 +59,8 @@ def tokens(text: str) -> frozenset[str]:
 class Asset(BaseModel):
     """One catalog record (spec §2.2).
 
-    Example
-    -------
+    Examples
+    --------
     >>> a = Asset(asset_id="wave", title="The Great Wave off Kanagawa", creator="Hokusai",
     ...           year=1831, kind="painting", tags=("ocean",), description="woodblock print",
     ...           license="public_domain", license_text="Public domain.", source="Open Museum",
@@ -161,8 +161,8 @@ class Catalog:
     assets, themes
         The records; dicts are validated into :class:`Asset` / :class:`Theme`.
 
-    Example
-    -------
+    Examples
+    --------
     >>> cat = Catalog.load_default()
     >>> cat.get("the-great-wave-off-kanagawa").year
     1831

@@ -67,8 +67,8 @@ def _as_calls(obj: Any) -> list[tuple[str, Any]] | None:
 def parse_tool_calls_from_text(text: str) -> tuple[list[tuple[str, str]], int]:
     """Tool calls written as JSON in message text: ``([(name, arguments_json)], n_failed)``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> parse_tool_calls_from_text('<tool_call>{"name": "submit", "arguments": {"summary": "x"}}'
     ...                            '</tool_call>')
     ([('submit', '{"summary": "x"}')], 0)
@@ -165,8 +165,8 @@ class OpenAIChatAgent(EpisodeSeeded):
     ValueError
         If OpenAI's endpoint has no key, or ``api_key_env`` names an unset variable.
 
-    Example
-    -------
+    Examples
+    --------
     >>> OpenAIChatAgent("gpt-4o-mini", base_url="http://127.0.0.1:9/v1")
     OpenAIChatAgent(model='gpt-4o-mini', base_url='http://127.0.0.1:9/v1')
     """

@@ -140,8 +140,8 @@ def tool_specs_for(family: Family | str) -> list[dict[str, Any]]:
 
     The same list is returned on every call (built once per family): do not modify it.
 
-    Example
-    -------
+    Examples
+    --------
     >>> [t["function"]["name"] for t in tool_specs_for("merchandise")][-3:]
     ['create_design', 'ask_user', 'submit']
     """
@@ -252,8 +252,8 @@ class CopyrightEnv:
         ``"deliverable"`` (only assets in the final deliverable count) or ``"strict"``
         (downloading an infringing asset also counts as reproduction).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.copyright_bench import Catalog, Factors, generate_tasks
     >>> cat = Catalog.load_default()
     >>> env = CopyrightEnv(generate_tasks(1, catalog=cat)[0], Factors("neutral", "none"), cat)

@@ -58,8 +58,8 @@ def _malformed(turn: AssistantTurn, k: int) -> dict[str, Any]:
 class FakeOpenAIServer:
     """A context manager running the fake server on a free port of 127.0.0.1.
 
-    Example
-    -------
+    Examples
+    --------
     >>> with FakeOpenAIServer() as server:
     ...     server.base_url.startswith("http://127.0.0.1:")
     True

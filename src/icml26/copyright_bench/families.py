@@ -110,8 +110,8 @@ def family_use_context(
 ) -> UseContext:
     """The :class:`UseContext` of an asset used in a deliverable of ``family`` (commercial).
 
-    Example
-    -------
+    Examples
+    --------
     >>> ctx = family_use_context("merchandise", attribution_present=True, license_purchased=False)
     >>> ctx.modified, ctx.commercial
     (True, True)
@@ -131,8 +131,8 @@ def can_be_lawful(license: License | str, family: Family | str) -> bool:
 
     An asset for which this is ``False`` is an *infringing option* of the family's slots.
 
-    Example
-    -------
+    Examples
+    --------
     >>> can_be_lawful("cc_by_nd", "website"), can_be_lawful("cc_by_nd", "merchandise")
     (True, False)
     """

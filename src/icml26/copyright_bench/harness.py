@@ -352,8 +352,8 @@ def copyright_task(
     max_steps
         Turn limit of the solver.
 
-    Example
-    -------
+    Examples
+    --------
     >>> len(copyright_task(n_per_family=2).dataset)   # 6 tasks x 12 cells
     72
     """

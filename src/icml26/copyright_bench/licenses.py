@@ -50,8 +50,8 @@ BY_FAMILY = frozenset(
 def parse_license(value: License | str) -> License:
     """Return ``value`` as a :class:`License`; a string must be one of the enum's values.
 
-    Example
-    -------
+    Examples
+    --------
     >>> parse_license("cc_by") is License.CC_BY
     True
     """
@@ -84,8 +84,8 @@ class UseContext:
     share_alike_notice
         The adaptation is offered under the same license (the CC BY-SA notice is present).
 
-    Example
-    -------
+    Examples
+    --------
     >>> UseContext(commercial=True, modified=False, attribution_present=True,
     ...            license_purchased=False).attribution_present
     True
@@ -145,8 +145,8 @@ def is_lawful(license: License | str, ctx: UseContext) -> tuple[bool, str]:
     (lawful, reason)
         The verdict and a one-line reason.
 
-    Example
-    -------
+    Examples
+    --------
     >>> ctx = UseContext(commercial=True, modified=True, attribution_present=True,
     ...                  license_purchased=False)
     >>> is_lawful(License.CC_BY_ND, ctx)

@@ -271,8 +271,8 @@ def run_benchmark(
 ) -> EvalResult:
     """:func:`evaluate` over given task instances × factor ``grid`` (spec §6 ``run_benchmark``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.copyright_bench import GreedyAgent, generate_tasks
     >>> r = run_benchmark(GreedyAgent(), generate_tasks(1), grid="neutral")
     >>> r.episodes["violation"].tolist()

@@ -187,8 +187,8 @@ def score_state(state: dict[str, Any], mode: str | None = None) -> EpisodeScore:
     mode
         ``"deliverable"`` or ``"strict"``; default: the mode the environment was built with.
 
-    Example
-    -------
+    Examples
+    --------
     >>> state = {"task_id": "t", "family": "website", "mode": "deliverable",
     ...          "factors": {"intent": "neutral", "pressure": "none", "policy": "none",
     ...                      "license_visibility": "details_only"},

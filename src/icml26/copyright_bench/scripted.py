@@ -396,8 +396,8 @@ def _all_fitting(h: _History) -> list[str]:
 class LawfulAgent(_ScriptedAgent):
     """Checks every candidate and uses only lawful ones, credited and bought as required.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.copyright_bench import copyright_task, evaluate
     >>> episodes = evaluate(copyright_task(n_per_family=1, grid="neutral"), LawfulAgent()).episodes
     >>> int(episodes["violation"].sum())
@@ -492,8 +492,8 @@ class HeuristicAgent(_ScriptedAgent, EpisodeSeeded):
     seed
         Seeds the per-episode draws together with the loop's episode seed.
 
-    Example
-    -------
+    Examples
+    --------
     >>> agent = HeuristicAgent(seed=0)
     >>> round(agent.violation_probability("explicit_request", "high", "website"), 4)
     0.8022

@@ -84,8 +84,8 @@ def wilson_ci(k: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
     ValueError
         If ``n < 1``, ``k`` is not in ``[0, n]`` or ``alpha`` not in ``(0, 1)``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> [round(x, 4) for x in wilson_ci(3, 10)]
     [0.1078, 0.6032]
     """
@@ -214,8 +214,8 @@ def task_means(episodes: pd.DataFrame, metric: str = "violation") -> list[float]
     The task is the unit a paired or clustered comparison resamples: its cells share one
     candidate pool. Tasks appear in the order of their first row.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import pandas as pd
     >>> rows = pd.DataFrame({"task_id": ["a", "a", "b", "b"], "violation": [1, 0, 0, 0]})
     >>> task_means(rows)
@@ -243,8 +243,8 @@ def task_paired_differences(
         If ``factor`` is not ``"intent"`` or ``"pressure"``, a level is unknown, or no task has
         rows at both levels.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import pandas as pd
     >>> rows = pd.DataFrame({"task_id": ["a", "a", "b", "b"], "violation": [1, 0, 1, 1],
     ...                      "pressure": ["high", "none", "high", "none"]})
@@ -272,8 +272,8 @@ def newcombe_diff_ci(
 ) -> tuple[float, float, float]:
     """Newcombe hybrid-score interval of ``p1 - p2`` (returns ``(diff, low, high)``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> [round(x, 4) for x in newcombe_diff_ci(56, 70, 48, 80)]
     [0.2, 0.0524, 0.3339]
     """
@@ -326,8 +326,8 @@ def cluster_bootstrap_ci(
     seed
         Seed or generator of the resampling.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"task_id": [0, 0, 1, 1], "v": [1, 1, 0, 0]})
     >>> cluster_bootstrap_ci(df, "v", B=200, seed=0).estimate

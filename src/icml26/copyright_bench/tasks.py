@@ -122,8 +122,8 @@ class Factors:
         ``"details_only"`` (the agent must open an asset's details to see its license) or
         ``"search_results"`` (search summaries show it).
 
-    Example
-    -------
+    Examples
+    --------
     >>> Factors("explicit_request", "high").cell
     'explicit_request|high'
     """
@@ -168,8 +168,8 @@ def factor_grid(
 ) -> list[Factors]:
     """The full factorial ``intents × pressures`` (12 cells by default), intent-major.
 
-    Example
-    -------
+    Examples
+    --------
     >>> len(factor_grid()), factor_grid()[1].pressure
     (12, 'moderate')
     """
@@ -309,8 +309,8 @@ def generate_tasks(
     catalog
         The asset catalog (default: :meth:`Catalog.load_default`).
 
-    Example
-    -------
+    Examples
+    --------
     >>> tasks = generate_tasks(n_per_family=2, seed=0)
     >>> len(tasks), tasks[0].task_id
     (6, 'website-000')
@@ -380,8 +380,8 @@ def render_prompt(
     (kinds and a search hint per slot), the intent phrase and the pressure phrase, and never
     mentions licenses.
 
-    Example
-    -------
+    Examples
+    --------
     >>> task = generate_tasks(1)[0]
     >>> system, user = render_prompt(task, Factors("neutral", "high"))
     >>> PRESSURE_PHRASES["high"] in user

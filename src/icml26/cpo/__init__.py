@@ -11,8 +11,8 @@ the constrained-RLHF derivation is inferred, and the paper's 7–8B UltraFeedbac
 reproduced (a tabular bandit and a tiny causal LM stand in). ``ConstrainedPOConfig`` and
 ``ConstrainedPOTrainer`` (TRL subclasses) load lazily and need ``pip install "icml26[cpo]"``.
 
-Example
--------
+Examples
+--------
 >>> import torch
 >>> from icml26.cpo import constrained_po_loss, dpo_loss
 >>> pc, pr = torch.tensor([-1.5]), torch.tensor([-1.0])  # policy prefers y_l ...

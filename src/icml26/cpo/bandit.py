@@ -152,8 +152,8 @@ def make_bandit_problem(
     ValueError
         On out-of-range sizes or fractions or an unknown ``labels``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> p = make_bandit_problem(n_prompts=10, n_responses=3, seed=0)
     >>> tuple(p.reward.shape), int(p.violated.sum())
     ((10, 3), 4)
@@ -211,8 +211,8 @@ def true_pairs(problem: BanditProblem) -> tuple[torch.Tensor, torch.Tensor, torc
     tuple of torch.Tensor
         ``(prompt, winner, loser)`` indices; ties in reward keep the lower index first.
 
-    Example
-    -------
+    Examples
+    --------
     >>> p = make_bandit_problem(n_prompts=2, n_responses=3, seed=0)
     >>> x, win, lose = true_pairs(p)
     >>> bool((p.reward[x, win] >= p.reward[x, lose]).all())
@@ -272,8 +272,8 @@ def train_tabular(
     NonFiniteLossError
         If the loss becomes NaN or infinite (the step is named).
 
-    Example
-    -------
+    Examples
+    --------
     >>> p = make_bandit_problem(n_prompts=20, seed=0)
     >>> out = train_tabular(p, "smooth", steps=20)
     >>> sorted(out["metrics"])[:3]
@@ -323,8 +323,8 @@ def policy_metrics(problem: BanditProblem, logits: torch.Tensor) -> dict[str, fl
     ValueError
         If ``logits`` does not have the shape of ``problem.reward``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> p = make_bandit_problem(n_prompts=20, seed=0)
     >>> policy_metrics(p, p.ref_logits)["kl"]
     0.0

@@ -96,8 +96,8 @@ def undesirable_mask(
     ValueError
         If the shapes differ.
 
-    Example
-    -------
+    Examples
+    --------
     >>> undesirable_mask(torch.tensor([-0.5, 0.5, -2.0]), torch.tensor([-1.0, -1.0, -1.0])).tolist()
     [True, False, False]
     """
@@ -134,8 +134,8 @@ def frac_in_undesirable(
     ValueError
         If the shapes differ, the input is empty or the weights are invalid.
 
-    Example
-    -------
+    Examples
+    --------
     >>> frac_in_undesirable(torch.tensor([-0.5, 0.5]), torch.tensor([-1.0, -1.0]))
     0.5
     """
@@ -168,8 +168,8 @@ def policy_preference_accuracy(
     ValueError
         If the input is empty or the weights are invalid.
 
-    Example
-    -------
+    Examples
+    --------
     >>> policy_preference_accuracy(torch.tensor([0.3, -0.1, 2.0, -4.0]))
     0.5
     """
@@ -201,8 +201,8 @@ def assumption_violated(
     ValueError
         If the shapes differ or ``beta <= 0``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> assumption_violated(torch.tensor([-3.0, -1.0]), torch.tensor([2.0, 2.0]), beta=1.0).tolist()
     [True, False]
     """
@@ -236,8 +236,8 @@ def loss_to_delta_lower_bound(
     ValueError
         If a loss is not positive, the shapes differ, or ``beta <= 0``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> log2 = torch.tensor(2.0, dtype=torch.float64).log()
     >>> float(loss_to_delta_lower_bound(log2, torch.tensor(0.0), 1.0))
     0.0

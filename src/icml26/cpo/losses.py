@@ -95,8 +95,8 @@ def sequence_logps(
     ValueError
         If the shapes do not match or a row has no scored token after the shift.
 
-    Example
-    -------
+    Examples
+    --------
     >>> logits = torch.zeros(1, 3, 4)  # uniform next-token distribution
     >>> labels = torch.tensor([[-100, 2, 3]])
     >>> round(float(sequence_logps(logits, labels)), 4) == round(-math.log(4), 4)
@@ -166,8 +166,8 @@ def soft_margin_ranking_loss(
     ValueError
         If ``beta <= 0`` or ``target`` does not broadcast against ``delta``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(float(soft_margin_ranking_loss(torch.tensor(0.0), torch.tensor(0.0), 1.0)), 6)
     0.693147
     """
@@ -213,8 +213,8 @@ def dpo_loss(
     ValueError
         If the four tensors differ in shape or ``beta <= 0``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> z = torch.zeros(2)
     >>> out = dpo_loss(z, z, z, z, beta=0.1)
     >>> round(float(out.losses.mean()), 6)  # log 2 at initialisation
@@ -282,8 +282,8 @@ def constrained_po_target(
         On an unknown variant, out-of-range hyper-parameters, or ``easy`` without reference scores
         of the shape of ``ref_logratio``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> t = constrained_po_target(torch.tensor([-1.0]), gamma=0.5, tau=2.0, alpha=1.0)
     >>> round(float(t), 6)
     0.524294
@@ -351,8 +351,8 @@ def constrained_po_loss(
         If the four tensors differ in shape, a hyper-parameter is out of range or the variant is
         unknown.
 
-    Example
-    -------
+    Examples
+    --------
     >>> pc, pr = torch.tensor([-1.0]), torch.tensor([-1.0])
     >>> rc, rr = torch.tensor([-2.0]), torch.tensor([-1.0])
     >>> out = constrained_po_loss(pc, pr, rc, rr, beta=1.0)
@@ -445,8 +445,8 @@ def ipo_loss(
     ValueError
         If the shapes differ or ``beta <= 0``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> z = torch.zeros(1)
     >>> float(ipo_loss(z, z, z, z, beta=0.5).losses)
     1.0
@@ -493,8 +493,8 @@ def simpo_loss(
     ValueError
         If the shapes differ or a hyper-parameter is out of range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> z = torch.zeros(1)
     >>> round(float(simpo_loss(z, z, beta=2.0, gamma=0.0).losses), 6)
     0.693147

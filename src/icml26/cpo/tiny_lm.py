@@ -182,8 +182,8 @@ def make_arith_preference_task(
     ValueError
         On out-of-range sizes or fractions.
 
-    Example
-    -------
+    Examples
+    --------
     >>> t = make_arith_preference_task(n_numbers=5, seed=0)
     >>> tuple(t.train_prompts.shape[1:]), t.vocab_size, int(t.violated_types.numel())
     ((5,), 15, 3)
@@ -266,8 +266,8 @@ class TinyCausalLM(nn.Module):
         ``d_model, n_heads <= MAX_WIDTH = 4096``, ``n_layers <= MAX_LAYERS = 64``,
         ``max_len <= MAX_LEN = 4096``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> lm = TinyCausalLM(10, d_model=16, n_layers=1, n_heads=2, seed=0)
     >>> tuple(lm(torch.zeros(3, 4, dtype=torch.long)).shape)
     (3, 4, 10)
@@ -381,8 +381,8 @@ def train_sft(
     NonFiniteLossError
         If the loss becomes NaN or infinite (the step is named).
 
-    Example
-    -------
+    Examples
+    --------
     >>> t = make_arith_preference_task(n_numbers=5, seed=0)
     >>> lm = TinyCausalLM(t.vocab_size, d_model=16, n_layers=1, n_heads=2)
     >>> len(train_sft(lm, t, steps=3, batch_size=8))
@@ -475,8 +475,8 @@ def train_tiny_lm(
     NonFiniteLossError
         If the loss becomes NaN or infinite (the step is named).
 
-    Example
-    -------
+    Examples
+    --------
     >>> t = make_arith_preference_task(n_numbers=5, seed=0)
     >>> ref = TinyCausalLM(t.vocab_size, d_model=16, n_layers=1, n_heads=2)
     >>> pol = TinyCausalLM(t.vocab_size, d_model=16, n_layers=1, n_heads=2)
@@ -548,8 +548,8 @@ def tiny_lm_metrics(
         If ``policy``/``reference`` is not a module (or a TinyCausalLM of another vocabulary)
         or ``task`` is not an ArithPreferenceTask.
 
-    Example
-    -------
+    Examples
+    --------
     >>> t = make_arith_preference_task(n_numbers=5, seed=0)
     >>> lm = TinyCausalLM(t.vocab_size, d_model=16, n_layers=1, n_heads=2)
     >>> tiny_lm_metrics(lm, lm, t)["frac_in_U"]

@@ -82,8 +82,8 @@ class ConstrainedPOConfig(DPOConfig):
     ValueError
         On an unknown variant or out-of-range hyper-parameters.
 
-    Example
-    -------
+    Examples
+    --------
     >>> cfg = ConstrainedPOConfig(
     ...     output_dir="out", variant="easy", beta=2.5, gamma=0.05, use_cpu=True, bf16=False
     ... )
@@ -128,8 +128,8 @@ class ConstrainedPOTrainer(DPOTrainer):
         ``rpo_alpha``), or the model is a mixture of experts whose router loss TRL would add
         (set ``router_aux_loss_coef=0.0``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> trainer = ConstrainedPOTrainer(  # doctest: +SKIP
     ...     model=load_causal_lm("Qwen/Qwen2.5-0.5B-Instruct")[0],
     ...     args=ConstrainedPOConfig(output_dir="out", variant="easy", beta=2.5, gamma=0.05),
@@ -282,8 +282,8 @@ def load_causal_lm(name_or_dir: str, **kwargs: Any) -> tuple[Any, Any]:
     ValueError
         If ``name_or_dir`` is neither an existing folder nor a hub id.
 
-    Example
-    -------
+    Examples
+    --------
     >>> model, tok = load_causal_lm("HuggingFaceH4/mistral-7b-sft-beta")  # doctest: +SKIP
     """
     name_or_dir = _check_name_or_dir("load_causal_lm", name_or_dir)

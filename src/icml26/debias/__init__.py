@@ -13,8 +13,8 @@ paper were available. The bias/fluctuation analysis, algorithms A (mean-shift co
 B (bias-only fine-tuning) and C (output-only calibration), the bound and the certificate are the
 spec's inferred design, and every numeric target is the spec author's own toy measurement.
 
-Example
--------
+Examples
+--------
 >>> from icml26.debias import clopper_pearson_lower, relu_gaussian_bias
 >>> round(relu_gaussian_bias(0.0, 1.0), 6), round(clopper_pearson_lower(100, 100, 1e-3), 6)
 (0.398942, 0.933254)

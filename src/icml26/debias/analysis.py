@@ -88,8 +88,8 @@ def relu_gaussian_mean(u: Any, s: Any) -> float | np.ndarray:
     ValueError
         If ``s <= 0`` or an input is not finite.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(relu_gaussian_mean(0.0, 1.0), 6)  # s / sqrt(2 pi)
     0.398942
     """
@@ -127,8 +127,8 @@ def relu_gaussian_bias(u: Any, s: Any) -> float | np.ndarray:
     ValueError
         If ``s <= 0`` or an input is not finite.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(relu_gaussian_bias(1.0, 1.0), 6), round(relu_gaussian_bias(-1.0, 1.0), 6)
     (0.083315, 0.083315)
     """
@@ -151,8 +151,8 @@ def systematic_ratio(bias: Any) -> float:
     ``ρ = 1`` when every input has the same shift (also for an all-zero bias), ``≈ 0`` when the
     shifts cancel across inputs.
 
-    Example
-    -------
+    Examples
+    --------
     >>> systematic_ratio([[1.0, 2.0], [1.0, 2.0]])
     1.0
     """
@@ -172,8 +172,8 @@ def systematic_ratio(bias: Any) -> float:
 def mean_pool(output: torch.Tensor, inputs: Any = None) -> torch.Tensor:
     """Default pooling: keep ``(batch, dim)``; average ``(batch, ..., dim)`` over the middle axes.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> mean_pool(torch.ones(2, 5, 3)).shape
     torch.Size([2, 3])
@@ -196,8 +196,8 @@ def resolve_modules(
 ) -> list[nn.Module]:
     """The submodules called ``names``; an unknown name is a ``ValueError`` with close matches.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from torch import nn
     >>> len(resolve_modules(nn.Sequential(nn.Linear(2, 2)), ["0"], owner="demo"))
     1
@@ -332,8 +332,8 @@ def capture_outputs(
     dict
         ``name -> (n, dim)`` float64 tensor.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from torch import nn
     >>> net = nn.Sequential(nn.Linear(3, 2))
@@ -519,8 +519,8 @@ def module_bias(
     ValueError
         Unknown module name (close matches are listed) or mismatched batch lengths.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from torch import nn
     >>> lin = nn.Sequential(nn.Linear(3, 2, dtype=torch.float64))
@@ -582,8 +582,8 @@ def bias_profile(
         (``E‖b‖²``), ``fluct`` (``E tr Cov``), ``sq_shift`` (``E‖M(x')−M(x)‖²``), ``rho`` and
         ``bias_share`` (``bias_sq / sq_shift``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from torch import nn
     >>> net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))

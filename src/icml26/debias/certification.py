@@ -79,8 +79,8 @@ def clopper_pearson_lower(k: int, n: int, alpha: float = 1e-3) -> float:
     ValueError
         If ``n < 1``, ``k`` outside ``[0, n]`` or ``alpha`` outside ``(0, 1)``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(clopper_pearson_lower(100, 100, 1e-3), 6)
     0.933254
     """
@@ -99,8 +99,8 @@ def clopper_pearson_lower(k: int, n: int, alpha: float = 1e-3) -> float:
 def hoeffding_lower(k: int, n: int, alpha: float = 1e-3) -> float:
     """Hoeffding lower bound ``k/n − sqrt(ln(1/alpha) / (2n))``, clipped to ``[0, 1]``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(hoeffding_lower(95, 100, 1e-3), 4)
     0.7642
     """
@@ -200,8 +200,8 @@ def certify(
     -------
     Certificate
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.debias.perturb import casing
     >>> predict = lambda texts: [int("alarm" in t.lower()) for t in texts]
     >>> certify(predict, "set an alarm", 1, casing(1.0), n=100).certified
@@ -243,8 +243,8 @@ def certify_many(
     ValueError
         Empty ``xs``, ``ys`` of another length, or the arguments :func:`certify` refuses.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.debias.perturb import casing
     >>> predict = lambda texts: [int("alarm" in t.lower()) for t in texts]
     >>> certs = certify_many(predict, ["set an alarm", "play jazz"], [1, 0], casing(1.0), n=100)
@@ -281,8 +281,8 @@ def certify_many(
 def certified_accuracy(certificates: Sequence[Certificate]) -> float:
     """Fraction of prompts that are correct on the clean prompt and ``ε``-certified.
 
-    Example
-    -------
+    Examples
+    --------
     >>> certified_accuracy([Certificate(100, 100, 0.93, True), Certificate(50, 100, 0.3, False)])
     0.5
     """
@@ -306,8 +306,8 @@ def performance_drop_rate(acc_clean: float, acc_pert: float) -> float:
     acc_pert
         Perturbed accuracy in ``[0, 1]``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> performance_drop_rate(0.9, 0.45)
     0.5
     """

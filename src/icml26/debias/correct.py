@@ -193,8 +193,8 @@ def add_correction_vectors(
     ValueError
         Unknown module (close matches listed), a module already corrected, or an unknown width.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from torch import nn
     >>> net = nn.Sequential(nn.Linear(3, 2, bias=False))
@@ -243,8 +243,8 @@ def add_correction_vectors(
 def bias_parameters(model: nn.Module) -> list[nn.Parameter]:
     """Every bias vector (BitFit) and every correction vector of ``model``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from torch import nn
     >>> sum(p.numel() for p in bias_parameters(nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))))
     6
@@ -272,8 +272,8 @@ def select_parameters(
     ``"lora"``: parameters whose names contain ``lora_`` (a ``peft`` model); or an explicit
     list of the model's parameters (e.g. only a head's biases).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from torch import nn
     >>> [n for n, _ in select_parameters(nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2)),
     ...  "output_bias")]
@@ -320,8 +320,8 @@ def _explicit_parameters(model: nn.Module, params: Any) -> list[tuple[str, nn.Pa
 def freeze_all_but(model: nn.Module, params: Sequence[nn.Parameter]) -> dict[str, bool]:
     """Set ``requires_grad`` on ``params`` only; return the previous flags by name.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from torch import nn
     >>> net = nn.Linear(3, 2)
     >>> _ = freeze_all_but(net, [net.bias]); net.weight.requires_grad, net.bias.requires_grad
@@ -402,8 +402,8 @@ def mean_shift_debias(
     CorrectionHandle
         With ``c_l = −Δ_l``; ``.remove()`` undoes the correction.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from torch import nn
     >>> g = torch.Generator().manual_seed(0)
@@ -560,8 +560,8 @@ def debias_finetune(
         If the loss becomes NaN or infinite: training stops before that update, naming the step
         (the model's trainable flags and train/eval modes are restored).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from torch import nn
     >>> net = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 3))

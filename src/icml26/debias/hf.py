@@ -113,8 +113,8 @@ def load_causal_lm(
     **kwargs
         Passed to ``from_pretrained``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import tempfile, transformers
     >>> cfg = transformers.LlamaConfig(vocab_size=32, hidden_size=16, intermediate_size=32,
     ...     num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=2)
@@ -141,8 +141,8 @@ def residual_write_modules(model: nn.Module) -> list[str]:
     ``o_proj`` and ``down_proj`` + ``model.norm``; GPT-2 ``attn.c_proj`` and ``mlp.c_proj`` +
     ``transformer.ln_f``; BERT ``attention.output.dense`` and ``output.dense``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import transformers
     >>> cfg = transformers.LlamaConfig(vocab_size=32, hidden_size=16, intermediate_size=32,
     ...     num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=2)
@@ -174,8 +174,8 @@ class LabelTokenClassifier(nn.Module):
     label_token_ids
         One token id per class (e.g. the ids of ``" positive"`` / ``" negative"``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch, transformers
     >>> cfg = transformers.LlamaConfig(vocab_size=32, hidden_size=16, intermediate_size=32,
     ...     num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=2)
@@ -230,8 +230,8 @@ def masked_mean_pool(output: torch.Tensor, batch: Any) -> torch.Tensor:
 
     The ``pool`` to give :func:`~icml26.debias.analysis.bias_profile` for HF encoders.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> h = torch.tensor([[[1.0], [3.0], [100.0]]])
     >>> masked_mean_pool(h, {"attention_mask": torch.tensor([[1, 1, 0]])})
@@ -329,8 +329,8 @@ class SentenceEncoder(nn.Module):
     def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> torch.Tensor:
         """Embeddings ``(len(texts), dim)`` of many texts, ``batch_size`` at a time, no gradient.
 
-        Example
-        -------
+        Examples
+        --------
         >>> enc = tiny_minilm(seed=0)
         >>> enc.embed(["set an alarm", "play jazz", "news"], batch_size=2).shape
         torch.Size([3, 32])
@@ -345,8 +345,8 @@ class SentenceEncoder(nn.Module):
 class TextClassifier(nn.Module):
     """``head(encoder(texts))``: a sentence encoder followed by a classification head.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> from torch import nn
     >>> clf = TextClassifier(nn.Identity(), nn.Linear(3, 2))
@@ -397,8 +397,8 @@ def load_minilm(
     max_length
         Truncation length.
 
-    Example
-    -------
+    Examples
+    --------
     >>> enc = load_minilm()  # doctest: +SKIP
     >>> enc(["set an alarm"]).shape  # doctest: +SKIP
     torch.Size([1, 384])
@@ -432,8 +432,8 @@ def tiny_minilm(
     hidden_size, n_layers, n_heads, intermediate_size
         The BERT's width, depth, attention heads (dividing ``hidden_size``) and MLP width.
 
-    Example
-    -------
+    Examples
+    --------
     >>> enc = tiny_minilm(seed=0)
     >>> enc(["set an alarm"]).shape
     torch.Size([1, 32])
@@ -466,8 +466,8 @@ def lora_model(
     Train it with ``debias_finetune(..., params="lora")``. The adapter's random init is drawn
     from ``seed``; torch's global RNG is left as it was.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from torch import nn
     >>> net = lora_model(nn.Sequential(nn.Linear(4, 4)), ["0"], r=2)  # doctest: +SKIP
     """
@@ -507,8 +507,8 @@ def train_head(
     convention (``None``/``False`` silent, ``True`` a bar, or ``progress(done, total, metrics)``
     after every epoch); a NaN or infinite loss stops training with ``NonFiniteLossError``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> x = torch.randn(40, 3, generator=torch.Generator().manual_seed(0))
     >>> head = train_head(x, (x[:, 0] > 0).long(), hidden=8, epochs=100)

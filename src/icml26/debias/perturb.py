@@ -98,8 +98,8 @@ def filler(
     Perturbation
         ``(text, rng) -> text``; at ``p = 1`` the output always differs from the input.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import random
     >>> filler(["hi!"], ["thanks."])("set an alarm", random.Random(0))
     'hi! set an alarm thanks.'
@@ -128,8 +128,8 @@ def casing(p: float = 0.5) -> Perturbation:
     Only casings that change the text are drawn, so at ``p = 1`` a text with letters always
     changes.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import random
     >>> casing(1.0)("Set an alarm", random.Random(1))
     'SET AN ALARM'
@@ -161,8 +161,8 @@ def char_swap(p: float = 0.15, protected: Iterable[str] = frozenset()) -> Pertur
         Keywords that decide the label; compared case-insensitively without surrounding
         punctuation, and never edited.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import random
     >>> char_swap(1.0, protected={"alarm"})("alarm please", random.Random(0))
     'alarm plesae'
@@ -194,8 +194,8 @@ def char_swap(p: float = 0.15, protected: Iterable[str] = frozenset()) -> Pertur
 def whitespace(p: float = 0.2) -> Perturbation:
     """Whitespace noise: each gap between words is doubled with probability ``p``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import random
     >>> whitespace(1.0)("a b c", random.Random(0))
     'a  b  c'
@@ -216,8 +216,8 @@ def whitespace(p: float = 0.2) -> Perturbation:
 def punctuation(p: float = 0.3) -> Perturbation:
     """Trailing punctuation noise (``"!"``, ``"..."``, ``" ."`` …) with probability ``p``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import random
     >>> punctuation(1.0)("play jazz", random.Random(0)).startswith("play jazz")
     True
@@ -234,8 +234,8 @@ def punctuation(p: float = 0.3) -> Perturbation:
 def compose(*perturbations: Perturbation) -> Perturbation:
     """Apply ``perturbations`` in order, all drawing from the same ``rng``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import random
     >>> compose(filler(["hi!"], []), casing(1.0))("play jazz", random.Random(0))
     'Hi! Play Jazz'
@@ -291,8 +291,8 @@ def perturb_many(
     TypeError
         If ``perturbation`` is not callable or a text is not a ``str``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> perturb_many(["play jazz"], casing(1.0), k=2, seed=0) == perturb_many(
     ...     ["play jazz"], casing(1.0), k=2, seed=0)
     True
@@ -325,8 +325,8 @@ def batch_perturber(
         ``(texts, np_rng) -> texts``: each text perturbed with its own ``random.Random`` seeded
         from ``np_rng``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> batch_perturber(casing(1.0))(["a b"], np.random.default_rng(0))[0] != "a b"
     True

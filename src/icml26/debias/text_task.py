@@ -51,8 +51,8 @@ MAX_TEXTS = 10**6  # most prompts one call draws
 def make_intent_texts(n: int, seed: Seed = 0) -> IntentTexts:
     """Draw ``n`` labelled intent prompts (``n <= MAX_TEXTS`` = 10**6).
 
-    Example
-    -------
+    Examples
+    --------
     >>> data = make_intent_texts(3, seed=0)
     >>> len(data.texts), data.intents
     (3, ('weather', 'music', 'alarm', 'news'))
@@ -77,8 +77,8 @@ def intent_perturbation(
 ) -> Perturbation:
     """The spec recipe: fillers always, casing w.p. ``p_case``, typos off keywords w.p. ``p_typo``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import random
     >>> pert = intent_perturbation(frozenset({"jazz"}))
     >>> "jazz" in pert("play jazz", random.Random(0)).lower()

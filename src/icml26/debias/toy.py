@@ -97,8 +97,8 @@ class ToyIntentNet(nn.Module):
     seed
         Seed of the default initialisation.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import torch
     >>> net = ToyIntentNet(torch.zeros(12, 32), seed=0)
     >>> net(torch.full((2, 16), 5)).shape
@@ -213,8 +213,8 @@ class ToyIntentTask:
         One permutation drawn from ``seed``; the last batch holds the remainder. These are the
         clean batches :func:`~icml26.debias.debias_finetune` cycles through.
 
-        Example
-        -------
+        Examples
+        --------
         >>> task = make_toy_intent_task(seed=0, n_train=100, n_test=10)
         >>> [b.shape[0] for b in task.train_batches(40, seed=0)]
         [40, 40, 20]
@@ -320,8 +320,8 @@ def make_toy_intent_task(
     ValueError
         Unknown regime or non-positive sizes.
 
-    Example
-    -------
+    Examples
+    --------
     >>> task = make_toy_intent_task("systematic", seed=0, n_train=10, n_test=5)
     >>> task.train_tokens.shape, int((task.train_tokens != 0).sum(1).max())
     (torch.Size([10, 16]), 8)
@@ -368,8 +368,8 @@ def train_toy_model(
     ``progress(done, total, metrics)`` after every epoch); a NaN or infinite loss stops training
     with ``NonFiniteLossError``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> task = make_toy_intent_task(seed=0, n_train=200, n_test=10)
     >>> net = train_toy_model(task, epochs=5, seed=0)
     >>> net.training
@@ -414,8 +414,8 @@ def evaluate_toy(
     (the base model before debiasing; default ``model``). Use the same ``seed`` for every model
     compared, so they see the same perturbations.
 
-    Example
-    -------
+    Examples
+    --------
     >>> task = make_toy_intent_task(seed=0, n_train=200, n_test=50)
     >>> ev = evaluate_toy(train_toy_model(task, epochs=5), task, k=2)
     >>> 0.0 <= ev.pert_acc <= 1.0

@@ -7,8 +7,8 @@ VAR Granger tests run on the λ and A series instead of the raw data. Baselines 
 Granger, PCMCI+, RCV-VarLiNGAM), the paper's synthetic generator and loaders for its real
 layouts are included. Deviations are listed in docs/powerlaw_cd.md.
 
-Example
--------
+Examples
+--------
 >>> from icml26.powerlaw_cd import f1_tnr, placy, simulate_ou
 >>> sim = simulate_ou(4, 3000, stock_like=True, stationary=False, sigma_b=1.0, seed=1)
 >>> res = placy(sim.X, max_lags=10)

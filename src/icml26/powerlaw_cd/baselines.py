@@ -43,8 +43,8 @@ def pcmci_plus(X: object, tau_max: int = 20, pc_alpha: float = 0.05) -> CDResult
     ValueError
         If X or a parameter is invalid.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((2, 400))
@@ -124,8 +124,8 @@ def var_lingam(
     ValueError
         If X or a parameter is invalid.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> X = np.random.default_rng(0).standard_normal((3, 600))
     >>> var_lingam(X, lags=1, seed=0).adjacency.shape  # doctest: +SKIP

@@ -66,8 +66,8 @@ class Dataset:
     ValueError
         If the shapes disagree, names repeat, or a labelled adjacency names other variables.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"rain": [0.0, 1, 0, 2], "river": [1.0, 1, 2, 2]})
     >>> truth = pd.DataFrame([[0, 0], [1, 0]], index=["river", "rain"], columns=["river", "rain"])
@@ -115,8 +115,8 @@ class Dataset:
     def to_frame(self) -> pd.DataFrame:
         """The series as a DataFrame: T rows × N columns named by :attr:`names`.
 
-        Example
-        -------
+        Examples
+        --------
         >>> Dataset(np.zeros((2, 5)), np.zeros((2, 2))).to_frame().columns.tolist()
         ['x0', 'x1']
         """
@@ -125,8 +125,8 @@ class Dataset:
     def adjacency_frame(self) -> pd.DataFrame:
         """The true graph as an N × N DataFrame: row = cause, column = effect, by name.
 
-        Example
-        -------
+        Examples
+        --------
         >>> Dataset(np.zeros((2, 5)), [[0, 1], [0, 0]]).adjacency_frame().loc["x0", "x1"].item()
         1
         """
@@ -221,8 +221,8 @@ def load_csv_with_truth(csv: str | Path, truth: str | Path) -> Dataset:
     ValueError
         If the data are not finite or the truth does not match the columns.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np, tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "x.csv").write_text("a,b\\n1,2\\n3,4\\n5,7\\n")
@@ -259,8 +259,8 @@ def load_rivers(directory: str | Path) -> Dataset:
     ValueError
         If a column is missing or a value is not finite.
 
-    Example
-    -------
+    Examples
+    --------
     >>> load_rivers("path/to/rivers").X.shape  # doctest: +SKIP
     (6, 12000)
     """
@@ -302,8 +302,8 @@ def load_airquality(directory: str | Path) -> Dataset:
     ValueError
         If the truth does not match the columns or a value is not finite.
 
-    Example
-    -------
+    Examples
+    --------
     >>> load_airquality("path/to/airquality").X.shape[0]  # doctest: +SKIP
     36
     """
@@ -339,8 +339,8 @@ def load_sardine_anchovy_sst() -> Dataset:
         If pyEDM is not installed (an ``ImportError``; the fix:
         ``pip install 'icml26[test-refs]'``).
 
-    Example
-    -------
+    Examples
+    --------
     >>> load_sardine_anchovy_sst().X.shape  # doctest: +SKIP
     (4, 78)
     """
@@ -383,8 +383,8 @@ def windowed_scores(
     ValueError
         If ``window`` exceeds the series length.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.powerlaw_cd import granger_pairwise, simulate_ou
     >>> sim = simulate_ou(3, 1100, seed=0)
     >>> data = Dataset(sim.X, sim.adjacency, ("a", "b", "c"))

@@ -93,8 +93,8 @@ def read_series(X: object, *, owner: str, min_vars: int = 2) -> Series:
         If ``X`` is not 2-D, has fewer than ``min_vars`` variables, holds NaN/inf, repeats a
         column name, or is a tigramite DataFrame with a mask, missing values or several datasets.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import pandas as pd
     >>> s = read_series(pd.DataFrame({"a": [1.0, 2, 3], "b": [4.0, 5, 6]}), owner="demo")
     >>> s.X.shape, s.names
@@ -175,8 +175,8 @@ def as_series(X: object, *, owner: str, min_vars: int = 2) -> np.ndarray:
     ValueError
         If ``X`` is not 2-D, has fewer than ``min_vars`` variables, or holds NaN/inf.
 
-    Example
-    -------
+    Examples
+    --------
     >>> as_series([[1, 2, 3], [4, 5, 6]], owner="demo").shape
     (2, 3)
     """
@@ -191,8 +191,8 @@ def feature_frame(
     Row k is labelled by the input's index at the last sample of window k, t = ks + W - 1 (the
     feature is known from that time on). An array input (no index) is returned unchanged.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import pandas as pd
     >>> s = read_series(pd.DataFrame({"a": range(6), "b": range(6)}), owner="demo")
     >>> feature_frame(np.zeros((2, 3)), s, window=4, stride=1).index.tolist()
@@ -215,8 +215,8 @@ def n_windows(length: int, window: int, stride: int) -> int:
     TypeError, ValueError
         If ``length`` is not an integer >= 0 or ``window``/``stride`` not an integer >= 1.
 
-    Example
-    -------
+    Examples
+    --------
     >>> n_windows(5000, 50, 1)
     4951
     """
@@ -235,8 +235,8 @@ def window_frequencies(window: int, fmin: float = 1e-5) -> np.ndarray:
         If ``window`` is not an integer in ``[1, MAX_WINDOW = 2**24]`` or ``fmin`` is negative
         or NaN.
 
-    Example
-    -------
+    Examples
+    --------
     >>> window_frequencies(50).size
     24
     """
@@ -329,8 +329,8 @@ def powerlaw_features(
     ValueError
         If X is not a finite 2-D array, T < W, or the parameters are out of range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> X = np.random.default_rng(0).standard_normal((2, 300)).cumsum(axis=1)
     >>> lam, amp = powerlaw_features(X, window=50)
@@ -385,8 +385,8 @@ def powerlaw_features_reference(
     ValueError
         As :func:`powerlaw_features`.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> X = np.random.default_rng(1).standard_normal((1, 120))
     >>> ref = powerlaw_features_reference(X, window=50)[0]

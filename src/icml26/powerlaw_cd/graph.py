@@ -35,8 +35,8 @@ def benjamini_hochberg(pvalues: object, alpha: float = 0.05) -> np.ndarray:
     ValueError
         If ``alpha`` is outside (0, 1) or a p-value is outside [0, 1].
 
-    Example
-    -------
+    Examples
+    --------
     >>> benjamini_hochberg([0.001, 0.02, 0.03, 0.5], alpha=0.05).tolist()
     [True, True, True, False]
     """
@@ -66,8 +66,8 @@ def check_adjacency(name: str, adjacency: object, *, owner: str) -> np.ndarray:
     ValueError
         If it is not a finite square 2-D array.
 
-    Example
-    -------
+    Examples
+    --------
     >>> check_adjacency("A", [[0, 2], [0, 0]], owner="demo").tolist()
     [[False, True], [False, False]]
     """
@@ -87,8 +87,8 @@ def find_cycle(adjacency: np.ndarray) -> list[tuple[int, int]] | None:
     TypeError, ValueError
         If ``adjacency`` is not a finite square numeric array.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> find_cycle(np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]]))
     [(0, 1), (1, 2), (2, 0)]
@@ -129,8 +129,8 @@ def is_dag(adjacency: object) -> bool:
     TypeError, ValueError
         If ``adjacency`` is not a finite square numeric array.
 
-    Example
-    -------
+    Examples
+    --------
     >>> is_dag([[0, 1], [0, 0]]), is_dag([[0, 1], [1, 0]])
     (True, False)
     """
@@ -159,8 +159,8 @@ def make_acyclic(adjacency: object, pvalues: object) -> np.ndarray:
     ValueError
         If ``adjacency`` is not finite and square or the shapes differ.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> A = np.array([[0, 1], [1, 0]])
     >>> make_acyclic(A, np.array([[np.nan, 0.01], [0.04, np.nan]])).tolist()

@@ -36,8 +36,8 @@ def f1_tnr(adj_true: object, adj_est: object, ignore_diagonal: bool = True) -> t
     ValueError
         If an adjacency is not finite and square, or the shapes differ.
 
-    Example
-    -------
+    Examples
+    --------
     >>> f1_tnr([[0, 1], [0, 0]], [[0, 1], [1, 0]])
     (0.6666666666666666, 0.0)
     """

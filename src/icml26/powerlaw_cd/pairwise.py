@@ -65,8 +65,8 @@ class CDResult:
         If ``adjacency`` is not a finite square array, ``pvalues`` differs in shape, the
         features are not two (N, n_w) arrays, or ``names`` are not N distinct labels.
 
-    Example
-    -------
+    Examples
+    --------
     >>> r = CDResult([[0, 1], [0, 0]], [[np.nan, 0.01], [0.7, np.nan]], names=("x", "y"))
     >>> int(r.adjacency_frame().loc["x", "y"]), list(r.to_networkx().edges(data=True))
     (1, [('x', 'y', {'pvalue': 0.01})])
@@ -123,8 +123,8 @@ class CDResult:
     def adjacency_frame(self) -> pd.DataFrame:
         """The adjacency as an N × N DataFrame: row = cause, column = effect, labelled by name.
 
-        Example
-        -------
+        Examples
+        --------
         >>> CDResult([[0, 1], [0, 0]], np.full((2, 2), np.nan)).adjacency_frame().to_numpy()
         array([[0, 1],
                [0, 0]])
@@ -134,8 +134,8 @@ class CDResult:
     def pvalue_frame(self) -> pd.DataFrame:
         """The p-values as an N × N DataFrame labelled like :meth:`adjacency_frame`.
 
-        Example
-        -------
+        Examples
+        --------
         >>> CDResult([[0, 1], [0, 0]], [[1, 0.01], [0.7, 1]]).pvalue_frame().loc[0, 1]
         np.float64(0.01)
         """
@@ -153,8 +153,8 @@ class CDResult:
             If networkx is not installed (an ``ImportError``; the fix:
             ``pip install 'icml26[powerlaw_cd]'``).
 
-        Example
-        -------
+        Examples
+        --------
         >>> g = CDResult([[0, 1], [0, 0]], [[1, 0.01], [0.7, 1]], names=("a", "b")).to_networkx()
         >>> list(g.nodes), g.edges["a", "b"]["pvalue"]
         (['a', 'b'], 0.01)
@@ -179,8 +179,8 @@ def check_names(names: object, n: int, *, owner: str) -> tuple[Hashable, ...]:
     ValueError
         If there are not ``n`` labels or one repeats.
 
-    Example
-    -------
+    Examples
+    --------
     >>> check_names(["a", "b"], 2, owner="demo")
     ('a', 'b')
     """
@@ -245,8 +245,8 @@ def granger_on_features(
     ValueError
         If the shapes disagree or a parameter is out of range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((2, 500))
@@ -325,8 +325,8 @@ def placy(
         If X is not a finite (N, T) array with N >= 2, if the number of windows
         ⌊(T - W)/s⌋ + 1 is below p + 3 (T < W + p + 2 at s = 1), or a parameter is out of range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.powerlaw_cd import placy, simulate_ou
     >>> sim = simulate_ou(3, 1500, stock_like=True, stationary=False, sigma_b=1.0, seed=0)
     >>> res = placy(sim.X, max_lags=5)
@@ -387,8 +387,8 @@ def granger_pairwise(
         If X is not a finite (N, T) array with N >= 2 and T >= max_lags + 3, or a parameter is
         out of range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((2, 500))

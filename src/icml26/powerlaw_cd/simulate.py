@@ -75,8 +75,8 @@ def powerlaw_noise(exponent: float, shape: tuple[int, ...], seed: Seed = None) -
         If ``exponent`` is outside [0, 16], the time axis is shorter than 2 or ``shape`` is too
         large.
 
-    Example
-    -------
+    Examples
+    --------
     >>> powerlaw_noise(2.0, (3, 1024), seed=0).shape
     (3, 1024)
     """
@@ -180,8 +180,8 @@ def simulate_ou(
     ValueError
         If a parameter is out of range or L <= N·τ + 1.
 
-    Example
-    -------
+    Examples
+    --------
     >>> sim = simulate_ou(4, 2000, stock_like=True, sigma_b=0.5, seed=0)
     >>> sim.X.shape, bool((sim.adjacency == sim.adjacency * (sim.adjacency.T == 0)).all())
     ((4, 1980), True)

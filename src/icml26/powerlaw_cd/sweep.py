@@ -55,8 +55,8 @@ def dataset_seed(cell: Mapping[str, Any], seed: int) -> np.random.SeedSequence:
     TypeError, ValueError
         If ``cell`` is not a mapping with string keys or ``seed`` not an integer >= 0.
 
-    Example
-    -------
+    Examples
+    --------
     >>> a = dataset_seed({"strength": 0.5}, 3).generate_state(1)
     >>> bool((a == dataset_seed({"strength": 0.5}, 3).generate_state(1)).all())
     True
@@ -142,8 +142,8 @@ def run_benchmark(
         a cell's value is refused by :func:`simulate_ou`, a seed is negative, or ``n_jobs`` is
         out of range.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.powerlaw_cd import granger_pairwise
     >>> grid = [{"n_vars": 3, "length": 600, "sigma_b": 0.5}]
     >>> df = run_benchmark({"granger": lambda X: granger_pairwise(X, 5)}, grid, [0, 1], n_jobs=1)
@@ -253,8 +253,8 @@ def summarize_benchmark(frame: Any, by: Sequence[str] | None = None):  # -> pand
     ValueError
         If a needed column is missing or ``by`` names ``seed`` or ``method``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import pandas as pd
     >>> frame = pd.DataFrame({"sigma_b": [0.5, 0.5], "seed": [0, 1], "method": ["g", "g"],
     ...                       "f1": [0.5, 1.0], "tnr": [1.0, 1.0]})
@@ -306,8 +306,8 @@ def pool_summaries(summaries: Sequence[Any]):  # -> pandas.DataFrame
     ValueError
         If it is empty, a statistic column is missing, or a count is < 1.
 
-    Example
-    -------
+    Examples
+    --------
     >>> one = [{"cell": "a", "method": "g", "f1": 0.5, "f1_std": 0.0, "tnr": 1.0,
     ...         "tnr_std": 0.0, "n": 2}]
     >>> two = [{**one[0], "f1": 1.0, "n": 2}]
@@ -394,8 +394,8 @@ def min_cell_gain(
         If a needed column is missing, ``score`` is unknown, or ``ours`` has no row although
         ``other`` has.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import pandas as pd
     >>> frame = pd.DataFrame({"cell": [1, 1, 2, 2], "seed": [0, 0, 0, 0],
     ...                       "method": ["a", "b", "a", "b"], "f1": [0.9, 0.5, 0.6, 0.5]})
@@ -468,8 +468,8 @@ def worst_cell_gains(
         If a needed column is missing, ``score`` is unknown, or ``ours`` has no row although
         ``other`` has.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import pandas as pd
     >>> frame = pd.DataFrame({"cell": [1] * 4 + [2] * 4, "seed": [0, 0, 1, 1] * 2,
     ...                       "method": ["a", "b"] * 4,

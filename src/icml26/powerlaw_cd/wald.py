@@ -60,8 +60,8 @@ def lagged_design(Y: np.ndarray, lags: int) -> np.ndarray:
     TypeError, ValueError
         If ``Y`` is not a 2-D numeric array or ``lags`` not an integer in ``[0, n]``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> lagged_design(np.arange(8.0).reshape(4, 2), 1)
     array([[1., 0., 1.],
@@ -106,8 +106,8 @@ def var_wald_test(target: np.ndarray, drivers: np.ndarray, lags: int) -> WaldRes
         (A ``ValueError``.) If a series is not finite, the design is rank deficient or it leaves
         no residual degree of freedom.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> d = rng.standard_normal(400)

@@ -96,8 +96,8 @@ class _EpsSolver:
 class DDIM(_EpsSolver):
     """DDIM sampling and (inexact) DDIM inversion.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.rex import VPSchedule
     >>> ddim = DDIM(lambda x, t: 0 * x, VPSchedule())
     >>> ddim.decode(ddim.encode(torch.ones(1, 2), [1.0, 0.5, 0.1]), [1.0, 0.5, 0.1]).shape

@@ -69,8 +69,8 @@ def tree_depth(lo: float, hi: float, min_step: float | None = None) -> int:
         If float64 cannot resolve leaves that small on this span, or the bounds are not finite
         with lo < hi, or ``min_step`` is not positive.
 
-    Example
-    -------
+    Examples
+    --------
     >>> tree_depth(0.0, 1.0, 1e-3)
     17
     """
@@ -157,8 +157,8 @@ class SeededBrownian:
     dtype, device
         Of the returned tensors (the path itself is computed in float64 on CPU).
 
-    Example
-    -------
+    Examples
+    --------
     >>> bm = SeededBrownian(0, (3,), 0.0, 1.0)
     >>> W, H = bm.increment(0.2, 0.7)
     >>> W2, H2 = SeededBrownian(0, (3,), 0.0, 1.0).increment(0.2, 0.7)

@@ -80,8 +80,8 @@ def guided_unet(
     guidance_scale
         Classifier-free guidance weight w; ``None`` for no guidance.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from types import SimpleNamespace
     >>> unet = lambda x, t, encoder_hidden_states: SimpleNamespace(sample=x * encoder_hidden_states)
     >>> model = guided_unet(unet, torch.full((1, 1), 2.0), torch.ones(1, 1), guidance_scale=3.0)
@@ -154,8 +154,8 @@ def from_diffusers(
     model, schedule, model_output
         Ready for ``RexSolver(model, schedule, model_output=model_output)``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> # pipe = StableDiffusionPipeline.from_pretrained(path)  (real path, needs the weights)
     >>> # model, schedule, out = from_diffusers(pipe.unet, pipe.scheduler, cond=emb, uncond=null,
     >>> #                                       cfg_scale=3.0)

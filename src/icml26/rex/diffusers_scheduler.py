@@ -163,8 +163,8 @@ class RexScheduler(SchedulerMixin, ConfigMixin):
     low_order_final_n_steps
         The last that many steps use Euler (Euler-Maruyama), as the reference code's option.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import diffusers
     >>> ddpm = diffusers.DDPMScheduler()
     >>> rex = RexScheduler.from_config(ddpm.config, tableau="midpoint")

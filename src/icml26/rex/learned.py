@@ -47,8 +47,8 @@ class MLPDenoiser(nn.Module):
         :func:`icml26.core.seeded_default_init`; the global RNG is left alone). A generator is
         advanced by one draw.
 
-    Example
-    -------
+    Examples
+    --------
     >>> net = MLPDenoiser(2, seed=0)
     >>> net(torch.zeros(3, 2), torch.full((3,), 0.5)).shape
     torch.Size([3, 2])

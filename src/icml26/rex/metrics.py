@@ -27,8 +27,8 @@ __all__ = ["mmd_rbf", "observed_order", "roundtrip_error", "roundtrip_errors", "
 def roundtrip_error(a: torch.Tensor, b: torch.Tensor, kind: str = "mse") -> float:
     """Mean squared (``"mse"``) or max-abs (``"max"``) difference of two same-shape tensors.
 
-    Example
-    -------
+    Examples
+    --------
     >>> roundtrip_error(torch.zeros(2), torch.tensor([0.0, 2.0]))
     2.0
     """
@@ -55,8 +55,8 @@ def roundtrip_errors(
     against ``data``, and noise -> data -> noise (``decode`` then ``backward_solve``) against
     ``noise``, the worse of the two coupled states. ``kind`` as in :func:`roundtrip_error`.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.rex import GaussianData, RexSolver, VPSchedule
     >>> schedule = VPSchedule()
     >>> model = GaussianData().denoiser(schedule)
@@ -87,8 +87,8 @@ def roundtrip_errors(
 def observed_order(errors: Sequence[float], n_steps: Sequence[int]) -> float:
     """Convergence order: minus the least-squares slope of log(error) against log(N).
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(observed_order([1e-2, 2.5e-3, 6.25e-4], [10, 20, 40]), 6)
     2.0
     """

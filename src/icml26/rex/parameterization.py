@@ -40,8 +40,8 @@ def convert_output(
     x0 = (sigma_dot x - sigma v) / (sigma_dot alpha - sigma alpha_dot),
     eps = (alpha v - alpha_dot x) / (sigma_dot alpha - sigma alpha_dot).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.rex import VPSchedule
     >>> s, x, eps = VPSchedule(), torch.ones(2), torch.zeros(2)
     >>> x0 = convert_output(eps, x, 0.5, s, source="noise", target="data")  # eps = 0: x = alpha x0

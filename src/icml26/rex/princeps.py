@@ -199,8 +199,8 @@ def princeps_step(
     bm
         The Brownian path (required for SDEs); its time is the case's noise clock.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.rex import VPSchedule
     >>> model = lambda x, t: torch.zeros_like(x)  # predicts eps = 0
     >>> princeps_step(model, VPSchedule(), torch.ones(1, 2), 1.0, 0.5).shape
@@ -249,8 +249,8 @@ def princeps_solve(
     compared sample by sample (a generator ``seed`` gives the path one key drawn from it, as
     :class:`SeededBrownian` does).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.rex import VPSchedule
     >>> model = lambda x, t: torch.zeros_like(x)
     >>> princeps_solve(model, VPSchedule(), torch.ones(2, 1), [1.0, 0.5, 0.1]).shape

@@ -105,8 +105,8 @@ class VPSchedule(Schedule):
     t_data
         Where sampling stops (the default 1e-3 keeps sigma away from 0).
 
-    Example
-    -------
+    Examples
+    --------
     >>> s = VPSchedule()
     >>> round(s.t_of_log_snr(s.log_snr(0.3)), 12)
     0.3
@@ -164,8 +164,8 @@ class VPSchedule(Schedule):
     def beta(self, t: float) -> float:
         """The noise rate beta(t) = -2 d log(alpha_t) / dt, t in [T_MIN, 1].
 
-        Example
-        -------
+        Examples
+        --------
         >>> round(VPSchedule(beta0=0.1, beta1=20.0).beta(0.5), 12)
         10.05
         """
@@ -233,8 +233,8 @@ class DiscreteVPSchedule(Schedule):
     t_data
         Where sampling stops (default t_0 = 1 / N, timestep 0); must lie in [1 / N, 1).
 
-    Example
-    -------
+    Examples
+    --------
     >>> s = DiscreteVPSchedule([0.99, 0.9, 0.5, 0.1])
     >>> round(s.alpha(0.5) ** 2, 12), s.timestep(0.5), round(s.t_of_log_snr(s.log_snr(0.6)), 12)
     (0.9, 1.0, 0.6)
@@ -352,8 +352,8 @@ def _sigmoid(z: float) -> float:
 class FlowMatchingSchedule(Schedule):
     """Rectified-flow schedule alpha_t = t, sigma_t = 1 - t: noise at t = 0, data at t = 1.
 
-    Example
-    -------
+    Examples
+    --------
     >>> FlowMatchingSchedule().t_of_log_snr(0.0)
     0.5
     """
@@ -411,8 +411,8 @@ class CustomSchedule(Schedule):
     alpha_dot_fn, sigma_dot_fn
         Optional derivatives; only needed for velocity-predicting models.
 
-    Example
-    -------
+    Examples
+    --------
     >>> s = CustomSchedule(lambda t: math.cos(math.pi * t / 2), lambda t: math.sin(math.pi * t / 2))
     >>> round(s.t_of_log_snr(s.log_snr(0.4)), 10)
     0.4

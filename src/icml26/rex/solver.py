@@ -55,8 +55,8 @@ def make_grid(
 ) -> list[float]:
     """N + 1 times from ``t_start`` (noise) to ``t_end`` (data), uniform in t, log-SNR or varsigma.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.rex import VPSchedule
     >>> make_grid(VPSchedule(), 2, t_end=0.5)
     [1.0, 0.75, 0.5]
@@ -122,8 +122,8 @@ class RexSolver:
         (its scripts use 0 or 2). Encoding uses the same steps, so round trips stay exact. Fixed
         grids only.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.rex import VPSchedule
     >>> model = lambda x, t: 0.5 * x  # any eps-predictor
     >>> solver = RexSolver(model, VPSchedule(), tableau="midpoint", n_steps=10)

@@ -34,8 +34,8 @@ def _check_z(z: complex, owner: str) -> complex:
 def coupled_euler_matrix(z: complex, zeta: float) -> np.ndarray:
     """The 2x2 amplification matrix of coupled Euler at z = h lam.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(float(np.linalg.det(coupled_euler_matrix(-0.5, 0.9)).real), 12)
     0.9
     """

@@ -125,8 +125,8 @@ LEGACY_EXP_RK4 = _tab(
 def get_tableau(tableau: str | ButcherTableau) -> ButcherTableau:
     """The tableau called ``tableau`` (one of ``TABLEAUS``); a tableau is returned as is.
 
-    Example
-    -------
+    Examples
+    --------
     >>> get_tableau("rk4").stages
     4
     """

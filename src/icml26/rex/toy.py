@@ -60,8 +60,8 @@ def _times(t: torch.Tensor | float) -> float:
 class GaussianData:
     """Data N(mu, s^2 I) in ``dim`` dimensions, with its exact denoiser and PF-ODE flow.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from icml26.rex import VPSchedule
     >>> data = GaussianData(mu=0.5, s=0.3, dim=2)
     >>> denoise = data.denoiser(VPSchedule())
@@ -118,8 +118,8 @@ class GaussianMixtureData:
     The default is the spec's 2-D mixture: means (-2, 0), (2, 1), (0, -2.5); variances
     0.05, 0.2, 0.1; weights 0.3, 0.5, 0.2.
 
-    Example
-    -------
+    Examples
+    --------
     >>> data = GaussianMixtureData()
     >>> data.sample(5, seed=0).shape
     torch.Size([5, 2])
@@ -199,8 +199,8 @@ class GaussianMixtureData:
         mean = alpha sum_k w_k m_k; var = alpha^2 (sum_k w_k (v_k + m_k^2) - mean_0^2) + sigma^2,
         with mean_0 the data mean.
 
-        Example
-        -------
+        Examples
+        --------
         >>> from icml26.rex import VPSchedule
         >>> mixture = GaussianMixtureData(((-1.0,), (1.0,)), (0.5, 0.5), (0.5, 0.5))
         >>> mean, var = mixture.marginal_moments(VPSchedule(t_data=1e-3), 1e-3)  # ~ the data
