@@ -27,7 +27,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from icml26.core import discover, plan, run_tasks
-from icml26.core.runner import TASK_SECONDS, available_cores
+from icml26.core.results import TASK_SECONDS
+from icml26.core.runner import available_cores
 
 MEDIAN_CPU_S, MAX_CPU_S, TOTAL_CPU_S, TOTAL_WALL_S = 15.0, 60.0, 15 * 60.0, 10 * 60.0
 

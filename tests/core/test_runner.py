@@ -149,6 +149,30 @@ def test_cpu_time_counts_the_child_processes_a_task_waited_for():
     assert _cpu_seconds() - before >= 0.3  # time.process_time() alone misses the child
 
 
+def _logs_like_torch_and_torchao(config, ctx):
+    import logging
+
+    logging.getLogger("torch.utils._pytree").warning("Enum subclass: register_constant deprecated")
+    logging.getLogger("torchao").warning("Failed to load a kernel library")
+    return {"p_hat": 0.5}
+
+
+def test_library_log_records_go_to_the_warnings_log_not_the_console(tmp_path, capfd):
+    import logging
+
+    import torch  # noqa: F401  (torch's own, non-propagating handler on the "torch" logger)
+
+    torch_handlers = list(logging.getLogger("torch").handlers)
+    task = replace(plan(TOY.get("toy.coin"), "smoke", 1)[0], run=_logs_like_torch_and_torchao)
+    assert run_tasks([task], tmp_path, progress=False)[0].ok
+    log = (tmp_path / "warnings.log").read_text()
+    assert "WARNING torch.utils._pytree: Enum subclass" in log
+    assert "WARNING torchao: Failed to load" in log
+    err = capfd.readouterr().err
+    assert "Enum subclass" not in err and "Failed to load" not in err
+    assert logging.getLogger("torch").handlers == torch_handlers  # restored after the task
+
+
 def test_a_lost_progress_process_stops_the_bars_not_the_task():
     from icml26.core.runner import _QueueSink
 
@@ -255,6 +279,21 @@ def test_fingerprint_covers_the_whole_system_folder():
 
     assert code_fingerprint(to_jsonable) == code_fingerprint(versions)  # both are core's
     assert code_fingerprint(to_jsonable) != code_fingerprint(TOY.get("toy.coin").run)
+
+
+def test_the_task_order_table_is_outside_the_fingerprint(tmp_path, monkeypatch):
+    from icml26.core import code_fingerprint, results
+
+    core = tmp_path / "core"
+    core.mkdir()
+    (core / "claims.py").write_text("BAR = 1\n")
+    monkeypatch.setattr(results, "CORE_DIR", core)
+    monkeypatch.setattr(results, "TASK_SECONDS", core / "task_seconds.json")
+    before = code_fingerprint(results.to_jsonable)
+    (core / "task_seconds.json").write_text('{"toy.coin/quick": 1.0}\n')
+    assert code_fingerprint(results.to_jsonable) == before  # the order of tasks, not their code
+    (core / "claims.py").write_text("BAR = 2\n")
+    assert code_fingerprint(results.to_jsonable) != before
 
 
 def test_a_corrupt_record_is_moved_aside_and_rerun(tmp_path):

@@ -41,6 +41,9 @@ __all__ = [
 ]
 
 CORE_DIR = Path(__file__).resolve().parent
+TASK_SECONDS = CORE_DIR / "task_seconds.json"
+"""Measured seconds per task of each experiment and preset (written by
+``benchmarks/bench_reproduce.py --write-task-seconds``), used only to order tasks."""
 log = logging.getLogger(__name__)
 
 
@@ -112,6 +115,8 @@ def code_fingerprint(run: Callable[..., Any]) -> str:
     digest = hashlib.sha256()
     for base in (CORE_DIR, root):
         for file in _source_files(base):
+            if file == TASK_SECONDS:  # only orders tasks: no result depends on it
+                continue
             digest.update(str(file.relative_to(base.parent)).encode())
             digest.update(file.read_bytes())
     return digest.hexdigest()[:16]

@@ -46,6 +46,7 @@ from rich.progress import (
 from icml26.core.context import ProgressSink, Resources, RunContext
 from icml26.core.experiment import Experiment, RunFn
 from icml26.core.results import (
+    TASK_SECONDS,
     TaskRecord,
     code_fingerprint,
     config_hash,
@@ -181,8 +182,13 @@ def execute(
     metrics: dict[str, Any] = {}
     error = None
     caught: list[warnings.WarningMessage] = []
+    logged: list[logging.LogRecord] = []
     try:
-        with threadpool_limits(limits=threads), warnings.catch_warnings(record=True) as caught:
+        with (
+            threadpool_limits(limits=threads),
+            warnings.catch_warnings(record=True) as caught,
+            _collect_log_records(logged),
+        ):
             warnings.simplefilter("default")
             metrics = to_jsonable(task.run(task.config, ctx))
         if not isinstance(metrics, dict):
@@ -191,7 +197,7 @@ def execute(
         error = _relative_paths(traceback.format_exc())
     finally:
         torch.set_num_threads(threads_before)
-    _log_warnings(Path(run_dir), task, caught)
+    _log_warnings(Path(run_dir), task, caught, logged)
     if ctx.artifact_dir.is_dir() and not any(ctx.artifact_dir.iterdir()):
         ctx.artifact_dir.rmdir()
     return TaskRecord(
@@ -220,14 +226,49 @@ def _cpu_seconds() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
-def _log_warnings(run_dir: Path, task: Task, caught: Sequence[warnings.WarningMessage]) -> None:
-    """Append a task's warnings to ``<run_dir>/warnings.log`` instead of the console."""
-    if not caught:
-        return
+class _RecordList(logging.Handler):
+    def __init__(self, records: list[logging.LogRecord]) -> None:
+        super().__init__(logging.WARNING)
+        self.records = records
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@contextmanager
+def _collect_log_records(records: list[logging.LogRecord]) -> Iterator[None]:
+    """Collect the log records of WARNING and above that a task's libraries emit into ``records``.
+
+    torch logs through a handler of its own on the ``torch`` logger (which does not propagate), and
+    libraries imported inside a task (torchao, via transformers) log on import: without this they
+    reach the console in the middle of the run's progress.
+    """
+    loggers = [logging.getLogger(), logging.getLogger("torch")]
+    saved = [list(logger.handlers) for logger in loggers]
+    handler = _RecordList(records)
+    for logger in loggers:
+        logger.handlers = [handler]
+    try:
+        yield
+    finally:
+        for logger, handlers in zip(loggers, saved, strict=True):
+            logger.handlers = handlers
+
+
+def _log_warnings(
+    run_dir: Path,
+    task: Task,
+    caught: Sequence[warnings.WarningMessage],
+    logged: Sequence[logging.LogRecord],
+) -> None:
+    """Append a task's warnings and library log records to ``<run_dir>/warnings.log`` instead of
+    the console."""
     lines = {
         f"{task.label}: {w.category.__name__}: {w.message} ({Path(w.filename).name}:{w.lineno})"
         for w in caught
-    }
+    } | {f"{task.label}: {r.levelname} {r.name}: {r.getMessage()}" for r in logged}
+    if not lines:
+        return
     try:
         with open(run_dir / "warnings.log", "a") as log_file:
             log_file.write("".join(f"{line}\n" for line in sorted(lines)))
@@ -252,11 +293,6 @@ class RecordWriteError(RuntimeError):
 
     The run stops; every record written before stays, so the same command resumes the run.
     """
-
-
-TASK_SECONDS = Path(__file__).with_name("task_seconds.json")
-"""Measured seconds per task of each experiment and preset (written by
-``benchmarks/bench_reproduce.py --write-task-seconds``), used only to order tasks."""
 
 
 def _longest_first(tasks: Sequence[Task], pending: Sequence[int]) -> list[int]:
