@@ -27,6 +27,7 @@ import enum
 import importlib
 import inspect
 import math
+import os
 import re
 import resource
 import signal
@@ -38,7 +39,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import NotFittedError
 
@@ -48,7 +49,10 @@ from icml26.core.imports import MissingExtraError
 SYSTEMS = discover().systems()
 BUDGET_S = 4.0
 HUGE = (2**31, 10**12)
-EXAMPLES = 12
+# A campaign beyond the suite's derandomised draws: ICML26_FUZZ_EXAMPLES=48 ICML26_FUZZ_SEED=1
+# python -m pytest tests/test_fuzz_public_api.py (issue 40 asks for thousands of calls).
+EXAMPLES = int(os.environ.get("ICML26_FUZZ_EXAMPLES", "12"))
+CAMPAIGN_SEED = os.environ.get("ICML26_FUZZ_SEED")
 MEMORY_HEADROOM = 6 * 2**30  # address space a fuzzed call may add
 
 
@@ -414,7 +418,7 @@ def test_public_name_survives_hostile_input(obj, isolated):
 
     @settings(
         max_examples=EXAMPLES,
-        derandomize=True,
+        derandomize=CAMPAIGN_SEED is None,
         database=None,
         deadline=None,
         phases=[Phase.explicit, Phase.generate],  # no shrinking: the first finding is reported
@@ -447,6 +451,8 @@ def test_public_name_survives_hostile_input(obj, isolated):
             except SlowCallError:
                 slow.add(name)
 
+    if CAMPAIGN_SEED is not None:
+        fuzz = seed(int(CAMPAIGN_SEED))(fuzz)
     fuzz()
 
 

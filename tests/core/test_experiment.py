@@ -40,6 +40,19 @@ def test_config_from_record_restores_tuples():
     )
 
 
+def test_every_registered_config_survives_its_record_round_trip():
+    import json
+
+    from icml26.core import discover
+    from icml26.core.results import to_jsonable
+
+    for experiment in discover():
+        for preset in experiment.presets:
+            config = experiment.config(preset)
+            stored = json.loads(json.dumps(to_jsonable(config)))  # as a record holds it
+            assert experiment.config_from_record(stored) == config, (experiment.name, preset)
+
+
 def make(**changes):
     spec = dict(
         name="a.b",

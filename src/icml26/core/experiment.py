@@ -226,10 +226,11 @@ class Experiment:
         return apply_overrides(self.presets[preset], overrides or {})
 
     def config_from_record(self, values: Mapping[str, Any]) -> Any:
-        """Rebuild the config dataclass from a record's JSON copy (lists back to tuples)."""
+        """Rebuild the config dataclass from a record's JSON copy (lists back to tuples, nested
+        ones included)."""
         template = self.presets["quick"]
         changes = {
-            f.name: tuple(values[f.name])
+            f.name: _as_tuples(values[f.name])
             if isinstance(getattr(template, f.name), tuple)
             else values[f.name]
             for f in dataclasses.fields(template)
@@ -419,3 +420,8 @@ def _record_broken(package: str, slug: str, err: BaseException) -> None:
         del REGISTRY._experiments[name]
     REGISTRY.unavailable[slug] = f"broken — {type(err).__name__} on import: {err}"
     warnings.warn(f"{package}.{slug} is broken and was left out: {err!r}", stacklevel=3)
+
+
+def _as_tuples(value: Any) -> Any:
+    """``value`` with every list, at any depth, made a tuple (JSON's copy of a tuple field)."""
+    return tuple(_as_tuples(v) for v in value) if isinstance(value, list) else value
