@@ -149,6 +149,30 @@ def test_cpu_time_counts_the_child_processes_a_task_waited_for():
     assert _cpu_seconds() - before >= 0.3  # time.process_time() alone misses the child
 
 
+def test_cpu_time_counts_a_pool_the_task_leaves_running():
+    import subprocess
+    import sys
+    import time
+
+    from icml26.core.runner import _CpuClock
+
+    clock = _CpuClock.start()
+    spin = (
+        "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\n"
+        "time.sleep(30)"
+    )
+    worker = subprocess.Popen([sys.executable, "-c", spin])  # like a reusable loky worker
+    try:
+        deadline = time.monotonic() + 20
+        while clock.elapsed() < 0.3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert clock.elapsed() >= 0.3  # counted while it lives, never waited for
+    finally:
+        worker.kill()
+        worker.wait()
+    assert clock.elapsed() >= 0.3  # and still counted once reaped
+
+
 def _logs_like_torch_and_torchao(config, ctx):
     import logging
 

@@ -178,7 +178,7 @@ def execute(
     )
     threads_before = torch.get_num_threads()
     torch.set_num_threads(threads)
-    start, cpu_start = time.perf_counter(), _cpu_seconds()
+    start, cpu_clock = time.perf_counter(), _CpuClock.start()
     metrics: dict[str, Any] = {}
     error = None
     caught: list[warnings.WarningMessage] = []
@@ -211,7 +211,7 @@ def execute(
         metrics={} if error else metrics,
         error=error,
         wall_time_s=time.perf_counter() - start,
-        cpu_time_s=_cpu_seconds() - cpu_start,
+        cpu_time_s=cpu_clock.elapsed(),
         versions=versions(task.requires),
         git_revision=git_revision(),
         git_dirty=git_dirty(),
@@ -224,6 +224,49 @@ def _cpu_seconds() -> float:
     worker pools included once they end)."""
     times = os.times()
     return times.user + times.system + times.children_user + times.children_system
+
+
+def _descendant_cpu_seconds() -> dict[int, float]:
+    """CPU seconds of every live descendant of this process, each with the children it reaped.
+
+    A pool that outlives the task (joblib's reusable loky workers) is never waited for, so
+    :func:`_cpu_seconds` misses it. Read from Linux's ``/proc``; empty where there is none.
+    """
+    parents: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            # the command name (field 2) may hold spaces: split after its closing parenthesis
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):  # the process ended while we read
+            continue
+        pid = int(stat.parent.name)
+        parents[pid] = int(fields[1])
+        cpu[pid] = sum(int(v) for v in fields[11:15]) / tick  # utime stime cutime cstime
+    family, frontier = set(), {os.getpid()}
+    while frontier:
+        frontier = {pid for pid, ppid in parents.items() if ppid in frontier} - family
+        family |= frontier
+    return {pid: cpu[pid] for pid in family}
+
+
+@dataclass(frozen=True)
+class _CpuClock:
+    """CPU seconds a task used: this process, the children it waited for and live descendants."""
+
+    own: float
+    descendants: dict[int, float]
+
+    @classmethod
+    def start(cls) -> _CpuClock:
+        return cls(_cpu_seconds(), _descendant_cpu_seconds())
+
+    def elapsed(self) -> float:
+        # A descendant alive at the start counts from its start value, whether it is still
+        # alive (its /proc value) or was reaped since (its whole time is in _cpu_seconds).
+        now = _descendant_cpu_seconds()
+        return _cpu_seconds() - self.own + sum(now.values()) - sum(self.descendants.values())
 
 
 class _RecordList(logging.Handler):
