@@ -18,7 +18,7 @@ from rich.table import Table as RichTable
 from icml26.core.claims import Status
 from icml26.core.experiment import PRESETS, Experiment, Registry, discover
 from icml26.core.imports import extra_requirements
-from icml26.core.report import summarize, write_readme_table, write_report
+from icml26.core.report import summarize, write_docs_results, write_readme_table, write_report
 from icml26.core.results import TaskRecord
 from icml26.core.runner import (
     BACKENDS,
@@ -390,19 +390,33 @@ def report(
             "'<!-- results:begin -->' and '<!-- results:end -->' lines) from the run.",
         ),
     ] = None,
+    docs: Annotated[
+        Path | None,
+        typer.Option(
+            "--docs",
+            help="Also rewrite the 'Latest recorded run' section of each system's page in this "
+            "docs folder (<slug>.md) from the run.",
+        ),
+    ] = None,
 ) -> None:
-    """Write report.md and report.html for a run folder (and, with --readme, the README table)."""
+    """Write report.md and report.html for a run folder (and, with --readme / --docs, the README
+    table and the docs pages' results sections)."""
     if not run_dir.is_dir():
         _fail(f"no run folder at {run_dir}")
+    if docs is not None and not docs.is_dir():
+        _fail(f"no docs folder at {docs}")
     try:
         md, html = write_report(run_dir, _registry())
         if readme is not None:
             write_readme_table(run_dir, readme)
+        pages = write_docs_results(run_dir, docs) if docs is not None else []
     except ValueError as err:  # an empty folder, a README without the markers
         _fail(str(err))
     console.print(f"report: {md} and {html} (+ summary.json, claims.csv)")
     if readme is not None:
         console.print(f"README results table rewritten from {run_dir}: {readme}")
+    if docs is not None:
+        console.print(f"results sections of {len(pages)} docs page(s) in {docs} rewritten")
 
 
 @app.command(

@@ -122,6 +122,34 @@ def test_summary_json_and_claims_csv(run_dir):
     assert float(c3["ci_low"]) < 0.3 < float(c3["ci_high"])
 
 
+def test_readme_table_and_docs_sections_are_generated_from_the_summary(run_dir, tmp_path):
+    from icml26.core.report import README_BEGIN, README_END, write_docs_results, write_readme_table
+
+    write_report(run_dir, TOY)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n\n{README_BEGIN}\nold\n{README_END}\n\nafter\n")
+    write_readme_table(run_dir, readme)
+    text = readme.read_text()
+    assert "old" not in text and text.endswith(f"{README_END}\n\nafter\n")
+    assert "| `toy` |" in text and "smoke" in text
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    page = docs / "toy.md"
+    page.write_text("# toy\n\nHand-written method notes.\n")
+    assert write_docs_results(run_dir, docs) == [page]
+    first = page.read_text()
+    assert first.startswith("# toy\n\nHand-written method notes.\n\n" + README_BEGIN)
+    assert "## Latest recorded run" in first and "smoke preset" in first
+    c2 = next(line for line in first.splitlines() if "| C2 |" in line)
+    assert "not reproduced" in c2 and c2.count("|") == 9
+    assert write_docs_results(run_dir, docs) == [page] and page.read_text() == first  # in place
+    readme.write_text("no markers\n")
+    with pytest.raises(ValueError, match="no '<!-- results:begin -->'"):
+        write_readme_table(run_dir, readme)
+    with pytest.raises(ValueError, match="write the report first"):
+        write_docs_results(tmp_path / "docs", docs)
+
+
 @pytest.fixture
 def invoke(monkeypatch):
     monkeypatch.setattr(cli, "_registry", lambda: TOY)
@@ -139,6 +167,17 @@ def test_cli_run_prints_verdicts_and_resumes(invoke, tmp_path):
     assert again.exit_code == 0
     result = invoke("report", out)
     assert result.exit_code == 0 and (tmp_path / "run" / "report.html").exists()
+
+
+def test_cli_report_rewrites_the_docs_sections(invoke, run_dir, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "toy.md").write_text("# toy\n")
+    result = invoke("report", str(run_dir), "--docs", str(docs))
+    assert result.exit_code == 0, result.output
+    assert "results sections of 1 docs page(s)" in result.output
+    assert "## Latest recorded run" in (docs / "toy.md").read_text()
+    assert invoke("report", str(run_dir), "--docs", str(tmp_path / "nope")).exit_code == 2
 
 
 def test_cli_reproduce_writes_the_report(invoke, tmp_path):

@@ -42,6 +42,7 @@ __all__ = [
     "Table",
     "github_anchor",
     "summarize",
+    "write_docs_results",
     "write_readme_table",
     "write_report",
 ]
@@ -563,6 +564,86 @@ def _readme_rows(summary: dict[str, Any], run_name: str) -> list[str]:
     return rows
 
 
+def _load_summary(run_dir: Path) -> dict[str, Any]:
+    summary_file = Path(run_dir) / "summary.json"
+    if not summary_file.is_file():
+        raise ValueError(f"no summary.json in {run_dir}: write the report first")
+    return json.loads(summary_file.read_text())
+
+
+def _docs_block(slug: str, summary: dict[str, Any], run_name: str) -> str:
+    system = summary["systems"][slug]
+    revisions = summary["environment"].get("git_revisions") or ["unknown"]
+    code = ", ".join(r[:7] for r in revisions)
+    if summary["environment"].get("git_dirty"):
+        code += " with uncommitted changes"
+    lines = [
+        "## Latest recorded run",
+        "",
+        f"Every claim of `{_cell(slug)}` as judged in the run `{_cell(run_name)}` "
+        f"({'/'.join(system['presets'])} preset, {summary['written']}, code {code}), written by "
+        f"`icml26 report {_cell(run_name)} --docs DOCS` from its `summary.json`; nothing in this "
+        "section is written by hand. The headline is in bold; why each verdict is what it is "
+        "stands in the run's `report.md`.",
+        "",
+        "| experiment | claim | kind | statement | criterion | ours [interval] | n | verdict |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for c in summary["claims"]:
+        if c["experiment"].split(".", 1)[0] != slug:
+            continue
+        ours = "n/a" if c["mean"] is None else f"{c['mean']:.3g}"
+        if c["ci_low"] is not None and c["ci_low"] != c["ci_high"]:
+            ours += f" [{c['ci_low']:.3g}, {c['ci_high']:.3g}]"
+        claim = f"**{_cell(c['claim'])}**" if c["headline"] else _cell(c["claim"])
+        cells = [
+            _cell(f"{c['experiment']} ({c['preset']})"),
+            claim,
+            *(_cell(c[k]) for k in ("kind", "statement", "criterion")),
+            _cell(ours),
+            str(c["n_values"]),
+            _cell(c["verdict"]),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def write_docs_results(run_dir: Path, docs_dir: Path) -> list[Path]:
+    """Rewrite the "Latest recorded run" section of each system's docs page from ``run_dir``.
+
+    For every system in the run's ``summary.json``, ``<docs_dir>/<slug>.md`` gets, between
+    :data:`README_BEGIN` and :data:`README_END` (appended at the end on the first write), a
+    table of every claim of that run with its value, interval, number of values and verdict,
+    headed by the run's name, preset, date and code revision.
+
+    Returns
+    -------
+    list of Path
+        The pages rewritten (a system without a page is skipped).
+
+    Raises
+    ------
+    ValueError
+        When the run has no summary (write the report first).
+    """
+    summary = _load_summary(run_dir)
+    written = []
+    for slug in summary["systems"]:
+        page = Path(docs_dir) / f"{slug}.md"
+        if not page.is_file():
+            continue
+        text = page.read_text()
+        block = _docs_block(slug, summary, Path(run_dir).as_posix())
+        if README_BEGIN in text and README_END in text:
+            before, rest = text.split(README_BEGIN, 1)
+            after = rest.split(README_END, 1)[1]
+        else:
+            before, after = text.rstrip("\n") + "\n\n", "\n"
+        atomic_write_text(page, f"{before}{README_BEGIN}\n{block}\n{README_END}{after}")
+        written.append(page)
+    return written
+
+
 def write_readme_table(run_dir: Path, readme: Path) -> None:
     """Rewrite the results table of ``readme`` from ``run_dir``'s ``summary.json``.
 
@@ -574,10 +655,7 @@ def write_readme_table(run_dir: Path, readme: Path) -> None:
     ValueError
         When the run has no summary (write the report first) or the README lacks the markers.
     """
-    summary_file = Path(run_dir) / "summary.json"
-    if not summary_file.is_file():
-        raise ValueError(f"no summary.json in {run_dir}: write the report first")
-    summary = json.loads(summary_file.read_text())
+    summary = _load_summary(run_dir)
     text = Path(readme).read_text()
     if README_BEGIN not in text or README_END not in text:
         raise ValueError(f"{readme} has no '{README_BEGIN}' ... '{README_END}' block")
