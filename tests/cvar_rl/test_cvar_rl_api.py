@@ -108,8 +108,8 @@ def test_bad_transition_tables_are_refused():
         TabularMDP(P, np.zeros((2, 2, 2)), 0.9)
     with pytest.raises(ValueError, match=r"shape \(S, A, S\)"):
         TabularMDP(np.ones((2, 1, 3)) / 3, np.zeros((2, 1, 3)), 0.9)
-    with pytest.raises(ValueError, match=r"gamma must be in \[0, 1\)"):
-        TabularMDP(P, R, 1.0)
+    with pytest.raises(ValueError, match=r"gamma must be in \[0, 1\]"):
+        TabularMDP(P, R, 1.5)
     with pytest.raises(ValueError, match="terminal must be a boolean"):
         TabularMDP(P, R, 0.9, terminal=[0, 1])
 

@@ -84,7 +84,7 @@ def test_wrong_kinds_are_type_errors_naming_the_parameter(call, match):
         (lambda: dataclasses.replace(CHOW, y=CHOW.y[::-1]), "y must be increasing"),
         (lambda: dataclasses.replace(SOLUTION, s0=99), r"s0 must be an integer in \[0, 5\]"),
         (lambda: random_layered_mdp(seed=-2), "seed must be an int >= 0"),
-        (lambda: random_layered_mdp(gamma=math.inf), r"gamma must be in \[0, 1\)"),
+        (lambda: random_layered_mdp(gamma=math.inf), r"gamma must be in \[0, 1\]"),
         (lambda: exact_augmented_value(MDP, 0.0, 3, state=6), r"state must be an integer in"),
     ],
 )

@@ -66,6 +66,21 @@ def redistributed_reward(c: Any, r: Any) -> np.ndarray:
     return np.where(np.isneginf(c), 0.0, rho)
 
 
+def discounted_steps(gamma: float, horizon: int | None) -> float:
+    """sum_{t < horizon} gamma^t, or 1 / (1 - gamma) for an unbounded episode (horizon None).
+
+    The caller has checked gamma in [0, 1] (below 1 without a horizon) and horizon >= 0.
+
+    Examples
+    --------
+    >>> discounted_steps(0.5, None), discounted_steps(0.5, 2), discounted_steps(1.0, 3)
+    (2.0, 1.5, 3.0)
+    """
+    if horizon is None:
+        return 1 / (1 - gamma)
+    return float(horizon) if gamma == 1.0 else (1 - gamma**horizon) / (1 - gamma)
+
+
 def check_grid(grid: object, *, owner: str) -> BudgetGrid:
     """Return ``grid`` if it is a :class:`BudgetGrid`, else raise ``TypeError`` naming ``grid``."""
     if not isinstance(grid, BudgetGrid):
@@ -154,15 +169,17 @@ class BudgetGrid:
         BudgetGrid(c_lo=0.0, c_hi=4.0, K=5)
         """
         owner = "BudgetGrid"
-        closed = "left" if horizon is None else "both"
-        gamma = check_in_interval("gamma", gamma, low=0.0, high=1.0, closed=closed, owner=owner)
+        gamma = check_in_interval("gamma", gamma, low=0.0, high=1.0, owner=owner)
         r_max = check_in_interval("r_max", r_max, owner=owner)
         r_min = check_in_interval("r_min", r_min, high=r_max, owner=owner)
-        if horizon is None:
-            steps = 1 / (1 - gamma)
-        else:
+        if horizon is not None:
             horizon = check_positive_int("horizon", horizon, owner=owner, maximum=10**6)
-            steps = float(horizon) if gamma == 1.0 else (1 - gamma**horizon) / (1 - gamma)
+        elif gamma == 1.0:
+            raise ValueError(
+                f"{owner}: gamma = 1 needs a horizon (the most steps an episode lasts, e.g. "
+                "mdp.max_steps()): without one the undiscounted returns are unbounded."
+            )
+        steps = discounted_steps(gamma, horizon)
         return cls(min(r_min * steps, 0.0), max(r_max * steps, 0.0), K)
 
     @property

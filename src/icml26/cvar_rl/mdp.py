@@ -54,7 +54,8 @@ class TabularMDP:
     R
         Rewards r(s, a, s'), shape (S, A, S).
     gamma
-        Discount factor in [0, 1).
+        Discount factor in [0, 1], 1 (undiscounted returns) only when every episode ends within
+        a bounded number of steps (:meth:`max_steps` is not None).
     terminal
         Boolean mask (S,) of absorbing zero-reward states; default none.
     s0
@@ -66,7 +67,8 @@ class TabularMDP:
     Raises
     ------
     ValueError
-        On shape mismatches, negative probabilities, rows not summing to 1, gamma outside [0, 1),
+        On shape mismatches, negative probabilities, rows not summing to 1, gamma outside [0, 1],
+        gamma = 1 with an episode that can go on forever (a cycle among non-terminal states),
         an out-of-range start state, or a terminal start state.
 
     Examples
@@ -108,9 +110,7 @@ class TabularMDP:
                 f"{P[s, a].sum()!r} at s={s}, a={a}."
             )
         n = P.shape[0]
-        gamma = check_in_interval(
-            "gamma", gamma, low=0.0, high=1.0, closed="left", owner="TabularMDP"
-        )
+        gamma = check_in_interval("gamma", gamma, low=0.0, high=1.0, owner="TabularMDP")
         mask = np.zeros(n, bool) if terminal is None else np.asarray(terminal)
         if mask.shape != (n,) or mask.dtype != bool:
             raise ValueError(
@@ -134,6 +134,8 @@ class TabularMDP:
             object.__setattr__(self, name, value)
         object.__setattr__(self, "gamma", gamma)
         object.__setattr__(self, "s0", s0)
+        if gamma == 1.0:
+            episode_horizon(self, owner="TabularMDP")
 
     @property
     def n_states(self) -> int:
@@ -160,16 +162,28 @@ class TabularMDP:
         >>> risky_chain().max_steps()
         3
         """
+        depth = self.depths()
+        return None if (depth < 0).any() else int(depth.max(initial=0))
+
+    def depths(self) -> np.ndarray:
+        """Per state, the most rewards an episode from it can collect before a terminal state:
+        0 at terminal states, -1 where an episode can go on forever.
+
+        Examples
+        --------
+        >>> risky_chain().depths().tolist()
+        [3, 2, 2, 1, 0, 0]
+        """
         live = self.P.sum(axis=1) > 0
         live &= ~self.terminal[:, None] & ~self.terminal[None, :]
-        steps = np.where(self.terminal, 0, -1)
-        for _ in range(self.n_states):  # settle the states whose live successors are all settled
-            ready = (steps < 0) & ~(live & (steps < 0)[None, :]).any(axis=1)
-            if not ready.any():
-                break
-            for state in np.flatnonzero(ready):
-                steps[state] = 1 + max(steps[live[state]], default=0)
-        return None if (steps < 0).any() else int(steps.max(initial=0))
+        remaining = live.sum(axis=1)  # live successors not settled yet
+        depth = np.where(self.terminal, 0, -1)
+        frontier, d = ~self.terminal & (remaining == 0), 1
+        while frontier.any():  # settle the states whose live successors are all settled
+            depth[frontier] = d
+            remaining -= live[:, frontier].sum(axis=1)
+            frontier, d = (depth < 0) & (remaining == 0), d + 1
+        return depth
 
     def transitions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The sparse transition list of non-terminal states, sorted by (s, a).
@@ -196,7 +210,9 @@ class TabularMDP:
             with ``Discrete`` observation and action spaces and a table
             ``env.unwrapped.P[s][a] = [(prob, s', r, terminated), ...]``.
         gamma
-            Discount factor in [0, 1).
+            Discount factor in [0, 1]; 1 only if every episode ends within a bounded number of
+            steps (refused, e.g., for CliffWalking and FrozenLake, whose agent can walk in
+            circles).
         slip
             Probability in [0, 1] that the chosen action is replaced by a uniformly random one.
         **env_kwargs
@@ -296,7 +312,7 @@ def risky_chain(gamma: float = 0.9) -> TabularMDP:
     Parameters
     ----------
     gamma
-        Discount factor in [0, 1).
+        Discount factor in [0, 1] (every episode ends after 3 steps, so 1 is allowed).
 
     Returns
     -------
@@ -325,6 +341,30 @@ def next_budget(c: np.ndarray, r: np.ndarray, gamma: float) -> np.ndarray:
     if gamma == 0:
         return np.zeros(np.broadcast_shapes(np.shape(c), np.shape(r)))
     return (c - r) / gamma
+
+
+def episode_horizon(mdp: TabularMDP, *, owner: str) -> int:
+    """``mdp.max_steps()``, the bound on episode length that undiscounted returns (gamma = 1)
+    need; a ValueError naming ``owner`` if some episode can go on forever.
+
+    Examples
+    --------
+    >>> episode_horizon(risky_chain(), owner="demo")
+    3
+    """
+    depth = mdp.depths()
+    if (depth >= 0).all():
+        return int(depth.max(initial=0))
+    state = int(np.flatnonzero(depth < 0)[0])
+    obs = int(mdp.obs_index[state])
+    where = f"state {state}" + (f" (observation {obs})" if obs != state else "")
+    raise ValueError(
+        f"{owner}: gamma = 1 (undiscounted returns) needs every episode to end within a bounded "
+        f"number of steps, but from {where} an "
+        "episode can cycle among non-terminal states forever, so its undiscounted return can be "
+        "infinite or undefined and no value iteration or budget grid bound holds. Use gamma < 1, "
+        "or add a horizon: put the step count t in the state and end the episode at t = H."
+    )
 
 
 def check_mdp(mdp: object, *, owner: str) -> TabularMDP:
@@ -402,7 +442,7 @@ def random_layered_mdp(
         Layer width, number of actions and number of steps (all >= 1); the tables have
         S * A * S <= ``MAX_TABLE = 10**7`` entries, S = 1 + width (horizon - 1) + 1.
     gamma
-        Discount factor in [0, 1).
+        Discount factor in [0, 1] (every episode ends after ``horizon`` steps, so 1 is allowed).
     seed
         Randomness (int, Generator or None).
 
@@ -419,7 +459,7 @@ def random_layered_mdp(
     owner = "random_layered_mdp"
     for name, value in (("width", width), ("n_actions", n_actions), ("horizon", horizon)):
         check_positive_int(name, value, owner=owner, maximum=MAX_TABLE)
-    check_in_interval("gamma", gamma, low=0.0, high=1.0, closed="left", owner=owner)
+    check_in_interval("gamma", gamma, low=0.0, high=1.0, owner=owner)
     n_states = 1 + width * (horizon - 1) + 1
     if n_states * n_actions * n_states > MAX_TABLE:
         raise ValueError(

@@ -256,7 +256,7 @@ class AugmentedGreedyPolicy(AbstractPolicy):
     grid
         The budget grid.
     gamma
-        Discount factor of the MDP.
+        Discount factor of the MDP, in (0, 1] (the budget update divides by it).
     b
         Initial budget, e.g. ``b_star`` from :meth:`AugmentedSolution.cvar`.
     Q_mean
@@ -302,7 +302,7 @@ class AugmentedGreedyPolicy(AbstractPolicy):
             )
         self.grid = grid
         self.gamma = check_in_interval(
-            "gamma", gamma, low=0.0, high=1.0, closed="neither", owner=owner
+            "gamma", gamma, low=0.0, high=1.0, closed="right", owner=owner
         )
         self.b = check_in_interval("b", b, owner=owner)
         self.tie_tol = check_in_interval("tie_tol", tie_tol, low=0.0, owner=owner)

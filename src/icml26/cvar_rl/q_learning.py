@@ -14,6 +14,13 @@ near-optimal sample complexity (Wainwright 2019; Li et al. 2021, "Is Q-learning 
 optimal?"). Deviation from the spec: its default ``poly`` schedule had a floor lr >= 0.05, which
 violates sum lr^2 < inf; ``poly`` is kept with the floor off by default.
 
+Undiscounted returns. gamma = 1 is allowed when every episode ends within H steps (checked on the
+model: a :class:`TabularMDP`, or the toy-text table of an environment). Every policy is then
+proper, so the operator is a contraction in a weighted max norm (Bertsekas & Tsitsiklis 1996,
+stochastic shortest paths) and the same theorem applies; ``"rescaled_linear"`` puts H in place of
+the effective horizon 1 / (1 - gamma): lr_n = 1 / (1 + n / H) = H / (H + n), the rate of
+episodic Q-learning (Jin et al. 2018 use (H + 1) / (H + n)).
+
 Ties. Where several actions attain max_a Q (e.g. once the budget is exhausted, when every action
 has Q = 0), the greedy policy needs a second criterion. A second table Q_mean(s, c, a) learns the
 expected discounted return of the remaining episode when the tied actions are broken by Q_mean
@@ -40,7 +47,7 @@ from icml26.core import (
     progress_reporter,
 )
 from icml26.cvar_rl.budget import BudgetGrid, check_grid, redistributed_reward
-from icml26.cvar_rl.mdp import TabularMDP, generator
+from icml26.cvar_rl.mdp import MAX_HORIZON, TabularMDP, episode_horizon, generator
 from icml26.cvar_rl.policies import AugmentedGreedyPolicy
 
 __all__ = ["QLearningResult", "cvar_q_learning", "step_size"]
@@ -58,10 +65,11 @@ def step_size(
     gamma: float = 0.95,
     omega: float = 0.6,
     lr_min: float = 0.0,
+    horizon: int | None = None,
 ) -> np.ndarray:
     """The learning rate after ``n`` visits of a pair, for each schedule of :func:`cvar_q_learning`.
 
-    * ``"rescaled_linear"``: 1 / (1 + (1 - gamma) n);
+    * ``"rescaled_linear"``: 1 / (1 + (1 - gamma) n), and 1 / (1 + n / horizon) at gamma = 1;
     * ``"poly"``: max(lr_min, n^-omega);
     * ``"harmonic"``: 1 / n (sample averages).
 
@@ -75,7 +83,10 @@ def step_size(
     schedule
         ``"rescaled_linear"``, ``"poly"`` or ``"harmonic"``.
     gamma, omega, lr_min
-        Discount factor (``rescaled_linear``), exponent in [0.5, 1] and floor (``poly``).
+        Discount factor in [0, 1] (``rescaled_linear``), exponent in [0.5, 1] and floor
+        (``poly``).
+    horizon
+        The most steps an episode lasts: needed by ``rescaled_linear`` at gamma = 1 only.
 
     Returns
     -------
@@ -85,26 +96,35 @@ def step_size(
     Raises
     ------
     ValueError
-        On an unknown schedule or out-of-range parameters.
+        On an unknown schedule or out-of-range parameters, or ``rescaled_linear`` at gamma = 1
+        without a horizon.
 
     Examples
     --------
     >>> step_size([1, 21, 201], gamma=0.95).round(4).tolist()
     [0.9524, 0.4878, 0.0905]
+    >>> step_size([1, 3], gamma=1.0, horizon=3).tolist()
+    [0.75, 0.5]
     """
     owner = "step_size"
     check_one_of("schedule", schedule, _LR_SCHEDULES, owner=owner)
-    gamma = check_in_interval("gamma", gamma, low=0.0, high=1.0, closed="left", owner=owner)
+    gamma = check_in_interval("gamma", gamma, low=0.0, high=1.0, owner=owner)
     omega = check_in_interval("omega", omega, low=0.5, high=1.0, owner=owner)
     lr_min = check_in_interval("lr_min", lr_min, low=0.0, high=1.0, owner=owner)
+    if horizon is not None:
+        horizon = check_positive_int("horizon", horizon, owner=owner, maximum=MAX_HORIZON)
     n = check_array("n", n, owner=owner)
     if np.any(n < 1):
         raise ValueError(f"step_size: n must be >= 1; got min {n.min()!r}.")
-    return np.asarray(_schedule(schedule, gamma, omega, lr_min)(n))
+    return np.asarray(_schedule(schedule, gamma, omega, lr_min, horizon, owner)(n))
 
 
 def _rescaled_linear(n: Any, gamma: float) -> Any:
     return 1.0 / (1.0 + (1.0 - gamma) * n)
+
+
+def _episodic_linear(n: Any, horizon: int) -> Any:
+    return 1.0 / (1.0 + n / horizon)
 
 
 def _harmonic(n: Any) -> Any:
@@ -115,8 +135,17 @@ def _poly(n: Any, omega: float, lr_min: float) -> Any:
     return np.maximum(lr_min, n**-omega)
 
 
-def _schedule(schedule: str, gamma: float, omega: float, lr_min: float) -> Callable[[Any], Any]:
+def _schedule(
+    schedule: str, gamma: float, omega: float, lr_min: float, horizon: int | None, owner: str
+) -> Callable[[Any], Any]:
     """The validated schedule as a function of n (scalar or array), for the inner loop."""
+    if schedule == "rescaled_linear" and gamma == 1.0:
+        if horizon is None:
+            raise ValueError(
+                f"{owner}: the rescaled_linear schedule at gamma = 1 needs a horizon (the most "
+                "steps an episode lasts), which takes the place of 1 / (1 - gamma)."
+            )
+        return functools.partial(_episodic_linear, horizon=horizon)
     if schedule == "rescaled_linear":
         return functools.partial(_rescaled_linear, gamma=gamma)
     if schedule == "harmonic":
@@ -167,7 +196,7 @@ class QLearningResult:
             raise ValueError(f"{owner}: visits must hold counts >= 0.")
         check_positive_int("episodes", self.episodes, minimum=0, owner=owner)
         gamma = check_in_interval(
-            "gamma", self.gamma, low=0.0, high=1.0, closed="neither", owner=owner
+            "gamma", self.gamma, low=0.0, high=1.0, closed="right", owner=owner
         )
         tie_tol = check_in_interval("tie_tol", self.tie_tol, low=0.0, owner=owner)
         for name, value in (("Q", Q), ("Q_mean", Q_mean), ("visits", visits.astype(np.int64)),
@@ -263,6 +292,21 @@ def _behaviour_greedy(q: np.ndarray, q_mean: np.ndarray, tie_tol: float, u: floa
     return int(candidates[min(int(u * candidates.size), candidates.size - 1)])
 
 
+def _undiscounted_horizon(env_or_mdp: Any, owner: str) -> int:
+    """The most steps an episode lasts, from the model; refuse gamma = 1 where it is unbounded."""
+    if isinstance(env_or_mdp, TabularMDP):
+        return episode_horizon(env_or_mdp, owner=owner)
+    if not isinstance(getattr(getattr(env_or_mdp, "unwrapped", None), "P", None), dict):
+        raise ValueError(
+            f"{owner}: gamma = 1 (undiscounted returns) needs every episode to end within a "
+            "bounded number of steps, which is checked on a model: pass a TabularMDP or an "
+            "environment with a toy-text table env.unwrapped.P (this one has none), or use "
+            "gamma < 1."
+        )
+    # gamma = 0 here only builds the model: the horizon check below names this function.
+    return episode_horizon(TabularMDP.from_gymnasium(env_or_mdp, gamma=0.0), owner=owner)
+
+
 def cvar_q_learning(
     env_or_mdp: Any,
     grid: BudgetGrid,
@@ -290,11 +334,14 @@ def cvar_q_learning(
     grid
         The budget grid.
     gamma
-        Discount factor in (0, 1).
+        Discount factor in (0, 1]; 1 (undiscounted) only if every episode ends within a bounded
+        number of steps H, checked on ``env_or_mdp``'s model (a TabularMDP, or an environment's
+        toy-text table ``unwrapped.P``).
     n_steps
         Number of environment steps, at most ``MAX_STEPS = 10**8``.
     lr_schedule
-        ``"rescaled_linear"`` (default): lr = 1 / (1 + (1 - gamma) n); ``"poly"``:
+        ``"rescaled_linear"`` (default): lr = 1 / (1 + (1 - gamma) n), or 1 / (1 + n / H) at
+        gamma = 1; ``"poly"``:
         lr = max(lr_min, n^-omega); ``"harmonic"``: lr = 1 / n; see :func:`step_size`. With
         ``update_all_budgets`` n = N(s, a), else n counts the visits of the updated (s, k, a).
     omega, lr_min
@@ -322,7 +369,8 @@ def cvar_q_learning(
     Raises
     ------
     ValueError
-        On out-of-range hyper-parameters.
+        On out-of-range hyper-parameters, or gamma = 1 where an episode can go on forever or an
+        environment has no table to check that on.
     TypeError
         If an environment has non-Discrete spaces.
 
@@ -337,7 +385,7 @@ def cvar_q_learning(
     """
     owner = "cvar_q_learning"
     grid = check_grid(grid, owner=owner)
-    gamma = check_in_interval("gamma", gamma, low=0.0, high=1.0, closed="neither", owner=owner)
+    gamma = check_in_interval("gamma", gamma, low=0.0, high=1.0, closed="right", owner=owner)
     n_steps = check_positive_int("n_steps", n_steps, owner=owner, maximum=MAX_STEPS)
     check_one_of("lr_schedule", lr_schedule, _LR_SCHEDULES, owner=owner)
     omega = check_in_interval("omega", omega, low=0.5, high=1.0, owner=owner)
@@ -352,8 +400,9 @@ def cvar_q_learning(
     else:
         env = _GymEnv(env_or_mdp, rng)
         n_states, n_actions = env.n_states, env.n_actions
+    horizon = _undiscounted_horizon(env_or_mdp, owner) if gamma == 1.0 else None
     nodes, targets = grid.nodes, _Targets(grid, gamma)
-    rate = _schedule(lr_schedule, gamma, omega, lr_min)
+    rate = _schedule(lr_schedule, gamma, omega, lr_min, horizon, owner)
     # table[s, k, 0] = Q(s, c_k, .) and table[s, k, 1] = Q_mean(s, c_k, .): one gather for both.
     table = np.zeros((n_states, grid.K, 2, n_actions))
     visits = np.zeros((n_states, n_actions), dtype=np.int64)

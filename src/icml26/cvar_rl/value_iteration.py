@@ -2,6 +2,9 @@
 
 (T V)(s, c) = max_a sum_s' P(s'|s,a) [rho(c, r) + gamma V(s', (c - r) / gamma)], on a budget grid
 with linear interpolation (non-expansive, so the projected operator is still a gamma-contraction).
+gamma = 1 (undiscounted) is allowed on a model whose episodes all end within H steps: the
+operator is then no contraction, but V_n is final after H sweeps (see
+:func:`augmented_value_iteration`).
 The static CVaR is read off the start state's values:
 CVaR*_alpha = max_b b - (b^+ - V(s0, b)) / alpha, within the discretisation bound of
 :func:`cvar_error_bound` when clamping to the grid is exact.
@@ -31,8 +34,8 @@ import scipy.sparse as sp
 
 from icml26.core import check_array, check_in_interval, check_one_of, check_positive_int
 from icml26.cvar_rl.baselines import MAX_ITER, risk_neutral_vi
-from icml26.cvar_rl.budget import BudgetGrid, check_grid, redistributed_reward
-from icml26.cvar_rl.mdp import TabularMDP, check_mdp, next_budget
+from icml26.cvar_rl.budget import BudgetGrid, check_grid, discounted_steps, redistributed_reward
+from icml26.cvar_rl.mdp import MAX_HORIZON, TabularMDP, check_mdp, next_budget
 from icml26.cvar_rl.policies import AugmentedGreedyPolicy
 
 __all__ = [
@@ -45,27 +48,38 @@ __all__ = [
 ]
 
 
-def cvar_error_bound(grid: BudgetGrid, gamma: float, alpha: float, residual: float = 0.0) -> float:
+def cvar_error_bound(
+    grid: BudgetGrid,
+    gamma: float,
+    alpha: float,
+    residual: float = 0.0,
+    horizon: int | None = None,
+) -> float:
     """Bound on |CVaR from the grid solution - CVaR*_alpha| when clamping to the grid is exact.
 
-    bound = gamma delta / (2 alpha (1 - gamma))       (interpolation error of V, spec §2.4)
-          + (1 + 2 / alpha) delta / 2                  (b maximised over nodes only)
-          + gamma residual / (alpha (1 - gamma))       (value iteration stopped early).
+    bound = G (delta / 2 + residual) / alpha     (interpolation error of V, spec §2.4, and
+                                                   value iteration stopped early)
+          + (1 + 2 / alpha) delta / 2            (b maximised over nodes only),
 
-    V*(s, .) is 1-Lipschitz, so linear interpolation errs by at most delta / 2 and the projected
-    fixed point is within gamma delta / (2 (1 - gamma)) of V* at the nodes; the objective
-    b - (b^+ - V(s0, b)) / alpha is (1 + 2 / alpha)-Lipschitz in b.
+    G = gamma / (1 - gamma), or sum_{t=1}^{H-1} gamma^t when every episode ends within H =
+    ``horizon`` steps. V*(s, .) is 1-Lipschitz, so linear interpolation errs by at most delta / 2
+    at each of the (discounted) steps after the first, where the successors' values are read off
+    the grid; the errors of a stopped iteration shrink by gamma per sweep and stop after H
+    sweeps; the objective b - (b^+ - V(s0, b)) / alpha is (1 + 2 / alpha)-Lipschitz in b.
 
     Parameters
     ----------
     grid
         The budget grid (spacing delta).
     gamma
-        Discount factor in [0, 1).
+        Discount factor in [0, 1]; 1 needs a ``horizon``.
     alpha
         Tail level in (0, 1].
     residual
         Last sup-norm change of value iteration (0 for the exact grid fixed point).
+    horizon
+        The most steps an episode lasts (:meth:`TabularMDP.max_steps()
+        <icml26.cvar_rl.TabularMDP.max_steps>`), or None.
 
     Returns
     -------
@@ -74,21 +88,37 @@ def cvar_error_bound(grid: BudgetGrid, gamma: float, alpha: float, residual: flo
     Raises
     ------
     ValueError
-        If gamma, alpha or residual is out of range.
+        If gamma, alpha, residual or horizon is out of range, or gamma = 1 without a horizon.
 
     Examples
     --------
     >>> round(cvar_error_bound(BudgetGrid(0.0, 20.0, 801), 0.95, 0.3), 4)
     0.8875
+    >>> round(cvar_error_bound(BudgetGrid(0.0, 4.0, 81), 1.0, 0.3, horizon=4), 4)  # G = 3
+    0.4417
     """
     owner = "cvar_error_bound"
     grid = check_grid(grid, owner=owner)
-    gamma = check_in_interval("gamma", gamma, low=0.0, high=1.0, closed="left", owner=owner)
+    gamma = check_in_interval("gamma", gamma, low=0.0, high=1.0, owner=owner)
     alpha = check_in_interval("alpha", alpha, low=0.0, high=1.0, closed="right", owner=owner)
     residual = check_in_interval("residual", residual, low=0.0, owner=owner)
+    growth = _error_growth(gamma, horizon, owner)
     delta = grid.delta
-    interpolation = gamma * delta / (2 * alpha * (1 - gamma))
-    return interpolation + (1 + 2 / alpha) * delta / 2 + gamma * residual / (alpha * (1 - gamma))
+    return growth * (delta / 2 + residual) / alpha + (1 + 2 / alpha) * delta / 2
+
+
+def _error_growth(gamma: float, horizon: int | None, owner: str) -> float:
+    """G = sum_{t >= 1} gamma^t over the steps an episode can take: gamma / (1 - gamma) or, with
+    a horizon H, sum_{t=1}^{H-1} gamma^t (which also allows gamma = 1)."""
+    if horizon is None:
+        if gamma == 1.0:
+            raise ValueError(
+                f"{owner}: gamma = 1 needs a horizon (the most steps an episode lasts): "
+                "undiscounted errors add up over every step, so without one they are unbounded."
+            )
+        return gamma / (1 - gamma)
+    horizon = check_positive_int("horizon", horizon, owner=owner, maximum=MAX_HORIZON)
+    return gamma * discounted_steps(gamma, horizon - 1)
 
 
 @dataclass(frozen=True)
@@ -141,10 +171,14 @@ class AugmentedSolution:
     s0
         The model's start state.
     tie_tol
-        Actions within ``tie_tol`` of max_a Q are tied: 2 gamma^2 residual / (1 - gamma) (two
-        Q-values of equal actions differ by at most that) plus round-off.
+        Actions within ``tie_tol`` of max_a Q are tied: 2 gamma G residual, G as in
+        :func:`cvar_error_bound` (two Q-values of equal actions differ by at most that), plus
+        round-off.
     clamping_exact
         Whether the grid covers [min(Z_min, 0), max(Z_max, 0)] of the model.
+    horizon
+        The most steps an episode of the model lasts (``mdp.max_steps()``), or None; needed
+        with gamma = 1, and it tightens the error bound.
     """
 
     V: np.ndarray
@@ -157,6 +191,7 @@ class AugmentedSolution:
     s0: int
     tie_tol: float
     clamping_exact: bool
+    horizon: int | None = None
 
     def __post_init__(self) -> None:
         owner = "AugmentedSolution"
@@ -168,9 +203,8 @@ class AugmentedSolution:
         Q_mean = check_array("Q_mean", self.Q_mean, owner=owner, shape=Q.shape)
         check_positive_int("iterations", self.iterations, minimum=0, owner=owner)
         residual = check_in_interval("residual", self.residual, low=0.0, owner=owner)
-        gamma = check_in_interval(
-            "gamma", self.gamma, low=0.0, high=1.0, closed="left", owner=owner
-        )
+        gamma = check_in_interval("gamma", self.gamma, low=0.0, high=1.0, owner=owner)
+        _error_growth(gamma, self.horizon, owner)  # gamma = 1 needs a horizon
         s0 = check_positive_int("s0", self.s0, minimum=0, maximum=Q.shape[0] - 1, owner=owner)
         tie_tol = check_in_interval("tie_tol", self.tie_tol, low=0.0, owner=owner)
         if not isinstance(self.clamping_exact, bool | np.bool_):
@@ -192,7 +226,7 @@ class AugmentedSolution:
         >>> mdp = risky_chain()
         >>> grid = BudgetGrid.from_reward_bounds(*mdp.reward_bounds(), mdp.gamma, K=2001)
         >>> print(augmented_value_iteration(mdp, grid).cvar(0.5))
-        0.972 ± 0.575 at b* = 2.5
+        0.972 ± 0.211 at b* = 2.5
         """
         owner = "AugmentedSolution.cvar"
         alpha = check_in_interval("alpha", alpha, low=0.0, high=1.0, closed="right", owner=owner)
@@ -204,7 +238,7 @@ class AugmentedSolution:
         objective = b - (np.maximum(b, 0.0) - self.V[s]) / alpha
         near_best = objective >= objective.max() - self.tie_tol / alpha
         k = int(np.argmax(np.where(near_best, _tie_broken_mean(self)[s], -np.inf)))
-        bound = cvar_error_bound(self.grid, self.gamma, alpha, self.residual)
+        bound = cvar_error_bound(self.grid, self.gamma, alpha, self.residual, self.horizon)
         return CVaREstimate(float(objective[k]), float(b[k]), bound, self.clamping_exact)
 
     def policy(self, b: float) -> AugmentedGreedyPolicy:
@@ -343,6 +377,14 @@ def augmented_value_iteration(
         V[S, K], Q[S, K, A], the iteration count and the last residual, and the tie-break
         values Q_mean[S, K, A] (a second value iteration, see the module docstring).
 
+    Notes
+    -----
+    gamma = 1 is allowed: the model then ends every episode within H = ``mdp.max_steps()``
+    steps (:class:`TabularMDP` refuses it otherwise). On such a model, for any gamma, the values
+    of a state with at most d steps left are final after d sweeps, so V_H is the grid fixed
+    point and the iteration stops after H + 1 sweeps with residual 0; the error bound then uses
+    H instead of 1 / (1 - gamma).
+
     Raises
     ------
     TypeError
@@ -358,7 +400,7 @@ def augmented_value_iteration(
     >>> sol = augmented_value_iteration(mdp, grid)
     >>> estimate = sol.cvar(alpha=0.5)
     >>> round(estimate.value, 2), round(estimate.error_bound, 2)
-    (0.97, 0.58)
+    (0.97, 0.21)
     """
     owner = "augmented_value_iteration"
     mdp, grid = check_mdp(mdp, owner=owner), check_grid(grid, owner=owner)
@@ -373,9 +415,10 @@ def augmented_value_iteration(
         residual = float(np.max(np.abs(V_new - V)))
         V, iterations = V_new, iterations + 1
     Q = operator.q_values(V)
-    g = mdp.gamma
-    # ||V - V_grid|| <= g residual / (1 - g), so equal actions' Q differ by <= twice g times it.
-    tie_tol = 2 * g * g * residual / (1 - g) + 1e-12 * (1.0 + float(np.abs(Q).max()))
+    g, horizon = mdp.gamma, mdp.max_steps()
+    # ||V - V_grid|| <= G residual, so equal actions' Q differ by <= twice g times it.
+    growth = _error_growth(g, horizon, owner)
+    tie_tol = 2 * g * growth * residual + 1e-12 * (1.0 + float(np.abs(Q).max()))
     tied = Q.max(axis=2, keepdims=True) - tie_tol <= Q  # A*(s, c_k), fixed from here on
     # Warm start at the risk-neutral values: exact where every action ties (exhausted budgets)
     # and where c >= Z_max, so only the budgets in between have to converge.
@@ -391,13 +434,12 @@ def augmented_value_iteration(
             break
     Q_mean = operator.mean_values(U)
     r_min, r_max = mdp.reward_bounds()
-    horizon = mdp.max_steps()
-    steps = 1 / (1 - g) if horizon is None else (1 - g**horizon) / (1 - g)
+    steps = discounted_steps(g, horizon)
     lo, hi = min(r_min * steps, 0.0), max(r_max * steps, 0.0)
     slack = 1e-12 * max(1.0, abs(lo), abs(hi))  # from_reward_bounds's own rounding
     exact = grid.c_lo <= lo + slack and grid.c_hi >= hi - slack
     return AugmentedSolution(
-        V, Q, grid, iterations, residual, Q_mean, g, mdp.s0, tie_tol, bool(exact)
+        V, Q, grid, iterations, residual, Q_mean, g, mdp.s0, tie_tol, bool(exact), horizon
     )
 
 
