@@ -1,5 +1,6 @@
 """Baselines: the transcoder's attribution and splice, the neuron and random bases."""
 
+import pytest
 import torch
 
 from icml26.nana import (
@@ -41,6 +42,10 @@ def test_neuron_basis_reconstructs_the_mlp(adapter, tokens):
 def test_transcoder_attribution_sums_to_its_write_and_splices(adapter, tokens, targets):
     x, y = transcoder_data(adapter, tokens, 1)
     assert x.shape == (tokens.numel(), adapter.d_model) == y.shape
+    cached = transcoder_data(adapter, tokens, 1, cache=adapter.run_with_cache(tokens))
+    assert torch.equal(cached[0], x) and torch.equal(cached[1], y)
+    with pytest.raises(TypeError, match="cache"):
+        transcoder_data(adapter, tokens, 1, cache={})
     fit = train_transcoder(x, y, layer=1, expansion=2, steps=30, batch_tokens=16, seed=0)
     tc = fit.transcoder
     parts = transcoder_contributions(adapter, tc, tokens, 1, targets)  # (B, T, m)

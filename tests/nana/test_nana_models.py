@@ -64,6 +64,20 @@ def test_float32_adapter_shares_the_model_and_float64_copies_it(gpt2):
     assert ad.model is not gpt2 and next(gpt2.parameters()).dtype == torch.float32
 
 
+def test_the_float64_copy_runs_torch_s_fused_gelu_with_hf_s_logits(gpt2, tokens):
+    import copy
+
+    from transformers.activations import NewGELUActivation
+
+    ad = from_hf_gpt2(gpt2, processed=False)
+    assert isinstance(ad.model.transformer.h[0].mlp.act, torch.nn.GELU)
+    assert isinstance(gpt2.transformer.h[0].mlp.act, NewGELUActivation)  # the caller's stays
+    hf64 = copy.deepcopy(gpt2).double()  # HF's own gelu_new in float64
+    with torch.no_grad():
+        ref = hf64(input_ids=tokens).logits
+    assert float((ad.logits(tokens) - ref).abs().max()) < 1e-12
+
+
 def test_load_gpt2_reads_a_saved_folder_with_identical_logits(tmp_path, tokens):
     model = make_gpt2(4)
     model.save_pretrained(tmp_path)

@@ -69,6 +69,8 @@ def test_direct_mean_ablation_changes_the_target_logit_by_minus_the_centred_sca(
     clean = adapter.logits(tokens)
     edited = ablate(adapter, tokens, [(1, "out", [k], "mean")], ref_means=means, effect="direct")
     cache = adapter.run_with_cache(tokens)
+    cached = mean_coefficients(adapter, tokens, {(1, "out"): deus}, cache=cache)
+    assert torch.equal(cached[(1, "out")], means[(1, "out")])  # one forward pass shared
     alpha = deus.coefficients(cache.acts[1])[..., k]
     w = adapter.W_U.T[targets]
     expected = -(alpha - means[(1, "out")][k]) * (w @ deus.effectors[k]) / cache.sigma_f

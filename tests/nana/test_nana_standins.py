@@ -102,3 +102,32 @@ def test_the_quick_concentration_experiment_runs_on_the_shipped_model(shipped):
     ]
     assert sum(metrics["train_target_margin"]) > 0  # mean margin: the stand-in is competent
     assert metrics["prompts_used"] + metrics["prompts_skipped"] == 4
+
+
+def test_the_shipped_transcoder_is_what_its_recorded_command_trains():
+    """``icml26 tool nana train-standin tiny_gpt2_transcoder`` (100 steps, about 10 CPU-s)
+    reproduces the shipped weights and metrics; the record pins the tiny_gpt2 it was fitted to."""
+    from icml26.nana.standins import TRANSCODER_RECIPE, load_top_transcoder, train_top_transcoder
+
+    shipped, meta = load_top_transcoder()
+    assert meta["command"] == "icml26 tool nana train-standin tiny_gpt2_transcoder"
+    assert {k: v for k, v in meta["recipe"].items() if k != "standin_sha256"} == dict(
+        TRANSCODER_RECIPE
+    )
+    assert STANDINS["tiny_gpt2_transcoder"].path.with_suffix(".safetensors").stat().st_size < 2e6
+    retrained = train_top_transcoder()
+    for name, value in retrained.model.state_dict().items():
+        # float32 training on one thread: identical here, round-off on another CPU's kernels
+        assert torch.allclose(value, shipped.state_dict()[name], rtol=1e-4, atol=1e-6), name
+    for key in ("nmse", "l0"):
+        assert retrained.metrics[key] == pytest.approx(meta["metrics"][key], rel=1e-3)
+
+
+def test_a_transcoder_of_another_tiny_gpt2_is_refused(tmp_path):
+    from icml26.nana.standins import transcoder_from_checkpoint
+
+    state, meta = load_checkpoint(STANDINS["tiny_gpt2_transcoder"].path)
+    meta["recipe"]["standin_sha256"] = "0" * 16
+    stem = save_checkpoint(tmp_path / "tc", state, meta)
+    with pytest.raises(ValueError, match="not trained on the shipped tiny_gpt2"):
+        transcoder_from_checkpoint(stem)

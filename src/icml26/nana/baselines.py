@@ -113,12 +113,23 @@ class TranscoderFit:
 
 
 def transcoder_data(
-    adapter: MLPModelAdapter, tokens: torch.Tensor, layer: int
+    adapter: MLPModelAdapter,
+    tokens: torch.Tensor,
+    layer: int,
+    *,
+    cache: ActivationCache | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(ñ, out)`` pairs of one MLP, flattened over tokens, in float32: ``(N, d)`` each."""
-    check_adapter(adapter, "transcoder_data")
-    layer = adapter.check_layer(layer, "transcoder_data")
-    cache = adapter.run_with_cache(tokens)
+    """``(ñ, out)`` pairs of one MLP, flattened over tokens, in float32: ``(N, d)`` each.
+
+    ``cache``: a cache of ``tokens`` from :meth:`MLPModelAdapter.run_with_cache` (computed if
+    absent), so that the data of every layer comes from one forward pass.
+    """
+    owner = "transcoder_data"
+    check_adapter(adapter, owner)
+    layer = adapter.check_layer(layer, owner)
+    if cache is not None and not isinstance(cache, ActivationCache):
+        raise TypeError(f"{owner}: cache must be an ActivationCache or None.")
+    cache = cache or adapter.run_with_cache(tokens)
     d = adapter.d_model
     return (
         cache.normed[layer].reshape(-1, d).float(),

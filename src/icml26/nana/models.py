@@ -538,9 +538,20 @@ def _unsupported(model: Any, owner: str) -> TypeError:
 
 
 def _in_dtype(model: nn.Module, dtype: torch.dtype) -> nn.Module:
-    """The model in ``dtype`` and eval mode; a copy when its dtype differs (the caller's stays)."""
+    """The model in ``dtype`` and eval mode; a copy when its dtype differs (the caller's stays).
+
+    In a copy, GPT-2's ``gelu_new`` (HF's ``NewGELUActivation``, five element-wise passes) becomes
+    torch's fused ``GELU(approximate="tanh")``: the same function (equal to ~1 ulp), about 5×
+    faster in float64, where it was half of a tiny GPT-2's forward pass.
+    """
     if next(model.parameters()).dtype != dtype:
+        from transformers.activations import NewGELUActivation
+
         model = copy.deepcopy(model).to(dtype)
+        for module in model.modules():
+            for name, child in module.named_children():
+                if type(child) is NewGELUActivation:
+                    setattr(module, name, nn.GELU(approximate="tanh"))
     return model.eval()
 
 

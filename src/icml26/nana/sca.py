@@ -215,20 +215,27 @@ def subspace_contributions(
 
 
 def mean_coefficients(
-    adapter: MLPModelAdapter, tokens: torch.Tensor, deus: Mapping[tuple[int, str], DEUSet]
+    adapter: MLPModelAdapter,
+    tokens: torch.Tensor,
+    deus: Mapping[tuple[int, str], DEUSet],
+    *,
+    cache: ActivationCache | None = None,
 ) -> dict[tuple[int, str], torch.Tensor]:
     """``{(layer, side): ᾱ}``: each unit's mean coefficient over all positions of ``tokens``.
 
-    The reference means for mean-ablation (:func:`ablate`).
+    The reference means for mean-ablation (:func:`ablate`). ``cache``: a cache of ``tokens``
+    from :meth:`MLPModelAdapter.run_with_cache` (computed if absent), so that several unit sets
+    of one layer (DEUs, neurons) share one forward pass.
     """
     owner = "mean_coefficients"
     check_adapter(adapter, owner)
+    _check_cache(cache, owner)
     tokens = adapter.check_tokens(tokens, owner)
     if not isinstance(deus, Mapping):
         raise TypeError(f"{owner}: deus must map (layer, side) to a DEUSet; got {deus!r}.")
     for key, units in deus.items():
         check_deus(units, owner, adapter, name=f"deus[{key!r}]")
-    cache = adapter.run_with_cache(tokens)
+    cache = cache or adapter.run_with_cache(tokens)
     out = {}
     for (layer, side), units in deus.items():
         inputs = cache.acts[layer] if side == "out" else cache.normed[layer]

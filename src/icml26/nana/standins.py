@@ -1,4 +1,5 @@
-"""The shipped tiny GPT-2 stand-in (spec §5.1) and the one way to retrain it.
+"""The shipped tiny GPT-2 stand-in (spec §5.1), a transcoder of its top MLP, and the one way to
+retrain each.
 
 ``tiny_gpt2`` is :func:`~icml26.nana.shakespeare_standin` trained by :data:`RECIPE`: the spec's
 model and optimiser on both Shakespeare corpora (Hamlet and Macbeth held out), 400 steps
@@ -12,6 +13,11 @@ The BPE is not shipped: :func:`standin_from_checkpoint` retrains it from the rec
 about a second) and refuses to go on when its fingerprint differs from the one recorded at
 training time (another ``tokenizers`` version could merge differently, which would silently
 scramble the model's ids).
+
+``tiny_gpt2_transcoder`` is the transcoder of ``tiny_gpt2``'s top MLP that N4's side column
+(``nana.causal``) ablates latents of at quick, trained once by :data:`TRANSCODER_RECIPE` (100
+steps, about 10 CPU-s) instead of in every run; its record pins the SHA-256 of the
+``tiny_gpt2`` weights it was fitted to, and the loader refuses another.
 """
 
 from __future__ import annotations
@@ -34,10 +40,14 @@ from icml26.core import (
 __all__ = [
     "RECIPE",
     "STANDINS",
+    "TRANSCODER_RECIPE",
     "load_tiny_gpt2",
+    "load_top_transcoder",
     "standin_from_checkpoint",
     "tokenizer_fingerprint",
     "train_tiny_standin",
+    "train_top_transcoder",
+    "transcoder_from_checkpoint",
 ]
 
 RECIPE: Mapping[str, Any] = {
@@ -93,6 +103,50 @@ def train_tiny_standin(
     )
 
 
+TRANSCODER_RECIPE: Mapping[str, Any] = {
+    "layer": 3,  # the top layer of tiny_gpt2, N4's
+    "train_chars": 300_000,  # the prefix of the training plays the quick presets encode
+    "windows": 128,  # windows of 128 tokens: 16k (ñ, out) pairs
+    "window_seed": 0,
+    "steps": 100,
+    "seed": 0,
+}
+"""How ``tiny_gpt2_transcoder`` is trained: :func:`~icml26.nana.train_transcoder` (spec defaults:
+m = 8·d, Adam 1e-3, 4,096 tokens a batch) on :func:`~icml26.nana.transcoder_data` of the shipped
+``tiny_gpt2`` (float64 adapter, processed weights) over windows drawn by
+:func:`~icml26.nana.next_token_prompts` from the first ``train_chars`` training characters."""
+
+
+def _file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def train_top_transcoder(
+    resume: TrainingCheckpoint | None = None, progress: Progress = None
+) -> TrainedStandin:
+    """Train ``tiny_gpt2_transcoder`` by :data:`TRANSCODER_RECIPE` (100 steps, about 10 CPU-s:
+    ``resume`` is not used)."""
+    from icml26.nana import from_hf_gpt2, next_token_prompts, train_transcoder, transcoder_data
+
+    r = TRANSCODER_RECIPE
+    s = load_tiny_gpt2(r["train_chars"], 400_000, 128)
+    adapter = from_hf_gpt2(s.model)
+    windows, _ = next_token_prompts(s.train, r["windows"], 128, seed=r["window_seed"])
+    x, y = transcoder_data(adapter, windows, r["layer"])
+    fit = train_transcoder(
+        x, y, layer=r["layer"], steps=r["steps"], seed=r["seed"], progress=progress
+    )
+    weights = STANDINS["tiny_gpt2"].path.with_suffix(".safetensors")
+    return TrainedStandin(
+        model=fit.transcoder,
+        config={"d_model": adapter.d_model, "n_latents": fit.transcoder.W_dec.shape[0]},
+        recipe={**r, "standin_sha256": _file_sha256(weights)},
+        data="the shipped tiny_gpt2's MLP input ñ and output at the layer, on 128 windows of "
+        "its training text (the last 10 % of the pairs held out for nmse and l0)",
+        metrics={"nmse": fit.nmse, "l0": fit.l0, "final_loss": fit.losses[-1]},
+    )
+
+
 STANDINS = {
     "tiny_gpt2": Standin(
         name="tiny_gpt2",
@@ -100,8 +154,45 @@ STANDINS = {
         description="spec §5.1 tiny GPT-2 on Shakespeare, 400 steps (the quick presets' model)",
         train=train_tiny_standin,
         checkpoint_every=50,
-    )
+    ),
+    "tiny_gpt2_transcoder": Standin(
+        name="tiny_gpt2_transcoder",
+        system="nana",
+        description="transcoder of tiny_gpt2's top MLP, 100 steps (N4's side column at quick)",
+        train=train_top_transcoder,
+    ),
 }
+
+
+@functools.lru_cache(maxsize=1)
+def load_top_transcoder() -> tuple[Any, dict[str, Any]]:
+    """The shipped ``tiny_gpt2_transcoder`` (:func:`transcoder_from_checkpoint`), loaded once per
+    process."""
+    return transcoder_from_checkpoint(STANDINS["tiny_gpt2_transcoder"].path)
+
+
+def transcoder_from_checkpoint(stem: str | Path) -> tuple[Any, dict[str, Any]]:
+    """``(Transcoder, record)`` of a checkpoint written by ``train-standin tiny_gpt2_transcoder``.
+
+    Raises
+    ------
+    ValueError
+        If the record is not a transcoder of the shipped ``tiny_gpt2`` (checked before anything
+        is built: the recorded SHA-256 of its weights differs).
+    """
+    from icml26.core.standins import load_checkpoint
+    from icml26.nana import Transcoder
+
+    state, meta = load_checkpoint(stem)
+    weights = STANDINS["tiny_gpt2"].path.with_suffix(".safetensors")
+    if meta.get("recipe", {}).get("standin_sha256") != _file_sha256(weights):
+        raise ValueError(
+            f"transcoder_from_checkpoint: {stem} was not trained on the shipped tiny_gpt2; "
+            "retrain it with `icml26 tool nana train-standin tiny_gpt2_transcoder`."
+        )
+    transcoder = Transcoder(meta["config"]["d_model"], meta["config"]["n_latents"])
+    transcoder.load_state_dict(state)  # strict
+    return transcoder.eval(), meta
 
 
 @functools.lru_cache(maxsize=4)

@@ -37,7 +37,9 @@ class CausalConfig(StandinConfig):
     top_k: int = 8
     n_random: int = 4  # random 8-unit draws per prompt
     ref_windows: int = 64  # windows of 128 train tokens for the mean-ablation reference
-    transcoder_steps: int = 100  # the latents' side column only; full: 3,000
+    # the latents' side column only; "shipped" (quick) loads tiny_gpt2_transcoder, trained by
+    # these two fields' values (TRANSCODER_RECIPE); full: 3,000 steps on 512 windows
+    transcoder_steps: int = 100
     transcoder_windows: int = 128  # 16k tokens of training pairs
 
     def __post_init__(self) -> None:
@@ -162,16 +164,28 @@ def causal(config: CausalConfig, ctx: RunContext) -> dict[str, Any]:
     deus = decompose_mlp(adapter, top, "out")
     neurons = neuron_basis(adapter, top)
     ref, _ = next_token_prompts(s.train, config.ref_windows, 128, seed=ctx.torch_generator("r"))
-    means = mean_coefficients(adapter, ref, {(top, "out"): deus})
-    neuron_means = mean_coefficients(adapter, ref, {(top, "out"): neurons})
-    tc_windows, _ = next_token_prompts(
-        s.train, config.transcoder_windows, 128, seed=ctx.torch_generator("t")
-    )
-    tc_in, tc_out = transcoder_data(adapter, tc_windows, top)
-    fit = train_transcoder(tc_in, tc_out, layer=top, steps=config.transcoder_steps, seed=ctx.seed)
-    tc = fit.transcoder
+    ref_cache = adapter.run_with_cache(ref)  # one pass for both bases' means and the latents'
+    means = mean_coefficients(adapter, ref, {(top, "out"): deus}, cache=ref_cache)
+    neuron_means = mean_coefficients(adapter, ref, {(top, "out"): neurons}, cache=ref_cache)
+    if config.standin == "shipped":
+        from icml26.nana.standins import load_top_transcoder
+
+        tc, record = load_top_transcoder()
+        tc_metrics = record["metrics"]
+        if record["recipe"]["layer"] != top:
+            raise ValueError(f"the shipped transcoder is of layer {record['recipe']['layer']}.")
+    else:
+        tc_windows, _ = next_token_prompts(
+            s.train, config.transcoder_windows, 128, seed=ctx.torch_generator("t")
+        )
+        tc_in, tc_out = transcoder_data(adapter, tc_windows, top)
+        fit = train_transcoder(
+            tc_in, tc_out, layer=top, steps=config.transcoder_steps, seed=ctx.seed
+        )
+        tc, tc_metrics = fit.transcoder, {"nmse": fit.nmse, "l0": fit.l0}
     with torch.no_grad():
-        f_bar = tc.encode(transcoder_data(adapter, ref, top)[0]).mean(0)
+        f_bar = tc.encode(transcoder_data(adapter, ref, top, cache=ref_cache)[0]).mean(0)
+    del ref_cache
     prompts, targets = next_token_prompts(
         s.val, config.n_prompts, config.prompt_len, seed=ctx.torch_generator("prompts")
     )
@@ -230,7 +244,7 @@ def causal(config: CausalConfig, ctx: RunContext) -> dict[str, Any]:
         ),
         "val_loss": s.val_loss,
         "unigram_entropy": s.unigram_entropy,
-        "transcoder_nmse": fit.nmse,
-        "transcoder_l0": fit.l0,
+        "transcoder_nmse": tc_metrics["nmse"],
+        "transcoder_l0": tc_metrics["l0"],
         **{f"drop_{k}": v for k, v in mean_drop.items()},
     }

@@ -200,6 +200,9 @@ def efficiency(config: EfficiencyConfig, ctx: RunContext) -> dict[str, Any]:
     train_tokens, _ = next_token_prompts(
         s.train, config.transcoder_windows, 128, seed=ctx.torch_generator("tc data")
     )
+    cache = adapter.run_with_cache(train_tokens)  # one forward pass: every layer's pairs
+    tc_data = [transcoder_data(adapter, train_tokens, layer, cache=cache) for layer in layers]
+    del cache  # float64 activations of 16k tokens: keep only the float32 pairs
     clean_windows = adapter.next_token_losses(eval_tokens)  # one CE a window: paired below
     clean = float(np.mean(clean_windows))
 
@@ -215,7 +218,7 @@ def efficiency(config: EfficiencyConfig, ctx: RunContext) -> dict[str, Any]:
         for layer in range(adapter.n_layers):
             spliced = adapter.next_token_loss(eval_tokens, write_edits={layer: splice_deus(layer)})
             nana_ce.append(abs(spliced - clean))
-            x, y = transcoder_data(adapter, train_tokens, layer)
+            x, y = tc_data[layer]
             start = ctx.clock()
             fit = train_transcoder(
                 x,
