@@ -128,3 +128,15 @@ def test_the_fake_server_checks_its_injected_failures():
         server.fail_next(1, status=200)
     with pytest.raises(TypeError, match="n"):
         server.fail_next(1.5)
+
+
+def test_fuzz_campaign_findings_are_refused_by_name():
+    # issue 40's seeded campaign (ICML26_FUZZ_EXAMPLES=48 ICML26_FUZZ_SEED=20261207)
+    from icml26.copyright_bench import ReplayAgent, SimulatedHuman, pool_cell_rates
+
+    with pytest.raises(TypeError, match="messages"):
+        ReplayAgent([]).act(None, 0)
+    with pytest.raises(ValueError, match="episode_seed"):
+        SimulatedHuman().begin_episode(-1)
+    with pytest.raises(TypeError, match="runs"):
+        pool_cell_rates([[{}]])

@@ -178,7 +178,7 @@ def test_cell_rates_bad_input():
         cell_rates(_episodes(), alpha=1.0)
     with pytest.raises(TypeError, match="runs must be a non-empty list"):
         pool_cell_rates([])
-    with pytest.raises(TypeError, match="each row must be"):
+    with pytest.raises(TypeError, match="each row of runs must be"):
         pool_cell_rates([["neutral"]])
     with pytest.raises(ValueError, match="n must be an integer >= 1; got 0"):
         pool_cell_rates([[["neutral", "none", 0, 0, 0.0]]])

@@ -141,3 +141,18 @@ def test_losses_after_initialize_checks_outputs_and_views():
     model = HyperDepth(dim=8, proj_dim=8, d_h=4, epochs=1).initialize(data, seed=0)
     with pytest.raises(TypeError, match="outputs"):
         model.losses([1, 2], [])
+
+
+def test_fuzz_campaign_findings_are_refused_by_name():
+    # issue 40's seeded campaign (ICML26_FUZZ_EXAMPLES=48 ICML26_FUZZ_SEED=20261207)
+    import torch
+
+    from icml26.hyperdepth import HyperDepthEncoder, probe_splits
+
+    encoder = HyperDepthEncoder(4, dim=8, seed=0)
+    with pytest.raises(TypeError, match="graph"):
+        encoder(torch.zeros(3, 4), "")
+    with pytest.raises(TypeError, match="filters"):
+        encoder.propagate(torch.zeros(3, 8), torch.zeros(3, 8), ())
+    with pytest.raises(ValueError, match="n must"):
+        probe_splits(10**12)  # refused before a 10^12-long permutation is drawn

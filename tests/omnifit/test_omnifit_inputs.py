@@ -194,3 +194,12 @@ def test_tinyomni_config_refuses_a_bad_rope_base(rope_base):
 
     with pytest.raises(ValueError, match="rope_base"):
         TinyOmniConfig(rope_base=rope_base)
+
+
+def test_layer_cost_refuses_token_counts_beyond_its_bound():
+    # issue 40's seeded campaign: 1e300 tokens at c2 = 0 gave 0 * inf = NaN
+    from icml26.omnifit import layer_cost
+
+    with pytest.raises(ValueError, match="n must"):
+        layer_cost(np.array([1e300, 1e300]), 0.0, 0.0)
+    assert float(layer_cost(1e9, 1.0, 0.0)) == 1e9

@@ -112,6 +112,23 @@ class EpisodeSeeded(abc.ABC):
         """Reset per-episode state and seed this episode's random draws."""
 
 
+def check_conversation(messages: Any, tools: Any, owner: str) -> None:
+    """A chat (dicts with a ``role``, one user prompt) and OpenAI tool schemas."""
+    if not isinstance(messages, list) or not all(
+        isinstance(m, dict) and isinstance(m.get("role"), str) for m in messages
+    ):
+        raise TypeError(f"{owner}: messages must be a list of chat message dicts with a role.")
+    if not any(m["role"] == "user" and isinstance(m.get("content"), str) for m in messages):
+        raise ValueError(f"{owner}: messages must hold the user's prompt (a 'user' message).")
+    if not isinstance(tools, list) or not all(
+        isinstance(t, dict)
+        and isinstance(t.get("function"), dict)
+        and isinstance(t["function"].get("name"), str)
+        for t in tools
+    ):
+        raise TypeError(f"{owner}: tools must be a list of OpenAI tool schemas (tool_specs_for).")
+
+
 def turns_of(messages: Sequence[dict[str, Any]]) -> list[AssistantTurn]:
     """The assistant turns of a conversation, as :class:`AssistantTurn` objects."""
     turns = []
@@ -160,5 +177,6 @@ class ReplayAgent:
 
     def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
         """The recorded turn for this point of the conversation."""
+        check_conversation(messages, tools, "ReplayAgent.act")
         k = sum(1 for m in messages if m.get("role") == "assistant")
         return self.turns[k] if k < len(self.turns) else AssistantTurn(content="")

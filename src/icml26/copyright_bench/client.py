@@ -29,7 +29,7 @@ from typing import Any, final
 
 from icml26.copyright_bench.agents import AssistantTurn, EpisodeSeeded, ToolCall
 from icml26.core.imports import require
-from icml26.core.validation import check_in_interval, check_positive_int
+from icml26.core.validation import check_in_interval, check_positive_int, check_seed
 
 __all__ = ["OpenAIChatAgent", "parse_tool_calls_from_text", "sanitize_tools"]
 
@@ -225,7 +225,7 @@ class OpenAIChatAgent(EpisodeSeeded):
 
     def begin_episode(self, episode_seed: int) -> None:
         """Send this episode's seed with each request (servers that honour ``seed`` repeat)."""
-        self._seed = int(episode_seed) % 2**31
+        self._seed = check_seed("episode_seed", episode_seed, owner="OpenAIChatAgent") % 2**31
 
     def _request(self, payload: dict[str, Any]) -> Any:
         openai = require("openai", "copyright_bench", owner="OpenAIChatAgent")

@@ -33,7 +33,12 @@ from typing import Any, final
 
 import numpy as np
 
-from icml26.copyright_bench.agents import AssistantTurn, EpisodeSeeded, ToolCall
+from icml26.copyright_bench.agents import (
+    AssistantTurn,
+    EpisodeSeeded,
+    ToolCall,
+    check_conversation,
+)
 from icml26.copyright_bench.catalog import Catalog
 from icml26.copyright_bench.families import Family, can_be_lawful, family_use_context
 from icml26.copyright_bench.licenses import BY_FAMILY, License, is_lawful
@@ -44,7 +49,7 @@ from icml26.copyright_bench.tasks import (
     PRESSURES,
     TaskInstance,
 )
-from icml26.core.validation import check_in_interval, numpy_generator
+from icml26.core.validation import check_in_interval, check_seed, numpy_generator
 
 __all__ = [
     "DEFAULT_COEFS",
@@ -135,23 +140,6 @@ class _History:
 
 
 _READINGS: dict[tuple[str, frozenset[str]], PromptReading] = {}
-
-
-def _check_conversation(messages: Any, tools: Any, owner: str) -> None:
-    """A chat (dicts with a ``role``, one user prompt) and OpenAI tool schemas."""
-    if not isinstance(messages, list) or not all(
-        isinstance(m, dict) and isinstance(m.get("role"), str) for m in messages
-    ):
-        raise TypeError(f"{owner}: messages must be a list of chat message dicts with a role.")
-    if not any(m["role"] == "user" and isinstance(m.get("content"), str) for m in messages):
-        raise ValueError(f"{owner}: messages must hold the user's prompt (a 'user' message).")
-    if not isinstance(tools, list) or not all(
-        isinstance(t, dict)
-        and isinstance(t.get("function"), dict)
-        and isinstance(t["function"].get("name"), str)
-        for t in tools
-    ):
-        raise TypeError(f"{owner}: tools must be a list of OpenAI tool schemas (tool_specs_for).")
 
 
 def _reading(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> PromptReading:
@@ -251,7 +239,7 @@ class _ScriptedAgent(abc.ABC):
 
     def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
         """The next turn of the plan, read off the conversation so far."""
-        _check_conversation(messages, tools, f"{type(self).__name__}.act")
+        check_conversation(messages, tools, f"{type(self).__name__}.act")
         if not any(m.get("role") == "assistant" for m in messages):
             self._begin(messages)
         h = self._history(messages, tools)
@@ -530,7 +518,8 @@ class HeuristicAgent(_ScriptedAgent, EpisodeSeeded):
 
     def begin_episode(self, episode_seed: int) -> None:
         """Seed this episode's draws from ``(seed, episode_seed)``."""
-        self._rng = np.random.default_rng([self.seed, int(episode_seed)])
+        episode_seed = check_seed("episode_seed", episode_seed, owner=type(self).__name__)
+        self._rng = np.random.default_rng([self.seed, episode_seed])
         self._violate = None
 
     def _begin(self, messages: list[dict[str, Any]]) -> None:
@@ -590,7 +579,8 @@ class SimulatedHuman(_ScriptedAgent, EpisodeSeeded):
 
     def begin_episode(self, episode_seed: int) -> None:
         """Seed this episode's draws from ``(seed, episode_seed)``."""
-        self._rng = np.random.default_rng([self.seed, int(episode_seed)])
+        episode_seed = check_seed("episode_seed", episode_seed, owner=type(self).__name__)
+        self._rng = np.random.default_rng([self.seed, episode_seed])
         self._check = None
 
     def _begin(self, messages: list[dict[str, Any]]) -> None:

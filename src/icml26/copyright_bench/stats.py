@@ -166,11 +166,12 @@ def pool_cell_rates(
     cells: dict[tuple, list] = {}
     for run in runs:
         if isinstance(run, str) or not isinstance(run, Sequence):
-            raise TypeError(f"{owner}: each run must be a list of rows; got {run!r}.")
+            raise TypeError(f"{owner}: each of runs must be a list of rows; got {run!r}.")
         for row in run:
             if isinstance(row, str) or not isinstance(row, Sequence) or len(row) < 5:
                 raise TypeError(
-                    f"{owner}: each row must be [intent, pressure, k, n, rate, ...]; got {row!r}."
+                    f"{owner}: each row of runs must be [intent, pressure, k, n, rate, ...]; "
+                    f"got {row!r}."
                 )
             intent, pressure, k, n, rate = row[:5]
             cell = cells.setdefault((intent, pressure), [0, 0, []])

@@ -179,6 +179,18 @@ class HyperDepthEncoder(nn.Module):
         filters: tuple[AbstractFilter, AbstractFilter],
     ) -> EncoderOutput:
         """Filter the transformed signals and fuse them (``a`` low branch, ``b`` high branch)."""
+        owner = "HyperDepthEncoder.propagate"
+        if not (
+            isinstance(filters, tuple)
+            and len(filters) == 2
+            and all(isinstance(f, AbstractFilter) for f in filters)
+        ):
+            raise TypeError(
+                f"{owner}: filters must be the (low, high) pair HyperDepthEncoder.filters returns; "
+                f"got {type(filters).__name__}."
+            )
+        a = check_tensor("a", a, owner=owner, ndim=2)
+        b = check_tensor("b", b, owner=owner, shape=tuple(a.shape))
         low, high = filters
         if a.shape[0] != low.num_nodes:
             raise ValueError(
@@ -203,6 +215,13 @@ class HyperDepthEncoder(nn.Module):
         graph: Hypergraph | tuple[AbstractFilter, AbstractFilter],
     ) -> EncoderOutput:
         """Encode node features ``x`` (``(n, in_dim)``) on ``graph`` (a hypergraph or filters)."""
+        from icml26.hyperdepth.hypergraph import Hypergraph
+
+        if not isinstance(graph, Hypergraph | tuple):
+            raise TypeError(
+                "HyperDepthEncoder.forward: graph must be a Hypergraph or its pair of filters; "
+                f"got {type(graph).__name__}."
+            )
         filters = graph if isinstance(graph, tuple) else self.filters(graph, x.dtype)
         a, b = self.transform(x)
         return self.propagate(a, b, filters)

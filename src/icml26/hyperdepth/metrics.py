@@ -40,6 +40,9 @@ __all__ = [
     "uniformity",
 ]
 
+MAX_SPLIT_NODES = 10**8  # probe_splits: nodes (one permutation of n per split)
+MAX_SPLITS = 10**4
+
 
 def _normalise(z: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(z, axis=1, keepdims=True)
@@ -252,11 +255,12 @@ def probe_splits(
     Raises
     ------
     ValueError
-        If a ratio is outside ``(0, 1)``, they sum to ``>= 1``, or a split would be empty.
+        If a ratio is outside ``(0, 1)``, they sum to ``>= 1``, a split would be empty, ``n``
+        exceeds ``MAX_SPLIT_NODES`` (10^8) or ``n_splits`` exceeds ``MAX_SPLITS`` (10^4).
     """
     owner = "probe_splits"
-    n = check_positive_int("n", n, owner=owner)
-    n_splits = check_positive_int("n_splits", n_splits, owner=owner)
+    n = check_positive_int("n", n, owner=owner, maximum=MAX_SPLIT_NODES)
+    n_splits = check_positive_int("n_splits", n_splits, owner=owner, maximum=MAX_SPLITS)
     train_ratio = check_in_interval(
         "train_ratio", train_ratio, low=0.0, high=1.0, closed="neither", owner=owner
     )

@@ -136,14 +136,16 @@ def cumulative_profile(k_eff: Sequence[int], d: int) -> np.ndarray:
 def layer_cost(n: np.ndarray | float, c1: float, c2: float) -> np.ndarray:
     """Per-layer cost model ``C(n) = c1 n + c2 n^2`` (linear parts + quadratic attention).
 
+    Token counts ``n`` lie in ``[0, MAX_TOKENS]`` (10^9).
+
     Examples
     --------
     >>> float(layer_cost(10.0, 2.0, 0.5))
     70.0
     """
     n = check_array("n", n, owner="layer_cost")
-    if np.any(n < 0):
-        raise ValueError("layer_cost: n must be non-negative token counts.")
+    if np.any(n < 0) or np.any(n > MAX_TOKENS):
+        raise ValueError(f"layer_cost: n must be token counts in [0, {MAX_TOKENS}].")
     c1 = check_in_interval("c1", c1, low=0.0, high=1e30, owner="layer_cost")
     c2 = check_in_interval("c2", c2, low=0.0, high=1e30, owner="layer_cost")
     return c1 * n + c2 * n**2
