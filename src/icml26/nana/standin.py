@@ -169,11 +169,10 @@ def load_shakespeare_text(
             raise ValueError(f"{owner}: corpora must be among {CORPORA}; got {corpus!r}.")
     if isinstance(holdout, str) or not isinstance(holdout, Iterable):
         raise TypeError(f"{owner}: holdout must be a list of play keys; got {holdout!r}.")
+    holdout = list(holdout)
+    if not all(isinstance(h, str) for h in holdout):
+        raise TypeError(f"{owner}: holdout must hold play keys (str); got {holdout!r}.")
     held = set(holdout)
-    if not all(isinstance(h, str) for h in held):
-        raise TypeError(
-            f"{owner}: holdout must hold play keys (str); got {sorted(map(str, held))}."
-        )
     if roots is not None and (
         not isinstance(roots, dict)
         or not all(isinstance(v, str | Path) and k in CORPORA for k, v in roots.items())
