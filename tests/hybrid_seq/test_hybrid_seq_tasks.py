@@ -7,7 +7,7 @@ import pytest
 import torch
 from scipy import stats
 
-from icml26.hybrid_seq import MQAR, SelectiveCopying
+from icml26.hybrid_seq import MQAR, InductionHead, PlainCopying, SelectiveCopying
 from icml26.hybrid_seq.tasks import MARK, NOISE, PAD, SEP
 
 
@@ -132,6 +132,25 @@ def test_tasks_reject_bad_input():
         MQAR(L=16, n_kv=2, n_keys=4, n_values=4, n_fillers=1, power_a=0.0)
     with pytest.raises(ValueError, match="filler_offset \\+ n_fillers must be <= n_filler_ids"):
         MQAR(L=16, n_kv=2, n_keys=4, n_values=4, n_fillers=4, filler_offset=1)
-    with pytest.raises(ValueError, match="batch_size must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"batch_size must be an integer in \[1, "):
         MQAR(16, 2, 4, 4, 1).sample(0)
     assert math.isclose(MQAR(16, 2, 4, 4, 1).gap_probabilities().sum().item(), 1.0)
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        SelectiveCopying(L=8, k=2, n_symbols=4),
+        MQAR(L=16, n_kv=2, n_keys=8, n_values=8, n_fillers=4),
+        PlainCopying(L=4, n_symbols=3),
+        InductionHead(L=6, n_symbols=4),
+    ],
+    ids=lambda t: type(t).__name__,
+)
+def test_sample_refuses_a_batch_too_large_to_allocate(task):
+    from icml26.hybrid_seq.tasks import MAX_SAMPLE_NUMBERS
+
+    largest = MAX_SAMPLE_NUMBERS // task.seq_len
+    with pytest.raises(ValueError, match="batch_size"):
+        task.sample(largest + 1, generator=0)
+    assert task.sample(2, generator=0).inputs.shape == (2, task.seq_len)

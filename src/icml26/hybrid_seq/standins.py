@@ -1,4 +1,15 @@
-"""The shipped parameter-efficiency sweeps (issue 46) and the recipes that retrain them.
+"""The shipped models of hybrid_seq's quick presets and the recipes that retrain them.
+
+**Quick fits** (issue 51): ``quick_mqar_smoke``, ``quick_length_gen`` and ``quick_ood`` hold every
+model that experiment's quick preset trains, at seed indices 0, 1 and 2: each is exactly what the
+task's :func:`~icml26.hybrid_seq.experiments.common.fit` trains for that seed (same code, same
+derived seed, one torch thread), keyed in the JSON's ``config["fits"]`` by
+:func:`~icml26.hybrid_seq.experiments.common.fit_key`. The
+quick tasks load them instead of training; any other config or seed trains (``full``, a ``--set``,
+a fourth seed). ``icml26 tool hybrid_seq train-standin quick_ood`` retrains one (an interrupted
+run starts again).
+
+**Sweeps** (issue 46), the shipped parameter-efficiency sweeps:
 
 Each stand-in is one whole sweep of one task at seed 0 (:data:`~icml26.hybrid_seq.sweep.SWEEPS`):
 every model's weights in one safetensors file (keys ``<family>-<d>.<parameter>``) and every run's
@@ -20,6 +31,8 @@ from typing import Any
 from icml26.core import Progress, Standin, TrainedStandin, TrainingCheckpoint
 
 __all__ = ["STANDINS", "load_sweep"]
+
+QUICK_EXPERIMENTS = ("mqar_smoke", "length_gen", "ood")
 
 
 def _sweep_config_json(task: str) -> dict[str, Any]:
@@ -86,6 +99,61 @@ def _trainer(task: str) -> Any:
     return train
 
 
+def _quick_trainer(what: str) -> Any:
+    def train(resume: TrainingCheckpoint, progress: Progress) -> TrainedStandin:
+        import importlib
+
+        import torch
+        from torch import nn
+
+        from icml26.core import RunContext, derive_seed, discover
+        from icml26.hybrid_seq.experiments.common import QUICK_SEEDS, fit, fit_key
+
+        name = f"hybrid_seq.{what}"
+        quick = discover().get(name).presets["quick"]
+        task, specs = importlib.import_module(f"icml26.hybrid_seq.experiments.{what}").fit_specs(
+            quick
+        )
+        models, fits, metrics = {}, {}, {}
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)  # as the runner runs the task (Resources(cpus=1))
+        try:
+            for index in range(QUICK_SEEDS):
+                ctx = RunContext(seed=derive_seed(name, quick, index))
+                with ctx.progress(len(specs) * quick.steps * len(quick.lrs), name) as bar:
+                    for label, pattern, d, pos, max_len in specs:
+                        search = fit(
+                            task, pattern, d, quick, ctx, bar, pos_enc=pos, max_len=max_len
+                        )
+                        prefix = f"seed{index}_{label}"
+                        models[prefix] = search.model
+                        fits[fit_key(name, quick, ctx.seed, pattern, d, pos, max_len)] = {
+                            "prefix": prefix,
+                            "seed_index": index,
+                            "lr": search.lr,
+                            "val_acc": search.val_acc,
+                            "val_acc_by_lr": [[lr, a] for lr, a in search.val_acc_by_lr.items()],
+                        }
+                        metrics[f"{prefix}_val_acc"] = search.val_acc
+        finally:
+            torch.set_num_threads(threads)
+        return TrainedStandin(
+            model=nn.ModuleDict(models),
+            config={"experiment": name, "preset": "quick", "fits": fits},
+            recipe={
+                "seed": f"derive_seed({name!r}, quick config, i) for i in 0..{QUICK_SEEDS - 1}",
+                "steps": quick.steps,
+                "lrs": list(quick.lrs),
+                "batch": quick.batch_size,
+                "threads": 1,
+            },
+            data=f"fresh samples of {name}'s quick training task at every step (its fit)",
+            metrics=metrics,
+        )
+
+    return train
+
+
 STANDINS = {
     f"sweep_{task}_seed0": Standin(
         name=f"sweep_{task}_seed0",
@@ -94,6 +162,14 @@ STANDINS = {
         train=_trainer(task),
     )
     for task in ("sc", "mqar")
+} | {
+    f"quick_{what}": Standin(
+        name=f"quick_{what}",
+        system="hybrid_seq",
+        description=f"the models hybrid_seq.{what}'s quick preset trains, seeds 0-2 (issue 51)",
+        train=_quick_trainer(what),
+    )
+    for what in QUICK_EXPERIMENTS
 }
 
 

@@ -87,6 +87,15 @@ class AbstractTask(abc.ABC):
         """Draw ``batch_size`` independent samples."""
 
 
+MAX_SAMPLE_NUMBERS = 2**28  # token ids one sample() call may draw (batch_size · T)
+
+
+def _check_batch_size(task: AbstractTask, batch_size: object, owner: str) -> int:
+    """``batch_size`` in [1, MAX_SAMPLE_NUMBERS // T]: a huge batch is refused before allocating."""
+    largest = max(1, MAX_SAMPLE_NUMBERS // task.seq_len)
+    return check_positive_int("batch_size", batch_size, owner=owner, maximum=largest)
+
+
 def _task_generator(generator: Seed, owner: str) -> torch.Generator:
     """``generator`` (a torch/numpy generator, an int seed or None) as a ``torch.Generator``."""
     is_int = isinstance(generator, numbers.Integral) and not isinstance(generator, bool)
@@ -205,7 +214,7 @@ class SelectiveCopying(AbstractTask):
 
     def sample(self, batch_size: int, generator: Seed = None) -> Batch:
         """Draw ``batch_size`` samples; ``generator`` is a torch/numpy generator, int or None."""
-        batch_size = check_positive_int("batch_size", batch_size, owner="SelectiveCopying.sample")
+        batch_size = _check_batch_size(self, batch_size, "SelectiveCopying.sample")
         gen = _task_generator(generator, "SelectiveCopying.sample")
         B, L, k = batch_size, self.L, self.k
         # per-sample number of data tokens (all k unless k_range)
@@ -374,7 +383,7 @@ class MQAR(AbstractTask):
 
     def sample(self, batch_size: int, generator: Seed = None) -> Batch:
         """Draw ``batch_size`` samples; ``generator`` is a torch/numpy generator, int or None."""
-        batch_size = check_positive_int("batch_size", batch_size, owner="MQAR.sample")
+        batch_size = _check_batch_size(self, batch_size, "MQAR.sample")
         gen = _task_generator(generator, "MQAR.sample")
         B, n, S = batch_size, self.n_kv, self.n_slots
         keys = _distinct(B, self.n_keys, n, gen) + self.first_key  # (B, n)
@@ -458,7 +467,7 @@ class PlainCopying(AbstractTask):
 
     def sample(self, batch_size: int, generator: Seed = None) -> Batch:
         """Draw ``batch_size`` samples; ``generator`` is a torch/numpy generator, int or None."""
-        batch_size = check_positive_int("batch_size", batch_size, owner="PlainCopying.sample")
+        batch_size = _check_batch_size(self, batch_size, "PlainCopying.sample")
         gen = _task_generator(generator, "PlainCopying.sample")
         B, L = batch_size, self.L
         string = torch.randint(self.n_symbols, (B, L), generator=gen) + N_SPECIAL  # (B, L)
@@ -525,7 +534,7 @@ class InductionHead(AbstractTask):
 
     def sample(self, batch_size: int, generator: Seed = None) -> Batch:
         """Draw ``batch_size`` samples; ``generator`` is a torch/numpy generator, int or None."""
-        batch_size = check_positive_int("batch_size", batch_size, owner="InductionHead.sample")
+        batch_size = _check_batch_size(self, batch_size, "InductionHead.sample")
         gen = _task_generator(generator, "InductionHead.sample")
         B, L, V = batch_size, self.L, self.n_symbols
         a = torch.randint(V, (B,), generator=gen)  # trigger

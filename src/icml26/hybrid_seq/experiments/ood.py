@@ -12,6 +12,7 @@ from icml26.hybrid_seq.experiments.common import (
     TRAIN_RESOURCES,
     WHERE_ISSUE46,
     WHERE_SPEC,
+    FitSpec,
     by_params,
     fit,
     validate_config,
@@ -43,6 +44,7 @@ class OODConfig:
         validate_config(self)
 
 
+NAME = "hybrid_seq.ood"
 OOD = OODConfig()
 OOD_PRESETS = {
     "smoke": replace(
@@ -82,7 +84,7 @@ OOD_PRESETS = {
 
 
 @register(
-    name="hybrid_seq.ood",
+    name=NAME,
     title="A4: MQAR accuracy drop under uniform gaps + unseen fillers, hybrid vs Transformers",
     paper=PAPER,
     claims=(
@@ -136,31 +138,22 @@ OOD_PRESETS = {
         ),
     ),
     presets=OOD_PRESETS,
-    seeds=1,
+    seeds=3,  # trained models: a verdict needs >= 3 values (quick loads 3 shipped seeds)
     resources=TRAIN_RESOURCES,
 )
 def ood(config: OODConfig, ctx: RunContext) -> dict[str, Any]:
-    from icml26.hybrid_seq import MQAR, count_params, evaluate
+    from icml26.hybrid_seq import count_params, evaluate
 
+    train_task, specs = fit_specs(config)
     # the vocabulary reserves 2 × n_fillers filler ids; training only ever shows the first half
-    train_task = MQAR(
-        config.L,
-        config.n_kv,
-        config.n_keys,
-        config.n_values,
-        config.n_fillers,
-        power_a=config.train_power_a,
-        n_filler_ids=2 * config.n_fillers,
-    )
     shifted = replace(train_task, power_a=config.test_power_a, filler_offset=config.n_fillers)
     test_seed = ctx.seed_for("test")
-    configs = [(config.hybrid_pattern, config.hybrid_d)] + [
-        (p, d) for p in config.transformer_patterns for d in config.transformer_widths
-    ]
     runs = []
-    with ctx.progress(len(configs) * config.steps * len(config.lrs), "training") as bar:
-        for pattern, d in configs:
-            search = fit(train_task, pattern, d, config, ctx, bar)
+    with ctx.progress(len(specs) * config.steps * len(config.lrs), "training") as bar:
+        for _, pattern, d, pos, max_len in specs:
+            search = fit(
+                train_task, pattern, d, config, ctx, bar, pos_enc=pos, max_len=max_len, shipped=NAME
+            )
             model, lr = search.model, search.lr
             iid = evaluate(model, train_task, n=config.n_test, seed=test_seed)[config.L][0]
             shift = evaluate(model, shifted, n=config.n_test, seed=test_seed)[config.L][0]
@@ -192,6 +185,29 @@ def ood(config: OODConfig, ctx: RunContext) -> dict[str, Any]:
         "hybrid_drop_minus_half_transformer_drop": hybrid["drop"] - 0.5 * reference["drop"],
         "runs": runs,
     }
+
+
+def fit_specs(config: OODConfig) -> tuple[Any, list[FitSpec]]:
+    """The training task and the models :func:`ood` fits, the hybrid first (also what its quick
+    stand-in holds): ``(task, [(name, pattern, d_model, pos_enc, max_len), ...])``."""
+    from icml26.hybrid_seq import MQAR
+
+    train_task = MQAR(
+        config.L,
+        config.n_kv,
+        config.n_keys,
+        config.n_values,
+        config.n_fillers,
+        power_a=config.train_power_a,
+        n_filler_ids=2 * config.n_fillers,
+    )
+    specs: list[FitSpec] = [("hybrid", config.hybrid_pattern, config.hybrid_d, None, 2048)]
+    specs += [
+        (f"{p}-{d}", p, d, None, 2048)
+        for p in config.transformer_patterns
+        for d in config.transformer_widths
+    ]
+    return train_task, specs
 
 
 def _by_iid(row: dict[str, Any]) -> float:
