@@ -16,7 +16,7 @@ from icml26.hybrid_seq.constructions import (
     margin_beta,
     min_correct_weight,
 )
-from icml26.hybrid_seq.hf import HybridLMConfig, HybridLMForCausalLM
+from icml26.hybrid_seq.hf import HybridLMConfig, HybridLMForCausalLM, from_hf_mamba
 from icml26.hybrid_seq.mamba2 import Mamba2Block, Mamba2Config
 from icml26.hybrid_seq.models import AbstractSequenceModel, HybridLM, KVCache, LMCache
 from icml26.hybrid_seq.ssm import MambaBlock, SSMCache, SSMConfig, selective_recurrence
@@ -76,6 +76,7 @@ __all__ = [
     "count_params",
     "evaluate",
     "evaluate_shift",
+    "from_hf_mamba",
     "margin_beta",
     "masked_accuracy",
     "min_correct_weight",

@@ -30,7 +30,7 @@ PreTrainedModel = _transformers.PreTrainedModel
 GenerationMixin = _transformers.GenerationMixin
 CausalLMOutput = _transformers.modeling_outputs.CausalLMOutput
 
-__all__ = ["HybridLMConfig", "HybridLMForCausalLM"]
+__all__ = ["HybridLMConfig", "HybridLMForCausalLM", "from_hf_mamba"]
 
 MODEL_TYPE = "icml26_hybrid_lm"
 
@@ -200,6 +200,124 @@ class HybridLMForCausalLM(PreTrainedModel, GenerationMixin):
                 logits[:, :-1].flatten(0, 1), labels[:, 1:].flatten().long(), ignore_index=-100
             )
         return CausalLMOutput(loss=loss, logits=logits)
+
+
+_MIXER_WEIGHTS = (
+    "in_proj.weight",
+    "conv1d.weight",
+    "conv1d.bias",
+    "x_proj.weight",
+    "dt_proj.weight",
+    "dt_proj.bias",
+    "A_log",
+    "D",
+    "out_proj.weight",
+)
+
+
+def from_hf_mamba(model: nn.Module) -> HybridLM:
+    """A :class:`HybridLM` of ``S`` blocks holding the weights of an HF Mamba-1 model.
+
+    ``model`` is a ``transformers`` ``MambaForCausalLM`` or ``MambaModel`` (tied head: the
+    embedding). Its config is checked first; every parameter then maps one to one, under the
+    same names, onto pattern ``"S" * num_hidden_layers``: embeddings → ``embedding``, each
+    layer's ``norm`` and ``mixer`` (in_proj, conv1d, x_proj, dt_proj, A_log, D, out_proj) →
+    ``blocks[i].norm`` / ``blocks[i].mixer``, ``norm_f``, ``lm_head`` → ``head``. The two
+    parametrisations are the same equations (:class:`MambaBlock`); what they cannot share is
+    refused, never approximated: biases on in_proj / out_proj (``use_bias``), an activation
+    other than SiLU (HF gates with SiLU always, so only ``hidden_act="silu"`` matches our
+    block), an RMSNorm epsilon other than our 1e-5, a non-integer expansion. A conv without
+    bias (``use_conv_bias=False``) maps exactly onto a zero bias. Weights are copied as
+    float32; call ``.logits(ids)`` (id 0 is an ordinary token in HF vocabularies).
+
+    Parameters
+    ----------
+    model
+        ``MambaForCausalLM`` or ``MambaModel``.
+
+    Returns
+    -------
+    HybridLM
+        In eval mode, PyTorch scan.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a Mamba-1 ``transformers`` model (its config's ``model_type`` is
+        not ``"mamba"``).
+    ValueError
+        If the config uses a feature our block does not have (named), or ``MambaModel`` has
+        untied word embeddings (no head to copy).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from transformers import MambaConfig, MambaForCausalLM
+    >>> hf = MambaForCausalLM(MambaConfig(vocab_size=40, hidden_size=16, num_hidden_layers=2))
+    >>> ours = from_hf_mamba(hf.eval())
+    >>> ids = torch.tensor([[0, 5, 7, 3]])
+    >>> bool(torch.allclose(ours.logits(ids), hf(ids).logits, atol=1e-4))
+    True
+    """
+    owner = "from_hf_mamba"
+    config = getattr(model, "config", None)
+    kind = getattr(config, "model_type", None)
+    if not isinstance(model, nn.Module) or kind != "mamba":
+        raise TypeError(
+            f"{owner}: model must be a transformers MambaForCausalLM or MambaModel (model_type "
+            f"'mamba', Mamba-1); got {type(model).__name__} with model_type {kind!r}."
+        )
+    refused = {
+        "use_bias": (config.use_bias, False, "in_proj / out_proj have no bias here"),
+        "hidden_act": (config.hidden_act, "silu", "the block's conv activation is SiLU"),
+        "layer_norm_epsilon": (config.layer_norm_epsilon, 1e-5, "our RMSNorms use eps 1e-5"),
+    }
+    for name, (got, supported, why) in refused.items():
+        if got != supported:
+            raise ValueError(
+                f"{owner}: config.{name} must be {supported!r} ({why}); got {got!r}: the "
+                "parametrisations would differ, and nothing is approximated."
+            )
+    d = config.hidden_size
+    if config.intermediate_size % d:
+        raise ValueError(
+            f"{owner}: config.intermediate_size must be an integer multiple of hidden_size (our "
+            f"expand is an int); got {config.intermediate_size} and {d}."
+        )
+    backbone = getattr(model, "backbone", model)
+    head = getattr(model, "lm_head", None)
+    if head is None and not config.tie_word_embeddings:
+        raise ValueError(
+            f"{owner}: a MambaModel with tie_word_embeddings=False has no head to copy; pass "
+            "the MambaForCausalLM."
+        )
+    ssm = SSMConfig(
+        d_state=config.state_size,
+        expand=config.intermediate_size // d,
+        d_conv=config.conv_kernel,
+        dt_rank=int(config.time_step_rank),
+    )
+    ours = HybridLM(
+        config.vocab_size,
+        d,
+        pattern="S" * config.num_hidden_layers,
+        ssm=ssm,
+        pos_enc="none",
+        ssm_backend="torch",
+    )
+    hf = {k: v.detach().float() for k, v in backbone.state_dict().items()}
+    state = {"embedding.weight": hf["embeddings.weight"], "norm_f.weight": hf["norm_f.weight"]}
+    state["head.weight"] = (hf["embeddings.weight"] if head is None else head.weight).detach()
+    for i in range(config.num_hidden_layers):
+        state[f"blocks.{i}.norm.weight"] = hf[f"layers.{i}.norm.weight"]
+        for name in _MIXER_WEIGHTS:
+            key = f"layers.{i}.mixer.{name}"
+            if name == "conv1d.bias" and key not in hf:  # use_conv_bias=False: a zero bias
+                state[f"blocks.{i}.mixer.{name}"] = torch.zeros(config.intermediate_size)
+            else:
+                state[f"blocks.{i}.mixer.{name}"] = hf[key]
+    ours.load_state_dict({k: v.float() for k, v in state.items()}, strict=True)
+    return ours.eval()
 
 
 _transformers.AutoConfig.register(MODEL_TYPE, HybridLMConfig, exist_ok=True)
