@@ -181,6 +181,8 @@ def test_embed_batches_like_one_call_and_tiny_minilm_is_seeded():
         whole = enc(texts)
     # padding differs per chunk; masked mean pooling ignores it (float32 rounding only)
     assert torch.allclose(enc.embed(texts, batch_size=2), whole, atol=1e-6)
+    # embed batches by token count: rows still come back in the order given
+    assert torch.allclose(enc.embed(texts[::-1], batch_size=2), whole.flip(0), atol=1e-6)
     assert torch.equal(tiny_minilm(seed=0).embed(texts), enc.embed(texts))
     assert not torch.equal(tiny_minilm(seed=1).embed(texts), enc.embed(texts))
     assert enc.tokenizer.vocab_size == 30522  # the real all-MiniLM-L6-v2 tokenizer

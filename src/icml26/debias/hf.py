@@ -329,6 +329,11 @@ class SentenceEncoder(nn.Module):
     def embed(self, texts: Sequence[str], *, batch_size: int = 64) -> torch.Tensor:
         """Embeddings ``(len(texts), dim)`` of many texts, ``batch_size`` at a time, no gradient.
 
+        The texts are batched in order of their token count (returned in the given order), so
+        a batch pads little: on perturbed intent prompts of 9-31 tokens this cut MiniLM's
+        padded tokens and CPU time by about 30 % (issue 51); a masked mean pool makes each
+        embedding independent of its batch's padding up to float rounding (~1e-7).
+
         Examples
         --------
         >>> enc = tiny_minilm(seed=0)
@@ -338,8 +343,15 @@ class SentenceEncoder(nn.Module):
         batch_size = check_positive_int("batch_size", batch_size, owner="SentenceEncoder.embed")
         if isinstance(texts, str) or not isinstance(texts, Sequence) or not texts:
             raise ValueError("SentenceEncoder.embed: texts must be a non-empty list of strings.")
-        chunks = [self(texts[i : i + batch_size]) for i in range(0, len(texts), batch_size)]
-        return torch.cat(chunks)  # (len(texts), dim)
+        ids = self.tokenizer(list(texts), truncation=True, max_length=self.max_length)
+        lengths = [len(row) for row in ids["input_ids"]]
+        order = sorted(range(len(texts)), key=lengths.__getitem__)
+        chunks = [self([texts[j] for j in order[i : i + batch_size]])
+                  for i in range(0, len(texts), batch_size)]  # fmt: skip
+        emb = torch.cat(chunks)
+        out = torch.empty_like(emb)  # (len(texts), dim), back in the given order
+        out[torch.tensor(order)] = emb
+        return out
 
 
 class TextClassifier(nn.Module):

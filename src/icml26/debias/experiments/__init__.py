@@ -15,7 +15,9 @@ One module per experiment:
 - :mod:`.minilm` — ``debias.minilm`` (§5.2, exploratory): in-encoder BitFit vs head-level
   bias-only debiasing of all-MiniLM-L6-v2.
 
-:mod:`.common` holds the paper reference, the resources and the profile-table rows. Importing
+:mod:`.common` holds the paper reference, the resources and the profile-table rows;
+:mod:`.minilm_setup` the steps ``debias.minilm`` shares with its shipped BitFit stand-in
+(``icml26.debias.standins``). Importing
 this package stays light (``icml26 list``): torch, transformers, the method and matplotlib are
 imported inside the functions.
 """

@@ -16,6 +16,12 @@ import numpy as np
 
 from icml26.core import Claim, RunContext, Table, check_one_of, register
 from icml26.debias.experiments.common import PAPER, RESOURCES, check_config, profile_rows
+from icml26.debias.experiments.minilm_setup import (
+    SeedSetup,
+    base_embeddings,
+    seed_setup,
+    train_bitfit,
+)
 
 
 @dataclass(frozen=True)
@@ -104,65 +110,90 @@ def _correct(head: Any, emb: Any, y: Any) -> Any:
         return (head(emb).argmax(-1) == y).float()
 
 
+def _frozen_embeddings(encoder: Any, texts: list[str], emb: Any) -> Any:
+    """A module mapping texts to the frozen ``encoder``'s embeddings, each computed once.
+
+    The head arms train only a head, so an embedding never changes. ``fill`` embeds every
+    perturbed text a head arm will draw in one length-sorted pass: it replays
+    ``debias_finetune``'s draws (per step: the clean-row mask, then the perturbation) on a copy
+    of the arm's generator; a text it misses is embedded when asked, so a change of that order
+    costs time, never correctness.
+    """
+    import torch
+    from torch import nn
+
+    class FrozenEmbeddings(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder = encoder
+            self.cache = dict(zip(texts, emb, strict=True))
+
+        def fill(self, c: MiniLMConfig, s: SeedSetup, perturber: Any, rng: Any) -> None:
+            rng, drawn = copy.deepcopy(rng), []
+            for step in range(c.steps):
+                batch = s.batches[step % len(s.batches)]
+                use_clean = rng.random(len(batch)) < c.p_clean
+                drawn += [t for t, u in zip(perturber(batch, rng), use_clean, strict=True) if not u]
+            self(drawn)
+
+        def forward(self, batch: list[str]) -> torch.Tensor:
+            new = [t for t in dict.fromkeys(batch) if t not in self.cache]
+            if new:
+                self.cache.update(zip(new, self.encoder.embed(new), strict=True))
+            return torch.stack([self.cache[t] for t in batch])
+
+    return FrozenEmbeddings()
+
+
 def _minilm_seed(c: MiniLMConfig, ctx: RunContext, i: int, encoder: Any, bar: Any) -> dict:
     """One seed: the four methods' clean / perturbed accuracy, and the base encoder's profile."""
-    import torch
-
     from icml26.debias import (
         TextClassifier,
         batch_perturber,
-        bias_profile,
         debias_finetune,
-        intent_perturbation,
-        make_intent_texts,
-        masked_mean_pool,
         perturb_many,
-        train_head,
+        select_parameters,
     )
+    from icml26.debias.standins import shipped_bitfit
 
-    data = make_intent_texts(c.n_train + c.n_test, ctx.numpy_generator(f"texts{i}"))
-    train, test = data.texts[: c.n_train], data.texts[c.n_train :]
-    y_train, y_test = torch.tensor(data.labels[: c.n_train]), torch.tensor(data.labels[c.n_train :])
-    y_rep = y_test.repeat_interleave(c.k_eval)
-    pert = intent_perturbation(data.keywords, p_case=c.p_case, p_typo=c.p_typo)
+    s = seed_setup(c, ctx, i, encoder)
+    y_rep = s.y_test.repeat_interleave(c.k_eval)
     eval_seed = int(ctx.numpy_generator(f"eval{i}").integers(2**31))
-    test_pert = [t for row in perturb_many(test, pert, c.k_eval, eval_seed) for t in row]
-    emb_train, emb_test, emb_pert = (encoder.embed(t) for t in (train, test, test_pert))
-    head = train_head(emb_train, y_train, epochs=c.head_epochs, lr=c.head_lr,
-                      seed=ctx.torch_generator(f"head{i}"))  # fmt: skip
-    order = ctx.numpy_generator(f"batches{i}").permutation(c.n_train)
-    batches = [[train[j] for j in order[s : s + c.batch_size]]
-               for s in range(0, c.n_train, c.batch_size)]  # fmt: skip
-    out = {"base": (_correct(head, emb_test, y_test), _correct(head, emb_pert, y_rep))}
+    test_pert = [t for row in perturb_many(s.test, s.pert, c.k_eval, eval_seed) for t in row]
+    # the per-module profile is of the base encoder: seed 0's, from the passes that embed it
+    emb_test, emb_pert, profile = base_embeddings(c, encoder, s.test, test_pert, profile=i == 0)
+    out = {"base": (_correct(s.head, emb_test, s.y_test), _correct(s.head, emb_pert, y_rep))}
     bar.advance()
+    # the encoder is frozen in both head arms: they draw the same perturbed prompts (one
+    # stream), each embedded once
+    frozen = _frozen_embeddings(encoder, s.train, s.emb_train)
+    perturber = batch_perturber(s.pert)
+    frozen.fill(c, s, perturber, ctx.numpy_generator(f"head_bias{i}"))
     for name, which in (("head_bias", "bias"), ("head_full", "all")):
-        model = TextClassifier(encoder, copy.deepcopy(head))  # encoder frozen: not selected
+        model = TextClassifier(frozen, copy.deepcopy(s.head))
         params = [p for n, p in model.head.named_parameters()
                   if which == "all" or n.endswith("bias")]  # fmt: skip
-        debias_finetune(model, batches, batch_perturber(pert), loss=c.loss, p_clean=c.p_clean,
+        debias_finetune(model, s.batches, perturber, loss=c.loss, p_clean=c.p_clean,
                         lr=c.head_lr, steps=c.steps, params=params,
-                        seed=ctx.numpy_generator(f"{name}{i}"))  # fmt: skip
-        out[name] = (_correct(model.head, emb_test, y_test),
+                        seed=ctx.numpy_generator(f"head_bias{i}"))  # fmt: skip
+        out[name] = (_correct(model.head, emb_test, s.y_test),
                      _correct(model.head, emb_pert, y_rep))  # fmt: skip
         bar.advance()
     if c.encoder_arm == "head_bias":  # M1's control: head-level bias-only in BitFit's place
         out["bitfit"], out["trainable_fraction"] = out["head_bias"], math.nan
     else:
-        model = TextClassifier(copy.deepcopy(encoder), copy.deepcopy(head))
-        log = debias_finetune(model, batches, batch_perturber(pert), loss=c.loss,
-                              p_clean=c.p_clean, lr=c.encoder_lr, steps=c.steps, params="bias",
-                              seed=ctx.numpy_generator(f"bitfit{i}"))  # fmt: skip
-        out["bitfit"] = (_correct(model.head, model.encoder.embed(test), y_test),
+        # quick's BitFit model is shipped (icml26.debias.standins): loaded when this task's
+        # seed and settings match, else trained here exactly as it was
+        model = shipped_bitfit(c, ctx.seed, i, encoder, s.head)
+        if model is None:
+            model, _ = train_bitfit(c, ctx, i, encoder, s)
+        n_bias = sum(p.numel() for _, p in select_parameters(model, "bias"))
+        out["trainable_fraction"] = n_bias / sum(p.numel() for p in model.parameters())
+        out["bitfit"] = (_correct(model.head, model.encoder.embed(s.test), s.y_test),
                          _correct(model.head, model.encoder.embed(test_pert), y_rep))  # fmt: skip
-        out["trainable_fraction"] = log.trainable_fraction
     bar.advance()
-    if i > 0:  # the per-module profile is of the base encoder: once is enough
-        return out
-    texts = test[: c.n_profile]
-    copies = [t for row in perturb_many(texts, pert, c.k_eval, eval_seed + 1) for t in row]
-    names = ["embeddings"] + [f"encoder.layer.{j}" for j in range(len(encoder.model.encoder.layer))]
-    out["profile"] = bias_profile(encoder.model, encoder.tokenize(texts), encoder.tokenize(copies),
-                                  names, pool=masked_mean_pool, batch_size=64)  # fmt: skip
+    if profile is not None:
+        out["profile"] = profile
     return out
 
 
