@@ -120,6 +120,8 @@ def test_tasks_reject_bad_input():
         SelectiveCopying(L=5, k=2, n_symbols=0)
     with pytest.raises(ValueError, match="k_range must be"):
         SelectiveCopying(L=9, k=4, n_symbols=3, k_range=(2, 3))
+    with pytest.raises(ValueError, match="k_range must be a pair"):  # issue 40's fuzz campaign
+        SelectiveCopying(L=9, k=4, n_symbols=3, k_range=[])
     with pytest.raises(ValueError, match=r"n_kv must be in \[1, L/4=7\]"):
         MQAR(L=30, n_kv=8, n_keys=16, n_values=16, n_fillers=4)
     with pytest.raises(ValueError, match="query region L - 2·n_kv must be even"):

@@ -179,6 +179,10 @@ class SelectiveCopying(AbstractTask):
                     f"got {self.n_noise_ids}."
                 )
         if self.k_range is not None:
+            if not isinstance(self.k_range, tuple | list) or len(self.k_range) != 2:
+                raise ValueError(
+                    f"{owner}: k_range must be a pair (k_min, k_max); got {self.k_range!r}."
+                )
             lo, hi = self.k_range
             check_positive_int("k_range[0]", lo, owner=owner)
             if not lo <= hi == self.k:
