@@ -34,6 +34,23 @@ def test_torch_propagation_matches_scipy():
     np.testing.assert_allclose(dense, hg.propagation_scipy().toarray(), atol=1e-15)
 
 
+def test_view_propagation_matches_the_dense_formula_with_emptied_edges():
+    from icml26.hyperdepth.hypergraph import propagation_from_incidence
+
+    hg = random_hypergraph(seed=2).with_self_loops()
+    keep = drop_incidence_mask(hg, 0.6, 0)
+    node_idx, edge_idx = (a[keep] for a in hg.incidence_pairs)
+    H = np.zeros((hg.num_nodes, hg.num_edges))
+    H[node_idx, edge_idx] = 1.0
+    d_e = H.sum(0)
+    assert (d_e == 0).any()  # the zero-inverse convention is exercised
+    inv_de = np.divide(1.0, d_e, out=np.zeros_like(d_e), where=d_e > 0)
+    left = H / np.sqrt(H @ hg.weights)[:, None]
+    expected = left @ np.diag(hg.weights * inv_de) @ left.T
+    P = propagation_from_incidence(node_idx, edge_idx, hg.num_nodes, hg.num_edges, hg.weights)
+    np.testing.assert_allclose(P.toarray(), expected, atol=1e-15)
+
+
 def test_two_uniform_hypergraph_is_half_identity_plus_normalised_adjacency():
     rng = np.random.default_rng(3)
     n = 12

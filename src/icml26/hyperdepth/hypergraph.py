@@ -266,7 +266,7 @@ class Hypergraph:
     @property
     def edge_sizes(self) -> np.ndarray:
         """``d_e = Hᵀ 1``, shape ``(m,)``."""
-        return np.array([len(edge) for edge in self._edges], dtype=np.float64)
+        return np.bincount(self._edge_idx, minlength=self.num_edges).astype(np.float64)
 
     @property
     def node_degrees(self) -> np.ndarray:
@@ -399,9 +399,14 @@ def propagation_from_incidence(
     d_v = H @ weights
     inv_de = np.divide(1.0, d_e, out=np.zeros_like(d_e), where=d_e > 0)
     inv_sqrt_dv = np.divide(1.0, np.sqrt(d_v), out=np.zeros_like(d_v), where=d_v > 0)
-    left = scipy.sparse.diags(inv_sqrt_dv) @ H  # (n, m)
-    P = left @ scipy.sparse.diags(weights * inv_de) @ left.T
-    return scipy.sparse.csr_matrix(P)
+    # The diagonal scalings on H's stored entries (each one product, as with sparse diags,
+    # without two sparse products per view): left = D_v^{-1/2} H, right = left W D_e^{-1}.
+    rows = np.repeat(np.arange(num_nodes), np.diff(H.indptr))
+    left = scipy.sparse.csr_matrix((inv_sqrt_dv[rows], H.indices, H.indptr), shape=H.shape)
+    right = scipy.sparse.csr_matrix(
+        (left.data * (weights * inv_de)[H.indices], H.indices, H.indptr), shape=H.shape
+    )
+    return scipy.sparse.csr_matrix(right @ left.T)
 
 
 def scipy_to_torch(matrix: scipy.sparse.spmatrix, dtype: torch.dtype | None = None) -> torch.Tensor:
