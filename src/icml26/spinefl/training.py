@@ -67,7 +67,7 @@ def _as_tensors(
     # copies: arrays shipped to a Ray actor are read-only, which torch does not support
     X_t = torch.tensor(X_a, dtype=dtype)
     y_t = torch.tensor(y_a, dtype=torch.long)
-    if X_t.shape[0] != y_t.shape[0] or y_t.dim() != 1:
+    if y_t.dim() != 1 or X_t.shape[0] != y_t.shape[0]:
         raise ValueError(
             f"{owner}: X and y must have the same number of samples and y must be 1-D; "
             f"got shapes {tuple(X_t.shape)} and {tuple(y_t.shape)}."

@@ -17,17 +17,18 @@ def comparison_plot(metrics: list[dict[str, Any]], config: Any) -> dict[str, Any
     inner = f"{config.n_seeds} seed{'s' if config.n_seeds > 1 else ''} per record; {seeds_note(n)}"
     figures = {}
     for key, curves in m["curves"].items():
-        fig, ax = plt.subplots(figsize=(6.5, 3.8))
-        for method, curve in curves.items():
-            rounds = np.arange(1, len(curve) + 1) * config.eval_every
-            values = np.asarray([r["curves"][key][method] for r in metrics], dtype=float)
-            mean_band(ax, rounds, values, label=method, lw=2 if method == "SpineFL" else 1)
-        ax.set_xlabel("round")
-        ax.set_ylabel("global test accuracy")
-        ax.set_title(f"{key}: global accuracy ({inner})", fontsize=8)
-        legend_outside(ax)
-        fig.tight_layout()
-        figures[f"accuracy_{key}"] = fig
+        if config.mode == "train":  # shipped stand-ins hold the final model only: no curve
+            fig, ax = plt.subplots(figsize=(6.5, 3.8))
+            for method, curve in curves.items():
+                rounds = np.arange(1, len(curve) + 1) * config.eval_every
+                values = np.asarray([r["curves"][key][method] for r in metrics], dtype=float)
+                mean_band(ax, rounds, values, label=method, lw=2 if method == "SpineFL" else 1)
+            ax.set_xlabel("round")
+            ax.set_ylabel("global test accuracy")
+            ax.set_title(f"{key}: global accuracy ({inner})", fontsize=8)
+            legend_outside(ax)
+            fig.tight_layout()
+            figures[f"accuracy_{key}"] = fig
         fig, ax = plt.subplots(figsize=(6.5, 3.5))
         methods = list(m["levels"][key])
         levels = list(m["levels"][key][methods[0]])
