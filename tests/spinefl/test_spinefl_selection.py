@@ -216,3 +216,12 @@ def test_bad_selection_requests():
         gumbel_topk(np.array([0.0, -np.inf]), 2, rng)
     with pytest.raises(ValueError, match="finite values or -inf"):
         gumbel_topk(np.array([np.nan, 0.0]), 1, rng)
+
+
+@pytest.mark.parametrize(
+    "selector", [StaticSelector(), RandomSelector(), RollingSelector(), OrderedDropoutSelector()]
+)
+def test_a_huge_layer_is_refused_before_indexing_it(selector):
+    # issue 40's seeded fuzz campaign: N = n = 2**31 allocated 16 GiB in deploy_indices
+    with pytest.raises(ValueError, match="N must"):
+        selector.deploy_indices("fc", 2**31, 2**31)

@@ -123,8 +123,11 @@ def _check_layer(owner: str, layer: object, name: str = "layer") -> str:
     return layer
 
 
+MAX_NEURONS = 2**24  # most neurons of a layer a selector indexes (checked before any arange)
+
+
 def _check_request(owner: str, N: int, n: int) -> tuple[int, int]:
-    N = check_positive_int("N", N, owner=owner)
+    N = check_positive_int("N", N, owner=owner, maximum=MAX_NEURONS)
     n = check_positive_int("n", n, owner=owner)
     if n > N:
         raise ValueError(f"{owner}: n must be <= N = {N}; got {n}.")
@@ -515,7 +518,7 @@ class SpineSelector(AbstractActivationGuidedSelector):
 
     def backbone(self, layer: str, N: int, n_min: int | None = None) -> np.ndarray:
         """B_l: the prefix of size b_l, or the top b_l neurons by G_l (sorted)."""
-        N = check_positive_int("N", N, owner="SpineSelector")
+        N = check_positive_int("N", N, owner="SpineSelector", maximum=MAX_NEURONS)
         b = self.backbone_size(layer, n_min)
         if b > N:
             raise ValueError(f"SpineSelector: n_min must be <= N = {N}; got backbone size {b}.")
