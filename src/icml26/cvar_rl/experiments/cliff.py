@@ -19,7 +19,18 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, RunContext, Table, register
-from icml26.cvar_rl.experiments.common import PAPER, RESOURCES, over_seeds, seed_mean
+from icml26.cvar_rl.budget import MAX_NODES
+from icml26.cvar_rl.experiments.common import (
+    ALPHA,
+    GAMMA,
+    PAPER,
+    RESOURCES,
+    check_config,
+    over_seeds,
+    seed_mean,
+)
+from icml26.cvar_rl.mdp import MAX_HORIZON
+from icml26.cvar_rl.policies import MAX_EPISODES
 
 
 @dataclass(frozen=True)
@@ -35,6 +46,16 @@ class CliffConfig:
     n_episodes: int = 200_000
     horizon: int = 300
     replicates: int = 3  # independent Monte-Carlo evaluations of the same VI solution
+
+    def __post_init__(self) -> None:
+        check_config(
+            self,
+            {"K": (2, MAX_NODES), "n_episodes": (1, MAX_EPISODES), "horizon": (1, MAX_HORIZON),
+             "replicates": (1, 10**4)},
+            {"slip": (0.0, 1.0, "both"), "gamma": GAMMA, "alphas": ALPHA},
+        )  # fmt: skip
+        if self.c_lo >= self.c_hi:  # BudgetGrid's check
+            raise ValueError(f"CliffConfig: c_lo must be < c_hi; got {self.c_lo!r}, {self.c_hi!r}.")
 
 
 def tradeoff(cvar_gain: float, mean_drop: float) -> float:

@@ -20,13 +20,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from icml26.core import Claim, RunContext, register
-from icml26.cvar_rl.experiments.common import PAPER, RESOURCES
+from icml26.cvar_rl.budget import MAX_NODES
+from icml26.cvar_rl.experiments.common import ALPHA, GAMMA, PAPER, RESOURCES, check_config
 from icml26.cvar_rl.experiments.frontier_report import frontier_plot, frontier_tables
+from icml26.cvar_rl.mdp import MAX_HORIZON
+from icml26.cvar_rl.policies import MAX_EPISODES
+from icml26.cvar_rl.q_learning import MAX_STEPS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from icml26.cvar_rl import AugmentedSolution, BudgetGrid, TabularMDP
+
+
+# the models _frontier_model builds besides CliffWalking with a slip
+OTHER_ENVS = ("CliffWalking-native", "FrozenLake-v1", "FrozenLake8x8-v1")
 
 
 @dataclass(frozen=True)
@@ -41,7 +49,21 @@ class FrontierConfig:
     q_grid_size: int = 301
     q_seeds: int = 3
     replicates: int = 3  # independent Monte-Carlo evaluations (F1, F4)
-    other_envs: tuple[str, ...] = ("CliffWalking-native", "FrozenLake-v1", "FrozenLake8x8-v1")
+    other_envs: tuple[str, ...] = OTHER_ENVS
+
+    def __post_init__(self) -> None:
+        check_config(
+            self,
+            {"Ks": (2, MAX_NODES), "n_episodes": (1, MAX_EPISODES), "horizon": (1, MAX_HORIZON),
+             "q_steps": (1, MAX_STEPS), "q_grid_size": (2, MAX_NODES), "q_seeds": (1, 10**4),
+             "replicates": (1, 10**4)},
+            # slip 0 would read as an other_envs model (_frontier_model)
+            {"slips": (0.0, 1.0, "right"), "gamma": GAMMA, "alphas": ALPHA},
+            {"other_envs": OTHER_ENVS},
+            may_be_empty=("other_envs",),
+        )  # fmt: skip
+        if len(self.Ks) < 2:  # F3 compares adjacent grid sizes
+            raise ValueError(f"FrontierConfig: Ks must hold at least two sizes; got {self.Ks}.")
 
 
 FRONTIER_DEFAULT = FrontierConfig()

@@ -11,7 +11,19 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from icml26.core import Claim, RunContext, Table, register
-from icml26.cvar_rl.experiments.common import PAPER, RESOURCES, over_seeds, seed_mean
+from icml26.cvar_rl.budget import MAX_NODES
+from icml26.cvar_rl.experiments.common import (
+    ALPHA,
+    GAMMA,
+    PAPER,
+    RESOURCES,
+    check_config,
+    over_seeds,
+    seed_mean,
+)
+from icml26.cvar_rl.mdp import MAX_HORIZON
+from icml26.cvar_rl.policies import MAX_EPISODES
+from icml26.cvar_rl.q_learning import MAX_STEPS
 
 
 @dataclass(frozen=True)
@@ -25,6 +37,14 @@ class LakeConfig:
     horizon: int = 200
     q_steps: int = 50_000
     q_grid_size: int = 11  # alpha = 1 only reads the top node; a coarse grid keeps steps cheap
+
+    def __post_init__(self) -> None:
+        check_config(
+            self,
+            {"K": (2, MAX_NODES), "n_episodes": (1, MAX_EPISODES), "horizon": (1, MAX_HORIZON),
+             "q_steps": (1, MAX_STEPS), "q_grid_size": (2, MAX_NODES)},
+            {"gamma": GAMMA, "alphas": ALPHA},
+        )  # fmt: skip
 
 
 LAKE_DEFAULT = LakeConfig()

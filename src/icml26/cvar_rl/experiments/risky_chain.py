@@ -13,7 +13,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from icml26.core import Claim, RunContext, Table, register
-from icml26.cvar_rl.experiments.common import PAPER, RESOURCES, over_seeds, seed_mean
+from icml26.cvar_rl.budget import MAX_NODES
+from icml26.cvar_rl.experiments.common import (
+    ALPHA,
+    GAMMA,
+    PAPER,
+    RESOURCES,
+    check_config,
+    over_seeds,
+    seed_mean,
+)
+from icml26.cvar_rl.q_learning import _LR_SCHEDULES as LR_SCHEDULES
+from icml26.cvar_rl.q_learning import MAX_STEPS
 
 if TYPE_CHECKING:
     from icml26.cvar_rl import AugmentedGreedyPolicy
@@ -29,6 +40,14 @@ class RiskyChainConfig:
     q_steps: int = 20_000
     q_eps: float = 0.3
     q_lr_schedule: str = "harmonic"  # sample averages: best on a 3-step acyclic task (spec §5)
+
+    def __post_init__(self) -> None:
+        check_config(
+            self,
+            {"K": (2, MAX_NODES), "q_steps": (1, MAX_STEPS)},
+            {"gamma": GAMMA, "alphas": ALPHA, "q_eps": (0.0, 1.0, "both")},
+            {"q_lr_schedule": LR_SCHEDULES},
+        )
 
 
 RISKY_DEFAULT = RiskyChainConfig()
