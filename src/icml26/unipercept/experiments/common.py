@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from icml26.core import Resources, RunContext
+from icml26.unipercept.taxonomy import DOMAINS
 
 # Small convolutions on a shared 2-core machine: one intra-op thread is several times faster
 # than two when other processes load the cores (measured 0.15 s vs 1.9 s per DAPT step).
@@ -20,6 +21,23 @@ PAPER = (
     "Cao et al., UniPercept: Towards Unified Perceptual-Level Image Understanding across "
     "Aesthetics, Quality, Structure, and Texture, ICML 2026 (arXiv:2512.21675)"
 )
+
+
+def check_config(config: object, ints: dict, reals: dict) -> None:
+    """Validate an experiment config in its ``__post_init__`` (issue 40), naming the field.
+
+    ``ints`` maps fields to ``(low, high)``; ``reals`` to ``(low, high)`` or ``(low, high,
+    closed)`` (``check_in_interval``'s ``closed``). Field types are core's ``check_fields``.
+    """
+    from icml26.core import check_fields, check_in_interval, check_positive_int
+
+    owner = type(config).__name__
+    check_fields(config)
+    for name, (low, high) in ints.items():
+        check_positive_int(name, getattr(config, name), owner=owner, minimum=low, maximum=high)
+    for name, (low, high, *closed) in reals.items():
+        check_in_interval(name, getattr(config, name), low=low, high=high,
+                          closed=closed[0] if closed else "both", owner=owner)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -41,6 +59,30 @@ class MainConfig:
     beta: float = 1e-3
     channels: tuple[int, ...] = (16, 32, 64, 128)
     d_model: int = 128
+
+    def __post_init__(self) -> None:
+        # the bounds are those of make_domain_sets, TinyPercept, train_dapt and train_grpo
+        check_config(
+            self,
+            {"size": (16, 128), "n_train": (1, 200_000), "n_test": (1, 200_000),
+             "dapt_epochs": (1, 10_000), "dapt_batch": (1, 65_536), "grpo_steps": (1, 10**6),
+             "grpo_batch": (1, 65_536), "n_group": (2, 1024), "d_model": (1, 2048)},
+            {"observer_sd": (0.0, 20.0), "dapt_lr": (0.0, 10.0, "right"),
+             "label_sigma": (0.0, 100.0), "grpo_lr": (0.0, 10.0, "right"),
+             "clip_eps": (0.0, 1.0, "right"), "beta": (0.0, 1e3)},
+        )  # fmt: skip
+        owner = type(self).__name__
+        domains = self.domains
+        if len(set(domains)) != len(domains) or not {"IQA", "ISTA"} <= set(domains) <= set(DOMAINS):
+            raise ValueError(
+                f"{owner}: domains must be distinct values of {DOMAINS} including IQA and ISTA "
+                f"(every experiment reads both); got {domains}."
+            )
+        if len(self.channels) != 4 or not all(1 <= c <= 512 for c in self.channels):
+            raise ValueError(
+                f"{owner}: channels must be 4 integers in [1, 512] (TinyPercept's stages); "
+                f"got {self.channels}."
+            )
 
 
 MAIN_DEFAULT = MainConfig()

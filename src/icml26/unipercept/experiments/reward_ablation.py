@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, RunContext, Table, register
+from icml26.core import Claim, RunContext, Table, check_positive_int, register
 from icml26.unipercept.experiments.common import (
     PAPER,
     RESOURCES,
@@ -29,6 +29,14 @@ from icml26.unipercept.experiments.common import (
 @dataclass(frozen=True)
 class RewardAblationConfig(MainConfig):
     short_dapt_epochs: int = 1  # spec E2: RL rather than SFT decides the final rating quality
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        # the full arm continues the short checkpoint for the remaining epochs: at least one
+        check_positive_int(
+            "short_dapt_epochs", self.short_dapt_epochs, owner="RewardAblationConfig",
+            maximum=self.dapt_epochs - 1,
+        )  # fmt: skip
 
 
 REWARD_DEFAULT = RewardAblationConfig()

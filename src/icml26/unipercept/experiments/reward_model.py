@@ -22,6 +22,7 @@ from icml26.unipercept.experiments.common import (
     PAPER,
     RESOURCES,
     MainConfig,
+    check_config,
     dapt,
     domain_sets,
     grpo,
@@ -38,6 +39,21 @@ class RewardModelConfig(MainConfig):
     generator_lr: float = 0.05
     iqa_init: tuple[float, ...] = (0.0, 0.0, 0.0)  # severities sigmoid(0) = 0.5: g about 22
     ista_init: tuple[float, ...] = (-1.5, -1.5)  # about 1-2 weak-texture objects
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_config(
+            self,
+            {"generator_steps": (1, 10**6), "generator_queries": (1, 65_536)},
+            {"generator_lr": (0.0, 10.0, "right")},
+        )  # fmt: skip
+        # one mean per knob of render_iqa_knobs (3 severities) and render_ista_knobs (2)
+        for name, n_knobs in (("iqa_init", 3), ("ista_init", 2)):
+            if len(getattr(self, name)) != n_knobs:
+                raise ValueError(
+                    f"RewardModelConfig: {name} must hold {n_knobs} knob means; "
+                    f"got {getattr(self, name)}."
+                )
 
 
 REWARD_MODEL_DEFAULT = RewardModelConfig()
