@@ -16,7 +16,14 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, RunContext, Table, register
-from icml26.floatnet.experiments.common import PAPER, RESOURCES, parse_case, per_seed_rows
+from icml26.floatnet.experiments.common import (
+    PAPER,
+    RESOURCES,
+    check_config,
+    check_depth3_cases,
+    parse_case,
+    per_seed_rows,
+)
 
 # Hidden widths of C3 reported by the spec author's prototype (spec section 3).
 SPEC_C3_WIDTHS = {"3,3,1": (232, 55, 1), "2,3,2": (136, 729, 1), "3,3,2": (464, 3025, 1)}
@@ -29,6 +36,10 @@ class Depth3Config:
     cases: tuple[str, ...] = ("3,3,1", "2,3,2", "4,7,1")
     n_tables: int = 3
     failing_case: str = "2,2,2"
+
+    def __post_init__(self) -> None:
+        check_config(self, {"n_tables": (1, 10**4)}, cases=("cases", "failing_case"))
+        check_depth3_cases("cases", self.cases, type(self).__name__)
 
 
 DEPTH3 = Depth3Config()

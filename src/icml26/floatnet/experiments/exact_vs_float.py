@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, RunContext, register
-from icml26.floatnet.experiments.common import PAPER, RESOURCES
+from icml26.core import Claim, RunContext, check_in_interval, check_positive_int, register
+from icml26.floatnet.experiments.common import PAPER, RESOURCES, check_config
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,25 @@ class ExactVsFloatConfig:
     x_range: float = 8.0
     p: int = 11  # float16
     emax: int = 15
+
+    def __post_init__(self) -> None:
+        from icml26.floatnet import FloatFormat
+        from icml26.floatnet.interpolant import MAX_POINTS
+
+        check_config(self, {"p": (11, 25), "emax": (1, 500)})  # the integer toy: 4 M N + M < 2^p
+        fmt = FloatFormat(self.p, self.emax)
+        if 2 * self.emax < self.p + 3:
+            raise ValueError(
+                f"ExactVsFloatConfig: emax must satisfy 2 emax >= p + 3 = {self.p + 3} (C3); "
+                f"got {self.emax}."
+            )
+        # at least 1 keeps many format values in [0, x_range); at most max keeps draws finite
+        owner = "ExactVsFloatConfig"
+        check_in_interval("x_range", self.x_range, low=1.0, high=float(fmt.max), owner=owner)
+        if not self.n_points:
+            raise ValueError("ExactVsFloatConfig: n_points must hold at least one size; got ().")
+        for n in self.n_points:
+            check_positive_int("n_points", n, owner=owner, minimum=2, maximum=MAX_POINTS)
 
 
 EXACT_VS_FLOAT = ExactVsFloatConfig()

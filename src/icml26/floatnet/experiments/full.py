@@ -10,7 +10,13 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, RunContext, register
-from icml26.floatnet.experiments.common import PAPER, RESOURCES, parse_case
+from icml26.floatnet.experiments.common import (
+    PAPER,
+    RESOURCES,
+    check_config,
+    check_depth3_cases,
+    parse_case,
+)
 
 
 @dataclass(frozen=True)
@@ -21,6 +27,20 @@ class FullConfig:
     cw_cases: tuple[str, ...] = ("3,3,1", "3,3,1,nonneg")
     float16_low: float = 1.0
     float16_high: float = 1.25
+
+    def __post_init__(self) -> None:
+        from icml26.floatnet import FloatFormat
+
+        float16 = FloatFormat(11, 15)
+        # above s_min and at most max: the sub-domain must not repeat the points added to it
+        reals = {"float16_low": (float16.smin * 2, float16.max), "float16_high": (0.0, float16.max)}
+        check_config(self, {}, reals, cases=("c3_cases", "cw_cases"))
+        check_depth3_cases("c3_cases", self.c3_cases, type(self).__name__)
+        if self.float16_high <= self.float16_low:
+            raise ValueError(
+                f"FullConfig: float16_high must exceed float16_low = {self.float16_low}; "
+                f"got {self.float16_high}."
+            )
 
 
 FULL = FullConfig()

@@ -15,7 +15,13 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, RunContext, Table, register
-from icml26.floatnet.experiments.common import PAPER, RESOURCES, parse_case, per_seed_rows
+from icml26.floatnet.experiments.common import (
+    PAPER,
+    RESOURCES,
+    check_config,
+    parse_case,
+    per_seed_rows,
+)
 
 
 @dataclass(frozen=True)
@@ -28,6 +34,20 @@ class WidthConfig:
     code_emax: int = 15
     n_monotone: int = 200
     monotone_depth: int = 4
+
+    def __post_init__(self) -> None:
+        from icml26.floatnet import FloatFormat
+        from icml26.floatnet.instances import MAX_DEPTH
+
+        ints = {"code_d": (1, 25), "code_p": (2, 25), "code_emax": (1, 500),
+                "n_monotone": (1, 10**5), "monotone_depth": (1, MAX_DEPTH)}  # fmt: skip
+        check_config(self, ints, cases=("cases",))
+        FloatFormat(self.code_p, self.code_emax)
+        if self.code_d > self.code_p or self.code_d - 1 > self.code_emax:
+            raise ValueError(  # build_binary_code_net's exact integer codes
+                f"WidthConfig: code_d must satisfy code_d <= code_p = {self.code_p} and "
+                f"code_d - 1 <= code_emax = {self.code_emax}; got {self.code_d}."
+            )
 
 
 WIDTH = WidthConfig()
