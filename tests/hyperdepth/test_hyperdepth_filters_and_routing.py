@@ -128,3 +128,21 @@ def test_gradient_conflict_zero_in_exact_shared_and_not_in_coupled(data):
     assert abs(gradient_conflict(HyperDepth(**common, shared_transform=True), data)) < 1e-10
     coupled = gradient_conflict(HyperDepth(**common, decouple=False), data)
     assert abs(coupled) > 1e-3  # both losses read the same Π_L M: generically not orthogonal
+
+
+def test_poly_branches_propagated_together_equal_each_filter_alone(data, hg):
+    # The encoder propagates [MLP_L(X) | MLP_H(X)] through P^K once (issue 51): the branches and
+    # their gradients must be exactly those of applying F_L and F_H one at a time.
+    enc = HyperDepthEncoder(6, dim=5, mode="poly", K=2, seed=0)
+    x = torch.from_numpy(data.x).float()
+    out = enc(x, hg)
+    low, high = enc.filters(hg)
+    a, b = enc.transform(x)
+    assert torch.equal(out.z_low, low(a)) and torch.equal(out.z_high, high(b))
+    weights = torch.randn(out.z_low.shape, generator=torch.Generator().manual_seed(0))
+    grads = []
+    for z_low, z_high in ((out.z_low, out.z_high), (low(a), high(b))):
+        loss = (weights * z_low).sum() - (weights * z_high).sum()
+        params = [*enc.mlp_low.parameters(), *enc.mlp_high.parameters()]
+        grads.append(torch.autograd.grad(loss, params))
+    assert all(torch.equal(g1, g2) for g1, g2 in zip(*grads, strict=True))
