@@ -17,12 +17,15 @@ from icml26.matroid.experiments.common import (
     DETERMINISTIC,
     PAPER,
     RESOURCES,
+    check_config,
     greedy_vs_sampling,
     scaling_plot,
     seed_mean,
     seeds_caption,
     summarize_scaling,
 )
+from icml26.matroid.oracle import MAX_GROUND_SET
+from icml26.matroid.scaling import MAX_REPEATS
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,21 @@ class BoundedCircuitConfig:
     # 0-2, now at every n: a slope or a largest-n ratio is one value per seed)
     repeats: tuple[int, ...] = (1, 1, 1)
     growth: float = 2.0  # the paper's doubling of the sample size (spec §2.4)
+
+    def __post_init__(self) -> None:
+        check_config(
+            self,
+            # UniformBlocks: 2 <= c <= m; uniform_blocks_instance: m <= n (one block at least)
+            {"c": (2, MAX_GROUND_SET), "block_size": (self.c, MAX_GROUND_SET),
+             "ns": (self.block_size, MAX_GROUND_SET), "repeats": (1, MAX_REPEATS)},
+            slopes=("ns",),
+            growth=True,
+        )  # fmt: skip
+        if len(self.repeats) != len(self.ns):
+            raise ValueError(
+                f"BoundedCircuitConfig: repeats must hold one count per n ({len(self.ns)}); "
+                f"got {self.repeats}."
+            )
 
 
 DEFAULT = BoundedCircuitConfig()

@@ -15,12 +15,14 @@ from icml26.matroid.experiments.common import (
     DETERMINISTIC,
     PAPER,
     RESOURCES,
+    check_config,
     greedy_vs_sampling,
     scaling_plot,
     seed_mean,
     seeds_caption,
     summarize_scaling,
 )
+from icml26.matroid.oracle import MAX_GROUND_SET
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,16 @@ class C3Config:
     ns: tuple[int, ...] = (1024, 4096, 16384)
     triangle_ns: tuple[int, ...] = (512, 2048)  # reported, no claim (2026-12-07: was 1024, 4096)
     growth: float = 2.0
+
+    def __post_init__(self) -> None:
+        check_config(
+            self,
+            # UniformBlocks: 2 <= c <= m; uniform_blocks_instance: m <= n (one block at least)
+            {"c": (2, MAX_GROUND_SET), "block_size": (self.c, MAX_GROUND_SET),
+             "ns": (self.block_size, MAX_GROUND_SET), "triangle_ns": (1, MAX_GROUND_SET)},
+            slopes=("ns", "triangle_ns"),
+            growth=True,
+        )  # fmt: skip
 
 
 DEFAULT = C3Config()

@@ -1,4 +1,5 @@
-"""What the E1/E2 scaling experiments share: the paper, the two algorithms, the summary, the figure.
+"""What the experiments share: the paper, the config check; for E1/E2 the two algorithms, the
+summary, the figure.
 
 Reproduction helpers only; the instances and the harness are the library's
 (:mod:`icml26.matroid.instances`, :func:`~icml26.matroid.run_scaling_experiment`).
@@ -25,6 +26,40 @@ RESOURCES = Resources(cpus=1)  # numpy and pure Python: one core per task
 # E1/E2 metrics that do not vary with the seed: the sizes, the bound's own slope, and the Las
 # Vegas agreement (1 on every instance, by construction)
 DETERMINISTIC = ("ns", "bound_slope", "agreement")
+
+
+def check_config(
+    config: object,
+    ints: dict[str, tuple[int, int]],
+    slopes: tuple[str, ...] = (),
+    growth: bool = False,
+) -> None:
+    """Validate an experiment config in its ``__post_init__`` (issue 40), naming the field.
+
+    Field types are core's ``check_fields``; ``ints`` maps fields to ``(low, high)``, checked
+    in order (a later bound may be an earlier field) and entry by entry for a tuple, which must
+    not be empty; ``slopes`` are the size tuples a log–log slope is fitted over, which need two
+    distinct sizes (``fit_loglog_slope``); ``growth``: the config has the sampling's growth
+    factor, > 1 as ``bounded_circuit_max_weight_basis`` takes it.
+    """
+    from icml26.core import check_fields, check_in_interval, check_positive_int
+
+    owner = type(config).__name__
+    check_fields(config)
+    for name, (low, high) in ints.items():
+        value = getattr(config, name)
+        if value == ():
+            raise ValueError(f"{owner}: {name} must not be empty.")
+        for entry in value if isinstance(value, tuple) else (value,):
+            check_positive_int(name, entry, owner=owner, minimum=low, maximum=high)
+    for name in slopes:
+        if len(set(getattr(config, name))) < 2:
+            raise ValueError(
+                f"{owner}: {name} must hold two distinct sizes (a log-log slope is fitted over "
+                f"them); got {getattr(config, name)}."
+            )
+    if growth:
+        check_in_interval("growth", config.growth, low=1.0, closed="neither", owner=owner)
 
 
 def greedy_vs_sampling(c: int, growth: float) -> dict[str, Callable[..., Sequence[int]]]:

@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from icml26.core import Claim, RunContext, register
-from icml26.matroid.experiments.common import PAPER, RESOURCES
+from icml26.core import Claim, RunContext, check_in_interval, register
+from icml26.matroid.experiments.common import PAPER, RESOURCES, check_config
+from icml26.matroid.instances import MAX_GNP_VERTICES
+from icml26.matroid.oracle import MAX_GROUND_SET
 
 if TYPE_CHECKING:
     from icml26.matroid import IndependenceOracle
@@ -25,6 +27,24 @@ class GreedyCostConfig:
     uniform_ns: tuple[int, ...] = (256, 512, 1024, 2048, 4096)
     graph_vertices: tuple[int, ...] = (32, 64, 128, 256, 512)
     mean_degree: float = 8.0  # so n ≈ 4 n_v edges and r ≈ n_v - 1: n and r both grow
+
+    def __post_init__(self) -> None:
+        check_config(
+            self,
+            # U_{n/2,n}: rank >= 1, so the log of n r is defined
+            {"uniform_ns": (2, MAX_GROUND_SET), "graph_vertices": (2, MAX_GNP_VERTICES)},
+            slopes=("uniform_ns", "graph_vertices"),
+        )
+        # gnp_graphic_instance's range; 0 (no edges, rank 0) leaves no slope to fit
+        high = min(self.graph_vertices) - 1
+        check_in_interval(
+            "mean_degree",
+            self.mean_degree,
+            low=0.0,
+            high=high,
+            closed="right",
+            owner="GreedyCostConfig",
+        )
 
 
 DEFAULT = GreedyCostConfig()

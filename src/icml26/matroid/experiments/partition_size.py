@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, RunContext, register
-from icml26.matroid.experiments.common import PAPER, RESOURCES
+from icml26.matroid.experiments.common import PAPER, RESOURCES, check_config
+from icml26.matroid.instances import MAX_SMALL_MATROID
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,17 @@ class PartitionConfig:
     instances: int = 7  # per family, k and seed (3 seeds: 210 instances; before: 200 in one)
     n_max: int = 40
     ks: tuple[int, ...] = (2, 3)
+
+    def __post_init__(self) -> None:
+        # n is drawn in [4, n_max]; random_small_matroid takes n up to MAX_SMALL_MATROID
+        check_config(
+            self,
+            {
+                "instances": (1, 10**4),
+                "n_max": (4, MAX_SMALL_MATROID),
+                "ks": (1, MAX_SMALL_MATROID),
+            },
+        )
 
 
 DEFAULT = PartitionConfig()
