@@ -12,15 +12,21 @@ from icml26.core import torch_threads
 from icml26.core.standins import save_checkpoint
 from icml26.scale import (
     POLICIES_V1,
+    AmbiguousReach2DV1Env,
     AttentionTemperature,
+    BestOfN,
     GreedyDecoder,
     OracleVerifier,
     ScaleDecoder,
+    SharedPrefixAdapter,
     ShuffledTauDecoder,
+    TemperatureDecoder,
     TinyOpenVLA,
     TinyVLAAdapter,
     UncertaintyState,
     count_forward_passes,
+    evaluate,
+    evaluate_many,
     load_policy,
 )
 from icml26.scale.experiments.reach_v1 import ReachV1Config, auroc
@@ -161,3 +167,49 @@ def test_config_validates_its_fields():
     ):
         with pytest.raises(ValueError, match=match):
             dataclasses.replace(config, **{field: value})
+
+
+def test_evaluate_many_matches_each_decoder_evaluated_alone():
+    """One lock-step batch of greedy, SCALE (vision tempering on its rows only) and a sampler
+    gives each decoder the episodes, draws and records it gets alone."""
+    adapter = TinyVLAAdapter(load_policy("reach_v1_s0")[0])
+    env = AmbiguousReach2DV1Env("id", max_steps=12)
+
+    def decoders():
+        return [GreedyDecoder(), ScaleDecoder(seed=1), TemperatureDecoder(1.0, seed=2)]
+
+    with torch.no_grad():
+        together = evaluate_many(decoders(), env, 6, [3], adapter, oracle=True)
+        alone = [evaluate(d, env, 6, [3], adapter, oracle=True) for d in decoders()]
+    for joint, single in zip(together, alone, strict=True):
+        np.testing.assert_array_equal(joint.episode_success, single.episode_success)
+        np.testing.assert_allclose(joint.token_u, single.token_u, rtol=1e-5, atol=1e-5)
+        np.testing.assert_array_equal(joint.token_tau > 0, single.token_tau > 0)
+        assert joint.forward_passes_per_step == single.forward_passes_per_step == 3.0
+    assert together[1].gamma_trace != [1.0] * len(together[1].gamma_trace)  # SCALE tempered
+    assert together[0].gamma_trace == [1.0] * len(together[0].gamma_trace)  # greedy did not
+    best = BestOfN(lambda o, i, c: torch.zeros(c.shape[:2]), n=2, seed=0)
+    with pytest.raises(ValueError, match="alone"):
+        evaluate_many([GreedyDecoder(), best], env, 2, [0], adapter)
+    greedy = GreedyDecoder()
+    with pytest.raises(ValueError, match="distinct"):
+        evaluate_many([greedy, greedy], env, 2, [0], adapter)
+    with pytest.raises(TypeError, match="decoders"):
+        evaluate_many([], env, 2, [0], adapter)
+
+
+def test_best_of_n_candidates_sharing_one_prefix_pass_are_unchanged():
+    """reach_v1 computes Best-of-N's identical prefix passes once: same candidates, same draws."""
+    adapter = TinyVLAAdapter(load_policy("reach_v1_s1")[0])
+    env = AmbiguousReach2DV1Env("id", max_steps=10)
+    results = []
+    for shared in (adapter, SharedPrefixAdapter(adapter.model)):
+        with torch.no_grad(), count_forward_passes(adapter.model) as counts:
+            bon = BestOfN(OracleVerifier(), n=3, seed=5)
+            results.append((evaluate(bon, env, 5, [2], shared, oracle=True), dict(counts)))
+    (plain, plain_counts), (shared, shared_counts) = results
+    np.testing.assert_array_equal(plain.episode_success, shared.episode_success)
+    np.testing.assert_array_equal(plain.token_u, shared.token_u)
+    np.testing.assert_array_equal(plain.token_error, shared.token_error)
+    assert plain.forward_passes_per_step == shared.forward_passes_per_step == 9.0
+    assert shared_counts["vision"] * 3 == plain_counts["vision"]  # one prefix pass, not three

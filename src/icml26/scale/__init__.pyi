@@ -1,4 +1,4 @@
-from icml26.scale.adapters import TinyVLAAdapter, VLAAdapter
+from icml26.scale.adapters import SharedPrefixAdapter, TinyVLAAdapter, VLAAdapter
 from icml26.scale.attention import AttentionTemperature, attention_probs, scaled_dot_attention
 from icml26.scale.decoding import (
     DECODER_NAMES,
@@ -33,6 +33,7 @@ from icml26.scale.evaluation import (
     OracleVerifier,
     count_forward_passes,
     evaluate,
+    evaluate_many,
     expert_episode_success,
     expert_success_rate,
 )
@@ -87,6 +88,7 @@ __all__ = [
     "OracleVerifier",
     "ScaleConfig",
     "ScaleDecoder",
+    "SharedPrefixAdapter",
     "ShuffledTauDecoder",
     "TemperatureDecoder",
     "TinyARVLA",
@@ -105,6 +107,7 @@ __all__ = [
     "count_forward_passes",
     "dart_rollout",
     "evaluate",
+    "evaluate_many",
     "expert_action",
     "expert_episode_success",
     "expert_success_rate",

@@ -7,6 +7,7 @@ A decoder sees a model only through five members: the vision attention modules (
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -15,7 +16,7 @@ from torch import nn
 
 from icml26.scale.tokenizer import ActionTokenizer
 
-__all__ = ["TinyVLAAdapter", "VLAAdapter", "check_adapter"]
+__all__ = ["SharedPrefixAdapter", "TinyVLAAdapter", "VLAAdapter", "check_adapter"]
 
 
 @runtime_checkable
@@ -112,6 +113,47 @@ class TinyVLAAdapter:
             return self.tokenizer.decode(_tensor("tokens", tokens).detach().cpu().numpy())
         except (TypeError, ValueError) as err:
             raise type(err)(f"TinyVLAAdapter.detokenize: tokens rejected: {err}") from None
+
+
+class SharedPrefixAdapter(TinyVLAAdapter):
+    """:class:`TinyVLAAdapter` that computes the prefix pass once per batch of inputs.
+
+    A Best-of-N decoder over a base sampler at vision temperature 1 decodes the same images and
+    instructions N times, so its N prefix passes are identical: the first call of ``prefill``
+    with given ``obs`` and ``instruction`` objects computes it, later calls with the same
+    objects get its logits and a copy of its KV cache. The candidates and the random draws are
+    those of :class:`TinyVLAAdapter`; the passes a decoder reports stay N per step (the
+    method's cost where the passes are not shared). Use it only where every prefill of the same
+    inputs runs at the same vision temperature (it does not see the temperature).
+
+    Parameters
+    ----------
+    model
+        The TinyARVLA or TinyOpenVLA.
+
+    Examples
+    --------
+    >>> from icml26.scale.model import TinyARVLA
+    >>> adapter = SharedPrefixAdapter(TinyARVLA(d_vision=16, d_model=16, seed=0))
+    >>> images, instr = torch.zeros(2, 48, 48, 3, dtype=torch.uint8), torch.tensor([0, 1])
+    >>> adapter.prefill(images, instr)[0] is adapter.prefill(images, instr)[0]
+    True
+    """
+
+    def __init__(self, model: nn.Module) -> None:
+        super().__init__(model)
+        self._last: tuple[Any, Any, tuple[torch.Tensor, Any]] | None = None
+
+    def prefill(self, obs: Any, instruction: Any) -> tuple[torch.Tensor, Any]:
+        """:meth:`TinyVLAAdapter.prefill`, computed once for the same ``obs``/``instruction``."""
+        last = self._last
+        if last is None or last[0] is not obs or last[1] is not instruction:
+            # holding the inputs keeps their ids from being reused by new objects; no graph
+            # (decoding is inference, and a cache with one cannot be copied)
+            with torch.no_grad():
+                last = self._last = (obs, instruction, super().prefill(obs, instruction))
+        logits, cache = last[2]
+        return logits, copy.deepcopy(cache)
 
 
 def _tensor(name: str, value: Any) -> torch.Tensor:

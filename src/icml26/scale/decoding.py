@@ -26,6 +26,7 @@ row; the draw is the argmax either way).
 from __future__ import annotations
 
 import abc
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -277,35 +278,8 @@ class Decoder(abc.ABC):
                 f"{type(self).__name__}: state must be an UncertaintyState or None; "
                 f"got {type(state).__name__}."
             )
-        start, stop = adapter.action_token_range
-        n_tokens = adapter.num_action_tokens
-        gamma = self._gamma(state)
-        modules = adapter.vision_attention_modules() if self._tempers(gamma) else []
-        tokens, us, taus, departed = [], [], [], []
-        with torch.no_grad():
-            with AttentionTemperature(modules, gamma):
-                logits, cache = adapter.prefill(obs, instruction)
-            passes = 1
-            for k in range(n_tokens):
-                part = action_logits(logits, (start, stop))  # (B, A)
-                u = self_uncertainty(part.double(), self._num_logits(part), self._eps())
-                index, tau = self._choose(part, u)
-                departed.append(index != part.argmax(dim=-1))
-                token = start + index
-                tokens.append(token)
-                us.append(u)
-                taus.append(tau.double())
-                if k < n_tokens - 1:
-                    logits, cache = adapter.step(token, cache)
-                    passes += 1
-        u_all = torch.stack(us, dim=-1)  # (B, K_a)
-        self._after(state, u_all)
-        batch = u_all.shape[0]
-        gamma_t = torch.as_tensor(gamma, dtype=torch.float64).expand(batch).clone()
-        info = DecodeInfo(
-            u_all, torch.stack(taus, dim=-1), gamma_t, passes, 1, torch.stack(departed, dim=-1)
-        )
-        return torch.stack(tokens, dim=-1), info
+        tokens, infos = _decode_blocks([self], [None], adapter, obs, instruction, [state])
+        return tokens, infos[0]
 
     @staticmethod
     def _tempers(gamma: float | torch.Tensor) -> bool:
@@ -318,6 +292,66 @@ class Decoder(abc.ABC):
 
     def _eps(self) -> float:
         return 1e-12
+
+
+def _decode_blocks(
+    decoders: list[Decoder],
+    sizes: list[int | None],
+    adapter: VLAAdapter,
+    obs: Any,
+    instruction: Any,
+    states: list[UncertaintyState | None],
+) -> tuple[torch.Tensor, list[DecodeInfo]]:
+    """Decode consecutive row blocks of one batch, block i by ``decoders[i]``, in one pass.
+
+    The loop of :meth:`Decoder.decode` (one prefix pass, then one cached pass per further
+    token) runs once for the whole batch; each decoder sets the vision temperature of its own
+    rows and chooses its own rows' tokens with its own generator, so every block gets what
+    ``decoders[i].decode`` would give it alone (up to floating-point effects of the batch
+    size). ``sizes[i]`` is block i's row count (``None`` only for a single block: all rows).
+    Decoders that override :meth:`Decoder.decode` (Best-of-N, shuffled tau) cannot share.
+    """
+    start, stop = adapter.action_token_range
+    gammas = [d._gamma(s) for d, s in zip(decoders, states, strict=True)]
+    if len(decoders) == 1:
+        gamma = gammas[0]
+    else:
+        gamma = torch.cat([torch.as_tensor(g, dtype=torch.float64).reshape(-1).expand(n)
+                           for g, n in zip(gammas, sizes, strict=True)])  # fmt: skip
+    modules = adapter.vision_attention_modules() if Decoder._tempers(gamma) else []
+    tokens, us, taus, departed = [], [], [], []
+    with torch.no_grad():
+        with AttentionTemperature(modules, gamma):
+            logits, cache = adapter.prefill(obs, instruction)
+        passes = 1
+        bounds = [0]
+        for n in sizes:
+            bounds.append(bounds[-1] + (n if n is not None else logits.shape[0]))
+        rows = [slice(a, b) for a, b in itertools.pairwise(bounds)]
+        for k in range(adapter.num_action_tokens):
+            part = action_logits(logits, (start, stop))  # (B, A)
+            chosen = []
+            for d, r in zip(decoders, rows, strict=True):
+                u = self_uncertainty(part[r].double(), d._num_logits(part[r]), d._eps())
+                chosen.append((*d._choose(part[r], u), u))
+            index = torch.cat([c[0] for c in chosen])
+            departed.append(index != part.argmax(dim=-1))
+            token = start + index
+            tokens.append(token)
+            taus.append(torch.cat([c[1].double() for c in chosen]))
+            us.append(torch.cat([c[2] for c in chosen]))
+            if k < adapter.num_action_tokens - 1:
+                logits, cache = adapter.step(token, cache)
+                passes += 1
+    u_all, tau_all = torch.stack(us, dim=-1), torch.stack(taus, dim=-1)  # (B, K_a)
+    departed_all = torch.stack(departed, dim=-1)
+    infos = []
+    for d, s, g, r in zip(decoders, states, gammas, rows, strict=True):
+        d._after(s, u_all[r])
+        batch = u_all[r].shape[0]
+        gamma_t = torch.as_tensor(g, dtype=torch.float64).expand(batch).clone()
+        infos.append(DecodeInfo(u_all[r], tau_all[r], gamma_t, passes, 1, departed_all[r]))
+    return torch.stack(tokens, dim=-1), infos
 
 
 class GreedyDecoder(Decoder):

@@ -267,7 +267,9 @@ class AmbiguousReach2DV1Env(gym.Env):
         img = np.full((IMAGE, IMAGE, 3), 0.1)
 
         def px(p: np.ndarray) -> tuple[int, int]:
-            return tuple(int(v) for v in np.clip(p * IMAGE, 0, IMAGE - 1))
+            # the pixel of each coordinate, clamped to the image (plain floats: np.clip per
+            # point was a third of the render)
+            return tuple(min(max(int(float(v) * IMAGE), 0), IMAGE - 1) for v in p)
 
         if scene["wall"] is not None:
             (x0, y0), (x1, y1) = px(scene["wall"][:2]), px(scene["wall"][2:])
@@ -282,15 +284,17 @@ class AmbiguousReach2DV1Env(gym.Env):
         inner = ring[1:-1, 1:-1].copy()
         ring[:] = 1.0
         ring[1:-1, 1:-1] = colours[scene["held"]] if scene["held"] >= 0 else inner
-        return img * scene["light"]
+        img *= scene["light"]
+        return img
 
     def _obs(self) -> dict[str, Any]:
-        noise = self.np_random.normal(0.0, SPLITS_V1[self.split].noise, (IMAGE, IMAGE, 3))
-        image = np.clip(self._canvas() + noise, 0.0, 1.0)
-        return {
-            "image": (image * 255).round().astype(np.uint8),
-            "instruction": self._scene["instruction"],
-        }
+        # in place, in the order of clip(canvas + noise) * 255 rounded (the same bits)
+        image = self.np_random.normal(0.0, SPLITS_V1[self.split].noise, (IMAGE, IMAGE, 3))
+        image += self._canvas()
+        np.clip(image, 0.0, 1.0, out=image)
+        image *= 255
+        np.rint(image, out=image)
+        return {"image": image.astype(np.uint8), "instruction": self._scene["instruction"]}
 
     def _info(self) -> dict[str, Any]:
         scene = self._scene

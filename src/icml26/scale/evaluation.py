@@ -21,7 +21,7 @@ import torch
 
 from icml26.core.validation import check_positive_int
 from icml26.scale.adapters import VLAAdapter, check_adapter
-from icml26.scale.decoding import BestOfN, Decoder
+from icml26.scale.decoding import BestOfN, Decoder, _decode_blocks
 from icml26.scale.env import AmbiguousReach2DEnv, scripted_expert
 from icml26.scale.env_v1 import AmbiguousReach2DV1Env, expert_action
 from icml26.scale.hf_vla import TinyOpenVLA
@@ -33,6 +33,7 @@ __all__ = [
     "OracleVerifier",
     "count_forward_passes",
     "evaluate",
+    "evaluate_many",
     "expert_episode_success",
     "expert_success_rate",
 ]
@@ -129,40 +130,59 @@ def _token_error(actions: np.ndarray, expert: np.ndarray) -> np.ndarray:
     return np.concatenate([move, grip], axis=1)
 
 
-def _run_seed(decoder, env, episodes, seed, adapter, oracle=False):
-    envs = [type(env)(**env.kwargs()) for _ in range(episodes)]
-    obs = [e.reset(seed=seed * 1_000_003 + i)[0] for i, e in enumerate(envs)]
-    active = np.arange(episodes)
-    state = UncertaintyState(adapter.num_action_tokens, batch_size=episodes)
-    success = np.zeros(episodes)
-    lengths = np.zeros(episodes)
-    departed = np.zeros(episodes)
-    passes = steps = 0
-    seconds = 0.0
-    gammas, taus, records = [], [], ([], [], [])
-    verifier = decoder.verifier if isinstance(decoder, BestOfN) else None
+def _run_seed(decoders, env, episodes, seed, adapter, oracle=False):
+    """Every decoder's ``episodes`` episodes of ``seed`` in one lock-step batch.
+
+    Row ``j * episodes + i`` is decoder j's episode i; the rows of one decoder form one block of
+    :func:`~icml26.scale.decoding._decode_blocks`, so one forward pass serves all decoders.
+    """
+    n = len(decoders) * episodes
+    envs = [type(env)(**env.kwargs()) for _ in range(n)]
+    obs = [e.reset(seed=seed * 1_000_003 + i % episodes)[0] for i, e in enumerate(envs)]
+    active = np.arange(n)
+    # one state per decoder (its ``first`` flag is the decoder's own), indexed by episode
+    states = [UncertaintyState(adapter.num_action_tokens, batch_size=episodes) for _ in decoders]
+    success, lengths, departed = np.zeros(n), np.zeros(n), np.zeros(n)
+    passes, steps, seconds = [0] * len(decoders), [0] * len(decoders), [0.0] * len(decoders)
+    gammas, taus = [[] for _ in decoders], [[] for _ in decoders]
+    records = [([], [], []) for _ in decoders]
+    verifiers = [d.verifier if isinstance(d, BestOfN) else None for d in decoders]
     while active.size:
         images = torch.as_tensor(np.stack([obs[i]["image"] for i in active]))
         instr = torch.as_tensor(np.array([obs[i]["instruction"] for i in active]))
         expert = np.stack([expert_action(envs[i]) for i in active]) if oracle else None
-        if isinstance(verifier, OracleVerifier):
-            verifier.expert = expert
-        sub = state.select(torch.as_tensor(active))
+        owner = active // episodes
+        present = np.unique(owner)
+        blocks = [torch.as_tensor(active[owner == j] % episodes) for j in present]
+        subs = [states[j].select(rows) for j, rows in zip(present, blocks, strict=True)]
+        for j in present:
+            if isinstance(verifiers[j], OracleVerifier):
+                verifiers[j].expert = expert
         start = time.perf_counter()
-        tokens, info = decoder.decode(adapter, images, instr, sub)
-        seconds += time.perf_counter() - start
-        state.assign(torch.as_tensor(active), sub)
+        if len(present) == 1:
+            tokens, info = decoders[present[0]].decode(adapter, images, instr, subs[0])
+            infos = [info]
+        else:
+            sizes = [len(rows) for rows in blocks]
+            chosen = [decoders[j] for j in present]
+            tokens, infos = _decode_blocks(chosen, sizes, adapter, images, instr, subs)
+        elapsed = time.perf_counter() - start
+        for j, rows, sub in zip(present, blocks, subs, strict=True):
+            states[j].assign(rows, sub)
         actions = adapter.detokenize(tokens)
-        if oracle:
-            records[0].append(info.u.numpy())
-            records[1].append(info.tau.numpy())
-            records[2].append(_token_error(actions, expert))
-        passes += info.forward_passes
-        steps += 1
-        gammas.append(float(info.gamma.mean()))
-        taus.append(float(info.tau.mean()))
-        if info.departed is not None:
-            departed[active] += info.departed.double().mean(dim=-1).numpy()
+        for j, info in zip(present, infos, strict=True):
+            mine = owner == j
+            if oracle:
+                records[j][0].append(info.u.numpy())
+                records[j][1].append(info.tau.numpy())
+                records[j][2].append(_token_error(actions[mine], expert[mine]))
+            passes[j] += info.forward_passes
+            steps[j] += 1
+            seconds[j] += elapsed
+            gammas[j].append(float(info.gamma.mean()))
+            taus[j].append(float(info.tau.mean()))
+            if info.departed is not None:
+                departed[active[mine]] += info.departed.double().mean(dim=-1).numpy()
         keep = []
         for row, i in enumerate(active):
             obs[i], reward, terminated, truncated, _ = envs[i].step(actions[row])
@@ -172,9 +192,13 @@ def _run_seed(decoder, env, episodes, seed, adapter, oracle=False):
             else:
                 keep.append(i)
         active = np.array(keep, dtype=np.int64)
-    tokens = tuple(np.concatenate(r) if r else np.zeros((0, 0)) for r in records)
-    return (success, lengths, passes / steps, seconds / steps, gammas, taus, departed / lengths,
-            tokens)  # fmt: skip
+    runs = []
+    for j in range(len(decoders)):
+        mine = slice(j * episodes, (j + 1) * episodes)
+        tokens = tuple(np.concatenate(r) if r else np.zeros((0, 0)) for r in records[j])
+        runs.append((success[mine], lengths[mine], passes[j] / steps[j], seconds[j] / steps[j],
+                     gammas[j], taus[j], departed[mine] / lengths[mine], tokens))  # fmt: skip
+    return runs
 
 
 def evaluate(
@@ -217,9 +241,69 @@ def evaluate(
     >>> result.success.shape, result.forward_passes_per_step
     ((1,), 3.0)
     """
-    owner = "evaluate"
     if not isinstance(decoder, Decoder):
-        raise TypeError(f"{owner}: decoder must be a Decoder; got {type(decoder).__name__}.")
+        raise TypeError(f"evaluate: decoder must be a Decoder; got {type(decoder).__name__}.")
+    return _evaluate([decoder], env, episodes, seeds, adapter, oracle, "evaluate")[0]
+
+
+def evaluate_many(
+    decoders: Sequence[Decoder],
+    env: AmbiguousReach2DEnv,
+    episodes: int,
+    seeds: Sequence[int],
+    adapter: VLAAdapter,
+    oracle: bool = False,
+) -> list[EvalResult]:
+    """:func:`evaluate` for several decoders at once, all in one lock-step batch.
+
+    Every decoder runs the same episodes (paired), with its own generator and its own rows of
+    the :class:`UncertaintyState`; at each step one forward pass serves the still-running
+    episodes of all decoders, so the results are those of :func:`evaluate` per decoder (up to
+    floating-point effects of the batch size on the logits) at a fraction of the calls.
+    ``seconds_per_step`` is the shared batched step's.
+
+    Parameters
+    ----------
+    decoders
+        1 to 64 distinct :class:`Decoder` objects that use the shared decoding loop (not
+        :class:`BestOfN` nor a shuffled-tau decoder, which decode their own way).
+    env, episodes, seeds, adapter, oracle
+        As for :func:`evaluate`.
+
+    Returns
+    -------
+    list of EvalResult
+        One per decoder, in order.
+
+    Examples
+    --------
+    >>> from icml26.scale import GreedyDecoder, TemperatureDecoder, TinyARVLA, TinyVLAAdapter
+    >>> env = AmbiguousReach2DEnv(max_steps=3)
+    >>> adapter = TinyVLAAdapter(TinyARVLA(d_vision=16, d_model=16, seed=0))
+    >>> both = evaluate_many([GreedyDecoder(), TemperatureDecoder(seed=0)], env, 4, [0], adapter)
+    >>> [r.episode_success.shape for r in both]
+    [(1, 4), (1, 4)]
+    """
+    owner = "evaluate_many"
+    if (
+        isinstance(decoders, (str, bytes))
+        or not isinstance(decoders, Sequence)
+        or not 1 <= len(decoders) <= 64
+        or not all(isinstance(d, Decoder) for d in decoders)
+    ):
+        raise TypeError(f"{owner}: decoders must be a sequence of 1 to 64 Decoders.")
+    if len({id(d) for d in decoders}) != len(decoders):
+        raise ValueError(f"{owner}: decoders must be distinct objects (each owns its rows).")
+    shared = Decoder.decode
+    if len(decoders) > 1 and any(type(d).decode is not shared for d in decoders):
+        raise ValueError(
+            f"{owner}: decoders that decode their own way (Best-of-N, shuffled tau) must be "
+            "evaluated alone."
+        )
+    return _evaluate(list(decoders), env, episodes, seeds, adapter, oracle, owner)
+
+
+def _evaluate(decoders, env, episodes, seeds, adapter, oracle, owner) -> list[EvalResult]:
     _check_env(env, owner)
     check_adapter(adapter, owner)
     episodes = check_positive_int("episodes", episodes, owner=owner, maximum=10_000)
@@ -234,7 +318,11 @@ def evaluate(
         raise TypeError(f"{owner}: oracle must be a bool; got {type(oracle).__name__}.")
     if oracle and not isinstance(env.unwrapped, AmbiguousReach2DV1Env):
         raise ValueError(f"{owner}: oracle=True needs an AmbiguousReach2DV1Env.")
-    runs = [_run_seed(decoder, env.unwrapped, episodes, s, adapter, oracle) for s in seeds]
+    per_seed = [_run_seed(decoders, env.unwrapped, episodes, s, adapter, oracle) for s in seeds]
+    return [_result([runs[j] for runs in per_seed], oracle) for j in range(len(decoders))]
+
+
+def _result(runs, oracle: bool) -> EvalResult:
     success = np.stack([r[0] for r in runs])
     return EvalResult(
         success=success.mean(axis=1),

@@ -184,7 +184,12 @@ def run_v1(experiment: str, config: ReachV1Config, ctx: RunContext) -> dict[str,
     """Evaluate every decoder of ``config`` with this seed's policy on common episodes."""
     import torch
 
-    from icml26.scale import AmbiguousReach2DV1Env, TinyVLAAdapter, evaluate
+    from icml26.scale import (
+        AmbiguousReach2DV1Env,
+        SharedPrefixAdapter,
+        TinyVLAAdapter,
+        evaluate_many,
+    )
     from icml26.scale.evaluation import expert_episode_success
 
     index = _seed_index(experiment, config, ctx)
@@ -196,29 +201,37 @@ def run_v1(experiment: str, config: ReachV1Config, ctx: RunContext) -> dict[str,
     out["final_bc_loss"] = float(meta["metrics"]["final_bc_loss"])
     passes: dict[str, float] = {}
     tokens: dict[str, dict[str, list[np.ndarray]]] = {"greedy": {}, "scale": {}}
-    order = [d for d in config.decoders if d != "shuffled_tau"]
-    order += ["shuffled_tau"] if "shuffled_tau" in config.decoders else []
-    with ctx.progress(len(config.splits) * (len(order) + 1), "decoders x splits") as bar:
+    # the decoders of the shared loop run in one lock-step batch; Best-of-N and shuffled tau
+    # (which needs SCALE's temperatures first) decode their own way, each in a batch of its own
+    alone = ("bon_oracle", "shuffled_tau")
+    groups = [[d for d in config.decoders if d not in alone]]
+    groups += [[d] for d in alone if d in config.decoders]
+    with ctx.progress(len(config.splits) * (len(groups) + 1), "decoder groups x splits") as bar:
         for split in config.splits:
             env = AmbiguousReach2DV1Env(split)
-            for d in order:
+            for group in groups:
                 pools = None
-                if d == "shuffled_tau":  # SCALE's temperatures on this split, per token
+                if group == ["shuffled_tau"]:  # SCALE's temperatures on this split, per token
                     tau = tokens["scale"]["tau"][-1]
                     pools = [tau[:, k] for k in range(tau.shape[1])]
-                decoder = make_v1_decoder(d, ctx.torch_generator(f"{d}|{split}"),
-                                          config.best_of, pools)  # fmt: skip
-                oracle = d in ("greedy", "scale", "bon_oracle")
+                decoders = [make_v1_decoder(d, ctx.torch_generator(f"{d}|{split}"),
+                                            config.best_of, pools) for d in group]  # fmt: skip
+                oracle = bool({"greedy", "scale", "bon_oracle"} & set(group))
+                # Best-of-N's candidates share their identical prefix pass (same draws)
+                shared = SharedPrefixAdapter(model) if group == ["bon_oracle"] else adapter
                 with torch.no_grad():
-                    result = evaluate(decoder, env, config.episodes, [eval_seed], adapter, oracle)
-                out[f"ep_{split}_{d}"] = result.episode_success[0].tolist()
-                out[f"sr_{split}_{d}"] = result.mean
-                passes[d] = result.forward_passes_per_step
-                if d in tokens:
-                    record = tokens[d]
-                    record.setdefault("u", []).append(result.token_u)
-                    record.setdefault("tau", []).append(result.token_tau)
-                    record.setdefault("error", []).append(result.token_error)
+                    results = evaluate_many(
+                        decoders, env, config.episodes, [eval_seed], shared, oracle
+                    )
+                for d, result in zip(group, results, strict=True):
+                    out[f"ep_{split}_{d}"] = result.episode_success[0].tolist()
+                    out[f"sr_{split}_{d}"] = result.mean
+                    passes[d] = result.forward_passes_per_step
+                    if d in tokens:
+                        record = tokens[d]
+                        record.setdefault("u", []).append(result.token_u)
+                        record.setdefault("tau", []).append(result.token_tau)
+                        record.setdefault("error", []).append(result.token_error)
                 bar.advance()
             wins = expert_episode_success(env, config.expert_episodes, eval_seed)
             out[f"expert_{split}"] = wins.tolist()
