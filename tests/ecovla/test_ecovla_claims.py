@@ -127,7 +127,7 @@ def test_eval_config_validates_its_fields():
         EvalConfig(policies=("tinyvla_s9",))
     with pytest.raises(ValueError, match="ratios"):
         EvalConfig(ratios=(0.99,))
-    with pytest.raises(ValueError, match="alpha"):
+    with pytest.raises(TypeError, match="alpha"):  # check_fields: floats must be finite
         EvalConfig(alpha=float("nan"))
     with pytest.raises(ValueError, match="token_keep"):
         EvalConfig(token_keep=0.0)

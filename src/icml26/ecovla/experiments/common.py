@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, Resources
+from icml26.core.annotations import check_fields
 from icml26.core.validation import check_in_interval, check_positive_int
 
 # Single-sample policy steps on a tiny model: one thread is fastest (and the cores are shared).
@@ -49,6 +50,7 @@ class EvalConfig:
         owner = "EvalConfig"
         from icml26.ecovla.standins import STANDINS
 
+        check_fields(self)
         if not isinstance(self.policies, tuple) or not self.policies:
             raise ValueError(f"{owner}: policies must be a non-empty tuple of names.")
         for name in self.policies:
@@ -61,8 +63,9 @@ class EvalConfig:
         check_positive_int("eval_seed", self.eval_seed, minimum=0, maximum=2**30, owner=owner)
         if not isinstance(self.ratios, tuple) or not self.ratios:
             raise ValueError(f"{owner}: ratios must be a non-empty tuple.")
-        for ratio in (*self.ratios, self.openloop_ratio):
+        for ratio in self.ratios:
             check_in_interval("ratios", ratio, low=0.0, high=0.95, owner=owner)
+        check_in_interval("openloop_ratio", self.openloop_ratio, low=0.0, high=0.95, owner=owner)
         for name in ("p", "p_high"):
             check_in_interval(name, getattr(self, name), low=0.0, high=100.0, owner=owner)
         check_in_interval("alpha", self.alpha, low=0.0, high=1.0, owner=owner)
@@ -79,6 +82,42 @@ class EvalConfig:
             ("phase_pairs", 10_000),
         ):
             check_positive_int(name, getattr(self, name), maximum=top, owner=owner)
+
+
+# TinyVLAConfig's width bound and default image side (a test checks they agree)
+MAX_WIDTH = 4096
+IMAGE_SIZE = 64
+
+
+def check_backbone(config: Any) -> None:
+    """Check the TinyVLA sizes and pruning ratios of a FLOPs/latency config (``__post_init__``).
+
+    The size rules are ``TinyVLAConfig``'s (64 px images; KV heads = heads), mirrored here so
+    that building a preset does not import torch; the ratios are ``random_pattern``'s [0, 1).
+    """
+    owner = type(config).__name__
+    check_fields(config)
+    for name, top in (
+        ("d_model", MAX_WIDTH),
+        ("d_ff", MAX_WIDTH),
+        ("n_layers", 64),
+        ("n_heads", 64),
+    ):
+        check_positive_int(name, getattr(config, name), maximum=top, owner=owner)
+    check_positive_int("patch", config.patch, maximum=IMAGE_SIZE, owner=owner)
+    if config.d_model % config.n_heads or (config.d_model // config.n_heads) % 2:
+        raise ValueError(
+            f"{owner}: d_model must be n_heads times an even head size; got "
+            f"d_model={config.d_model}, n_heads={config.n_heads}."
+        )
+    if config.patch % 4 or IMAGE_SIZE % config.patch:
+        raise ValueError(
+            f"{owner}: patch must be a multiple of 4 that divides {IMAGE_SIZE}; got {config.patch}."
+        )
+    if not config.ratios or len({pct(r) for r in config.ratios}) != len(config.ratios):
+        raise ValueError(f"{owner}: ratios must be distinct percentages; got {config.ratios}.")
+    for ratio in config.ratios:
+        check_in_interval("ratios", ratio, low=0.0, high=1.0, closed="left", owner=owner)
 
 
 UNTRAINED = "untrained"  # smoke: a random-init 2-layer policy (seconds; claims not expected)

@@ -16,8 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import RunContext, Table, register
-from icml26.ecovla.experiments.common import PAPER, RESOURCES, pct, spec_claim
+from icml26.core import RunContext, Table, check_in_interval, check_positive_int, register
+from icml26.ecovla.experiments.common import (
+    PAPER,
+    RESOURCES,
+    check_backbone,
+    pct,
+    spec_claim,
+)
 
 
 @dataclass(frozen=True)
@@ -30,6 +36,16 @@ class FlopsConfig:
     ratios: tuple[float, ...] = (0.25, 0.4)
     token_keep: float = 0.5  # FastV: half of the visual tokens after block 2
     token_layer: int = 2
+
+    def __post_init__(self) -> None:
+        check_backbone(self)
+        # fastv_sequence_lengths' keep ratio and start layer
+        check_in_interval(
+            "token_keep", self.token_keep, low=0.0, high=1.0, closed="right", owner="FlopsConfig"
+        )
+        check_positive_int(
+            "token_layer", self.token_layer, minimum=0, maximum=self.n_layers, owner="FlopsConfig"
+        )
 
 
 def _shipped_sizes() -> FlopsConfig:

@@ -16,8 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import RunContext, Table, register
-from icml26.ecovla.experiments.common import PAPER, RESOURCES, pct, spec_claim
+from icml26.core import RunContext, Table, check_in_interval, check_positive_int, register
+from icml26.ecovla.experiments.common import (
+    PAPER,
+    RESOURCES,
+    check_backbone,
+    pct,
+    spec_claim,
+)
 
 
 @dataclass(frozen=True)
@@ -31,6 +37,16 @@ class LatencyConfig:
     repeats: int = 30
     episode_steps: int = 40  # control steps of the I²O timing loop
     p: float = 50.0  # frequent triggers, so the pattern work matters
+
+    def __post_init__(self) -> None:
+        owner = "LatencyConfig"
+        check_backbone(self)
+        check_positive_int("repeats", self.repeats, maximum=10_000, owner=owner)
+        # the pruner calibrates on the trajectory's first two frames
+        check_positive_int(
+            "episode_steps", self.episode_steps, minimum=2, maximum=10_000, owner=owner
+        )
+        check_in_interval("p", self.p, low=0.0, high=100.0, owner=owner)  # QuantileTrigger's
 
 
 LATENCY_DEFAULT = LatencyConfig()
