@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from icml26.core import Claim, RunContext, register
-from icml26.sgg_dp.experiments.common import PAPER, RESOURCES
+from icml26.sgg_dp.experiments.common import INF, MAX_T, PAPER, RESOURCES, check_config
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,14 @@ class CompositionConfig:
     M: int = 65536  # direction-table cells: the snapping cost is far below the loss grid step
     n_panels: int = 40
     value_discretization_interval: float = 1e-3
+
+    def __post_init__(self) -> None:
+        check_config(
+            self,
+            {"T": (1, MAX_T), "counts": (1, 10**4), "M": (2, 2**24), "n_panels": (1, 10**4)},
+            {"std": (0.0, INF, "neither"), "eps": (0.0, INF),
+             "value_discretization_interval": (0.0, 1.0, "right")},
+        )  # fmt: skip
 
 
 DEFAULT = CompositionConfig()

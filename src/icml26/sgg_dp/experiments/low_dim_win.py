@@ -9,7 +9,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from icml26.core import Claim, RunContext, Table, register
-from icml26.sgg_dp.experiments.common import PAPER, RESOURCES, baselines
+from icml26.sgg_dp.experiments.common import (
+    INF,
+    MAX_GRID_POINTS,
+    MAX_T,
+    PAPER,
+    RESOURCES,
+    baselines,
+    check_config,
+)
 
 
 @dataclass(frozen=True)
@@ -19,6 +27,19 @@ class LowDimConfig:
     T: int = 3
     k_grid: tuple[float, ...] = (2.5, 3.0, 3.5)
     p_grid: tuple[float, ...] = (1.0, 1.2, 1.35, 1.5, 2.0)
+
+    def __post_init__(self) -> None:
+        check_config(
+            self,
+            {"T": (1, MAX_T)},
+            {"eps": (0.0, INF), "delta": (0.0, 1.0, "neither"), "k_grid": (0.0, INF, "neither"),
+             "p_grid": (0.0, INF, "neither")},
+        )  # fmt: skip
+        if len(self.k_grid) * len(self.p_grid) > MAX_GRID_POINTS:
+            raise ValueError(
+                f"LowDimConfig: k_grid × p_grid must have at most {MAX_GRID_POINTS} points "
+                f"(best_member); got {len(self.k_grid)} × {len(self.p_grid)}."
+            )
 
 
 DEFAULT = LowDimConfig()

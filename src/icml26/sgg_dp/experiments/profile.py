@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from icml26.core import Claim, RunContext, register
-from icml26.sgg_dp.experiments.common import PAPER, RESOURCES, rel_err
+from icml26.sgg_dp.experiments.common import INF, MAX_T, PAPER, RESOURCES, check_config, rel_err
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,17 @@ class ProfileConfig:
     eps: float = 1.0
     laplace_scales: tuple[float, ...] = (0.5, 1.5, 4.0)
     laplace_eps: tuple[float, ...] = (0.0, 0.3, 1.0, 2.5)
+
+    def __post_init__(self) -> None:
+        positive = (0.0, INF, "neither")
+        check_config(
+            self,
+            {"dims": (1, MAX_T)},
+            {"stds": positive, "eps": (0.0, INF), "laplace_scales": positive,
+             "laplace_eps": (0.0, INF)},
+        )  # fmt: skip
+        if set(self.dims) == {2}:  # T = 2 is judged apart (Q1b); Q1a needs another T
+            raise ValueError(f"ProfileConfig: dims must hold a T other than 2; got {self.dims}.")
 
 
 DEFAULT = ProfileConfig()

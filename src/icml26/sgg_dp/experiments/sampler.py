@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, RunContext, register
-from icml26.sgg_dp.experiments.common import PAPER, RESOURCES
+from icml26.sgg_dp.experiments.common import INF, MAX_T, PAPER, RESOURCES, check_config
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,15 @@ class SamplerConfig:
     calibrate_delta: float = 1e-2
     n_samples: int = 200_000
     eps_grid: tuple[float, ...] = (0.0, 0.25, 0.5)
+
+    def __post_init__(self) -> None:
+        positive = (0.0, INF, "neither")
+        check_config(
+            self,
+            {"T": (1, MAX_T), "n_samples": (2, 10**8)},  # 2: a z-score needs a sample sd
+            {"k": positive, "p": positive, "calibrate_eps": (0.0, INF),
+             "calibrate_delta": (0.0, 1.0, "neither"), "eps_grid": (0.0, INF)},
+        )  # fmt: skip
 
 
 DEFAULT = SamplerConfig()

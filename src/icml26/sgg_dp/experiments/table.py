@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, RunContext, Table, register
-from icml26.sgg_dp.experiments.common import PAPER, RESOURCES, baselines
+from icml26.sgg_dp.experiments.common import PAPER, RESOURCES, baselines, check_table, k_grid
 
 SPEC_TABLE = {  # (ε, δ, T): spec author's (G, ℓ2, best SGG, best/min) with the §2.4 grids
     (0.5, 1e-2, 3): (29.71, 28.91, 25.76, 0.891),
@@ -54,6 +54,9 @@ class TableConfig:
     M: int = 65536
     value_discretization_interval: float = 1e-4
 
+    def __post_init__(self) -> None:
+        check_table(self)
+
 
 DEFAULT = TableConfig()
 PRESETS = {
@@ -71,12 +74,6 @@ PRESETS = {
     "quick": replace(DEFAULT, rows=WIN_SETTINGS, k_offsets=(-0.5, 0.0, 0.5), mc_samples=200_000),
     "full": DEFAULT,
 }
-
-
-def _k_grid(T: int, config: TableConfig) -> list[float]:
-    if T == 1:
-        return [1.0]  # the slower exact 1-D routine: only k = 1, as in the spec's table
-    return [T + o for o in config.k_offsets if T + o > 0]
 
 
 def _composed_l2(config: TableConfig, ctx: RunContext) -> dict[str, Any]:
@@ -306,7 +303,8 @@ def table(config: TableConfig, ctx: RunContext) -> dict[str, Any]:
     from icml26.sgg_dp import best_member
 
     rows = []
-    n_members = sum(len(_k_grid(T, config)) for _, _, T in config.rows) * len(config.p_grid)
+    n_ks = sum(len(k_grid(T, config.k_offsets)) for _, _, T in config.rows)
+    n_members = n_ks * len(config.p_grid)
     with ctx.progress(n_members, "calibrating SGG members") as bar:  # one bar for every row
         for eps, delta, T in config.rows:
             gauss, l2 = baselines(eps, delta, T)
@@ -314,7 +312,7 @@ def table(config: TableConfig, ctx: RunContext) -> dict[str, Any]:
                 eps,
                 delta,
                 T,
-                _k_grid(T, config),
+                k_grid(T, config.k_offsets),
                 config.p_grid,
                 progress=lambda done, total, metrics: bar.advance(),
             )
