@@ -1,4 +1,5 @@
-"""What the HyperDepth experiments share: the method names, their trainers and the evaluation loop.
+"""What the HyperDepth experiments share: the method names, the config check, their trainers, the
+evaluation loop and the synthetic figure.
 
 Each experiment composes the public API only: data from the generators and loaders,
 ``HyperDepth`` / ``HyperGRACE`` / ``TriCLLite`` / ``raw_features``, and the metrics of
@@ -9,6 +10,7 @@ task asks for one CPU.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
@@ -34,6 +36,69 @@ METHOD_LABELS = {
     "hd_noenergy": "HyperDepth − energy (λ=0)",
     "hd_coupled": "HyperDepth coupled (1 branch)",
 }
+METHODS = tuple(METHOD_LABELS)  # the names make_method builds ("raw", "p2x": untrained features)
+# The library's bounds, mirrored so that a config is checked without importing torch (a test
+# holds them equal to encoder.MAX_DIM, prototypes.MAX_PROTOTYPES and the generator's max_size).
+MAX_DIM = 2**14  # dim, proj_dim, d_h and an encoder's input width
+MAX_PROTOTYPES = 2**26  # sum(tree) x d_h
+MIN_PER_FINE = 8  # make_hierarchical_hypergraph needs n_per_fine >= max_size (8)
+
+
+def check_config(
+    config: Any,
+    ints: dict[str, tuple[int, int | None]],
+    *,
+    tree: bool = False,
+    choices: dict[str, tuple[str, ...]] | None = None,
+    needs: tuple[str, ...] = (),
+) -> None:
+    """Validate an experiment config in its ``__post_init__`` (issue 40), naming the field.
+
+    Field types are core's ``check_fields``; ``ints`` maps fields to ``(low, high)`` (``None``:
+    no upper bound). ``tree``: the config's ``tree`` is HyperDepth's prototype tree, checked as
+    ``check_tree_sizes`` and ``PrototypeTree`` do (non-empty, strictly decreasing, each level
+    divisible by the next, ``sum(tree)·d_h <= MAX_PROTOTYPES``). ``choices`` maps tuple fields
+    to the names their entries may take (non-empty, distinct; ``methods`` defaults to
+    :data:`METHODS`); ``methods`` must hold ``needs``, the methods whose metrics ``run`` reads.
+    """
+    from icml26.core import check_fields, check_positive_int
+
+    owner = type(config).__name__
+    check_fields(config)
+    for name, (low, high) in ints.items():
+        check_positive_int(name, getattr(config, name), owner=owner, minimum=low, maximum=high)
+    if tree:
+        _check_tree(config.tree, config.d_h, owner)
+    if hasattr(config, "methods"):
+        choices = {"methods": METHODS, **(choices or {})}
+    for name, allowed in (choices or {}).items():
+        values = getattr(config, name)
+        if not values or len(set(values)) != len(values) or not set(values) <= set(allowed):
+            raise ValueError(
+                f"{owner}: {name} must be distinct values of {allowed}, at least one; got {values}."
+            )
+    if not set(needs) <= set(getattr(config, "methods", ())):
+        raise ValueError(
+            f"{owner}: methods must include {needs} (the experiment compares them); got "
+            f"{config.methods}."
+        )
+
+
+def _check_tree(tree: tuple[int, ...], d_h: int, owner: str) -> None:
+    """``prototypes.check_tree_sizes`` and ``PrototypeTree``'s size bound, on the ``tree`` field."""
+    from icml26.core import check_positive_int
+
+    if not tree:
+        raise ValueError(f"{owner}: tree must not be empty.")
+    for size in tree:
+        check_positive_int("tree", size, owner=owner, maximum=MAX_PROTOTYPES)
+    if any(not child > parent or child % parent for child, parent in itertools.pairwise(tree)):
+        raise ValueError(
+            f"{owner}: tree must be strictly decreasing with each level divisible by the next "
+            f"(e.g. (16, 4)); got {tree}."
+        )
+    if sum(tree) * d_h > MAX_PROTOTYPES:
+        raise ValueError(f"{owner}: tree {tree} x d_h {d_h} exceed {MAX_PROTOTYPES} numbers.")
 
 
 def thread_budget(ctx: RunContext) -> AbstractContextManager[Any]:
@@ -186,3 +251,43 @@ def method_rows(metrics: list[dict], methods: tuple[str, ...], keys: tuple[str, 
             row.append(f"{np.mean(values):.3f}" if values else "—")
         rows.append(row)
     return rows
+
+
+def synthetic_plot(metrics: list[dict], config: Any) -> dict[str, Any]:
+    """SFI against uniformity per method (the issue's figure) and HyperDepth's loss curve.
+
+    Every seed is a small point, the seed mean a large one; loss curves are the seed mean with
+    the min–max band.
+    """
+    import matplotlib.pyplot as plt
+
+    from icml26.core.plotting import legend_outside, mean_band, seeds_note
+
+    n = len(metrics)
+    fig, (ax, ax_loss) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for i, m in enumerate(config.methods):  # one colour per method in both panels
+        u = np.asarray([s[f"{m}_uniformity"] for s in metrics], dtype=float)
+        sfi = np.asarray([s[f"{m}_sfi"] for s in metrics], dtype=float)
+        (mean,) = ax.plot(
+            [np.mean(u)], [np.mean(sfi)], "o", ms=8, color=f"C{i}", label=METHOD_LABELS.get(m, m)
+        )
+        if n > 1:
+            ax.scatter(u, sfi, s=12, color=mean.get_color(), alpha=0.6)
+    ax.axhline(1.0, color="k", lw=0.8, ls="--")
+    ax.set_xlabel("uniformity (lower = more uniform)")
+    ax.set_ylabel("SFI = d_sib / d_cous (1 = flattened)")
+    note = "mean (large), every seed (small)" if n > 1 else "1 seed"
+    ax.set_title(f"SFI vs uniformity ({note} of {n})", fontsize=9)
+    for i, m in enumerate(config.methods):
+        curves = [s[f"{m}_loss_curve"] for s in metrics if f"{m}_loss_curve" in s]
+        if curves and len({len(c) for c in curves}) == 1:
+            values = np.asarray(curves, dtype=float)
+            epochs = np.arange(values.shape[1])
+            mean_band(ax_loss, epochs, values, label=METHOD_LABELS.get(m, m), color=f"C{i}")
+    ax_loss.set_xlabel("epoch")
+    ax_loss.set_ylabel("training loss")
+    ax_loss.set_title(f"Training loss ({seeds_note(n)})", fontsize=9)
+    legend_outside(ax_loss)
+    legend_outside(ax, loc="upper left", bbox_to_anchor=(0.0, -0.18), ncols=2)
+    fig.tight_layout()
+    return {"sfi_vs_uniformity": fig}

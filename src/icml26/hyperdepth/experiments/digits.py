@@ -10,12 +10,17 @@ from typing import Any
 
 from icml26.core import Claim, RunContext, Table, register
 from icml26.hyperdepth.experiments.common import (
+    MAX_DIM,
     PAPER,
     RESOURCES,
+    check_config,
     method_rows,
     run_methods,
     within_thread_budget,
 )
+from icml26.hyperdepth.metrics import MAX_SPLITS
+
+N_DIGITS = 1797  # sklearn's digits: the nodes of the kNN hypergraph
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,16 @@ class DigitsConfig:
     tree: tuple[int, ...] = (40, 10)  # the spec's real-data rule (4·C, C), C = 10 digits
     methods: tuple[str, ...] = ("raw", "hypergrace", "hyperdepth")
     probe_splits: int = 20
+
+    def __post_init__(self) -> None:
+        dims = dict.fromkeys(("dim", "proj_dim", "d_h"), (1, MAX_DIM))
+        check_config(
+            self,
+            # knn_hypergraph needs k < n; epochs >= 1: the loss drop reads the loss history
+            {"k": (1, N_DIGITS - 1), "epochs": (1, None), **dims, "probe_splits": (1, MAX_SPLITS)},
+            tree=True,
+            needs=("hypergrace", "hyperdepth"),
+        )
 
 
 DIG_DEFAULT = DigitsConfig()

@@ -15,14 +15,21 @@ from typing import Any
 import numpy as np
 
 from icml26.core import Claim, RunContext, Table, register
+from icml26.hyperdepth.data import MAX_FEATURES
 from icml26.hyperdepth.experiments.common import (
+    MAX_DIM,
     PAPER,
     RESOURCES,
+    check_config,
     method_rows,
     premise_metrics,
     run_methods,
     within_thread_budget,
 )
+from icml26.hyperdepth.metrics import MAX_SPLITS
+
+# the labelled hypergraphx sets and their classes (Walmart has no labels to probe)
+SOC_CLASSES = {"high_school": 9, "workplace": 5}
 
 
 @dataclass(frozen=True)
@@ -37,6 +44,20 @@ class SocioConfig:
     d_h: int = 32
     methods: tuple[str, ...] = ("raw", "hypergrace", "hyperdepth")
     probe_splits: int = 20
+
+    def __post_init__(self) -> None:
+        dims = dict.fromkeys(("dim", "proj_dim", "d_h"), (1, MAX_DIM))
+        check_config(
+            self,
+            {
+                "feature_dim": (1, MAX_FEATURES),
+                "epochs": (1, None),
+                **dims,
+                "probe_splits": (1, MAX_SPLITS),
+            },
+            choices={"datasets": tuple(SOC_CLASSES)},
+            needs=("hypergrace", "hyperdepth"),
+        )
 
 
 SOC_DEFAULT = SocioConfig()
@@ -80,7 +101,6 @@ SOC_CLAIMS = (
         for i, name in enumerate(SOC_DEFAULT.datasets)
     ),
 )
-SOC_CLASSES = {"high_school": 9, "workplace": 5}
 
 
 def socio_tables(metrics: list[dict], config: SocioConfig) -> list[Table]:
@@ -114,7 +134,7 @@ def highschool(config: SocioConfig, ctx: RunContext) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in config.datasets:
         data = load_hypergraphx(name, dim=config.feature_dim, seed=ctx.numpy_generator(name))
-        C = SOC_CLASSES.get(name, 4)
+        C = SOC_CLASSES[name]
         # The spec's real-data tree (4·C, C) for C classes.
         metrics = run_methods(data, config.methods, config, ctx, (4 * C, C))
         if data.y_coarse is not None:  # issue 45's premise, as a diagnostic (no claim rests on it)

@@ -11,7 +11,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from icml26.core import Claim, RunContext, register
-from icml26.hyperdepth.experiments.common import PAPER, RESOURCES, within_thread_budget
+from icml26.hyperdepth.experiments.common import (
+    MAX_DIM,
+    MIN_PER_FINE,
+    PAPER,
+    RESOURCES,
+    check_config,
+    within_thread_budget,
+)
+from icml26.hyperdepth.hypergraph import EXACT_MAX_NODES
 
 
 @dataclass(frozen=True)
@@ -27,6 +35,22 @@ class OrthogonalityConfig:
     tree: tuple[int, ...] = (16, 4)
     trained_epochs: int = 20  # the proposition holds at every step, not only at initialisation
     replicates: int = 3  # initialisations (and view draws after training) per seed
+
+    def __post_init__(self) -> None:
+        dims = dict.fromkeys(("feature_dim", "dim", "proj_dim", "d_h"), (1, MAX_DIM))
+        check_config(
+            self,
+            # exact projectors: a dense eigendecomposition of n = 12 · n_per_fine nodes;
+            # trained_epochs >= 1: O2 is the cosine after training
+            {
+                "n_per_fine": (MIN_PER_FINE, EXACT_MAX_NODES // 12),
+                "n_edges": (1, None),
+                **dims,
+                "trained_epochs": (1, None),
+                "replicates": (1, None),
+            },
+            tree=True,
+        )
 
 
 ORTH_DEFAULT = OrthogonalityConfig()

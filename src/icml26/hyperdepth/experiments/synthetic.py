@@ -10,20 +10,22 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-import numpy as np
-
 from icml26.core import Claim, RunContext, Table, register
 from icml26.hyperdepth.experiments.common import (
-    METHOD_LABELS,
+    MAX_DIM,
+    MIN_PER_FINE,
     PAPER,
     RESOURCES,
     best_baseline,
+    check_config,
     depth_restored,
     method_rows,
     premise_metrics,
     run_methods,
+    synthetic_plot,
     within_thread_budget,
 )
+from icml26.hyperdepth.metrics import MAX_SPLIT_NODES, MAX_SPLITS
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,23 @@ class SyntheticConfig:
     # both readings of the high branch (issue 45): the spec's complement and the band-pass
     methods: tuple[str, ...] = ("raw", "hypergrace", "hyperdepth", "hd_band")
     probe_splits: int = 20
+
+    def __post_init__(self) -> None:
+        dims = dict.fromkeys(("feature_dim", "dim", "proj_dim", "d_h"), (1, MAX_DIM))
+        check_config(
+            self,
+            # the probe splits at most MAX_SPLIT_NODES nodes, n = 12 · n_per_fine; epochs >= 1:
+            # the loss drop reads the loss history
+            {
+                "n_per_fine": (MIN_PER_FINE, MAX_SPLIT_NODES // 12),
+                "n_edges": (1, None),
+                **dims,
+                "epochs": (1, None),
+                "probe_splits": (1, MAX_SPLITS),
+            },
+            tree=True,
+            needs=("hypergrace", "hyperdepth"),
+        )
 
 
 SYN_DEFAULT = SyntheticConfig()
@@ -267,46 +286,6 @@ def synthetic_tables(metrics: list[dict], config: SyntheticConfig) -> list[Table
     note = f"n = {12 * config.n_per_fine}, {config.epochs} epochs, d = {config.dim}"
     title = f"Synthetic hierarchical hypergraph (mean over {len(metrics)} seeds)"
     return [Table(title, columns, rows, note)]
-
-
-def synthetic_plot(metrics: list[dict], config: SyntheticConfig) -> dict[str, Any]:
-    """SFI against uniformity per method (the issue's figure) and HyperDepth's loss curve.
-
-    Every seed is a small point, the seed mean a large one; loss curves are the seed mean with
-    the min–max band.
-    """
-    import matplotlib.pyplot as plt
-
-    from icml26.core.plotting import legend_outside, mean_band, seeds_note
-
-    n = len(metrics)
-    fig, (ax, ax_loss) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for i, m in enumerate(config.methods):  # one colour per method in both panels
-        u = np.asarray([s[f"{m}_uniformity"] for s in metrics], dtype=float)
-        sfi = np.asarray([s[f"{m}_sfi"] for s in metrics], dtype=float)
-        (mean,) = ax.plot(
-            [np.mean(u)], [np.mean(sfi)], "o", ms=8, color=f"C{i}", label=METHOD_LABELS.get(m, m)
-        )
-        if n > 1:
-            ax.scatter(u, sfi, s=12, color=mean.get_color(), alpha=0.6)
-    ax.axhline(1.0, color="k", lw=0.8, ls="--")
-    ax.set_xlabel("uniformity (lower = more uniform)")
-    ax.set_ylabel("SFI = d_sib / d_cous (1 = flattened)")
-    note = "mean (large), every seed (small)" if n > 1 else "1 seed"
-    ax.set_title(f"SFI vs uniformity ({note} of {n})", fontsize=9)
-    for i, m in enumerate(config.methods):
-        curves = [s[f"{m}_loss_curve"] for s in metrics if f"{m}_loss_curve" in s]
-        if curves and len({len(c) for c in curves}) == 1:
-            values = np.asarray(curves, dtype=float)
-            epochs = np.arange(values.shape[1])
-            mean_band(ax_loss, epochs, values, label=METHOD_LABELS.get(m, m), color=f"C{i}")
-    ax_loss.set_xlabel("epoch")
-    ax_loss.set_ylabel("training loss")
-    ax_loss.set_title(f"Training loss ({seeds_note(n)})", fontsize=9)
-    legend_outside(ax_loss)
-    legend_outside(ax, loc="upper left", bbox_to_anchor=(0.0, -0.18), ncols=2)
-    fig.tight_layout()
-    return {"sfi_vs_uniformity": fig}
 
 
 @register(
