@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from icml26.core import Claim, RunContext, Table, register
+from icml26.omnifit.experiments.checks import check_mus
 from icml26.omnifit.experiments.common import (
     LABELS,
     METHODS,
@@ -46,6 +47,10 @@ CONTROL_RELATIVE = 75.3
 @dataclass(frozen=True)
 class AccuracyConfig(StandInConfig):
     mus: tuple[float, ...] = (0.4, 0.3, 0.2, 0.1)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_mus(self)
 
 
 ACCURACY = AccuracyConfig()

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from icml26.core import Resources, RunContext
+from icml26.omnifit.experiments.checks import check_standin_config
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -79,6 +80,12 @@ class StandInConfig:
     # a shipped or saved stand-in (icml26.omnifit.standins) to evaluate instead of training one;
     # its sizes and recipe must equal the fields above
     standin: str = ""
+
+    # train_samples = 0 means random-init weights only where a subclass allows it
+    _min_train_samples = 1
+
+    def __post_init__(self) -> None:
+        check_standin_config(self, self._min_train_samples)
 
 
 # The quick stand-in of spec §5 (L = 4, d = 64) is the shipped tinyomni_quick: d_ff = 128,

@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from icml26.core import Claim, Resources, RunContext, register
+from icml26.core import Claim, Resources, RunContext, check_positive_int, register
+from icml26.omnifit.experiments.checks import check_retention
 from icml26.omnifit.experiments.common import (
     LABELS,
     PAPER,
@@ -41,6 +42,19 @@ class EfficiencyConfig(StandInConfig):
     calib_per_block: int = 3  # calibration streams of each block's LAHP profile
     warmup: int = 3
     fastv_layer: int = 2
+
+    _min_train_samples = 0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        owner = "EfficiencyConfig"
+        check_retention("mu", self.mu, owner, at_least=self.r_min)
+        for name in ("batch", "repeats", "blocks", "calib_per_block"):
+            check_positive_int(name, getattr(self, name), maximum=10_000, owner=owner)
+        check_positive_int("warmup", self.warmup, minimum=0, maximum=10_000, owner=owner)
+        check_positive_int(  # a layer index of the model
+            "fastv_layer", self.fastv_layer, minimum=0, maximum=self.n_layers - 1, owner=owner
+        )
 
 
 EFFICIENCY = EfficiencyConfig()

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from icml26.core import Claim, RunContext, register
+from icml26.omnifit.experiments.checks import check_mus
 from icml26.omnifit.experiments.common import (
     PAPER,
     QUICK_STANDIN,
@@ -23,6 +24,10 @@ from icml26.omnifit.experiments.common import (
 @dataclass(frozen=True)
 class ProfileConfig(StandInConfig):
     mus: tuple[float, ...] = (0.4, 0.3, 0.2, 0.1)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_mus(self)
 
 
 PROFILE = ProfileConfig()

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from icml26.core import Claim, RunContext, Table, register
+from icml26.core import Claim, RunContext, Table, check_fields, register
 from icml26.core.validation import check_in_interval, check_positive_int
 from icml26.omnifit.experiments.common import (
     PAPER,
@@ -69,6 +69,7 @@ class SceneConfig:
 
     def __post_init__(self) -> None:
         owner = "SceneConfig"
+        check_fields(self)
         if not isinstance(self.standins, tuple) or not self.standins:
             raise ValueError(f"{owner}: standins must be a non-empty tuple of stand-in names.")
         if not all(isinstance(s, str) and s for s in self.standins):

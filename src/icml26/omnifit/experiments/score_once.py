@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from icml26.core import Claim, RunContext, register
+from icml26.core import Claim, RunContext, check_positive_int, register
+from icml26.omnifit.experiments.checks import check_retention
 from icml26.omnifit.experiments.common import (
     PAPER,
     QUICK_STANDIN,
@@ -39,6 +40,13 @@ class ScoreOnceConfig(StandInConfig):
     repeats: int = 4  # timed rounds per block
     blocks: int = 3  # independent timing blocks (one time ratio each)
     timing_batch: int = 8
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        owner = "ScoreOnceConfig"
+        check_retention("mu", self.mu, owner, at_least=self.r_min)
+        for name in ("repeats", "blocks", "timing_batch"):
+            check_positive_int(name, getattr(self, name), maximum=10_000, owner=owner)
 
 
 SCORE_ONCE = ScoreOnceConfig()
