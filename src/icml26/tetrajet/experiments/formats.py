@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from icml26.core import Claim, ProgressBar, RunContext, register
-from icml26.tetrajet.experiments.common import PAPER, RESOURCES
+from icml26.tetrajet.experiments.common import PAPER, RESOURCES, check_config
 
 if TYPE_CHECKING:
     import torch
@@ -35,6 +35,14 @@ class FormatsConfig:
     size: int = 256
     draws: tuple[int, ...] = (50, 200, 500, 2000)
     replicates: int = 3  # independent random layers for C2
+
+    def __post_init__(self) -> None:
+        check_config(self, {"n_samples": (1, 2**24), "size": (1, 4096), "replicates": (1, 1000)})
+        # the C2 slopes fit log-error over the draws: at least two distinct positive counts
+        if len(self.draws) < 2 or list(self.draws) != sorted(set(self.draws)) or self.draws[0] < 1:
+            raise ValueError(
+                f"FormatsConfig: draws must be >= 2 increasing positive counts; got {self.draws}."
+            )
 
 
 FORMATS = FormatsConfig()

@@ -21,8 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from icml26.core import Claim, RunContext, Table, check_positive_int, register
-from icml26.tetrajet.experiments.common import PAPER, RESOURCES
+from icml26.core import Claim, RunContext, Table, check_in_interval, check_one_of, register
+from icml26.tetrajet.experiments.common import (
+    PAPER,
+    RECIPE_NAMES,
+    RESOURCES,
+    check_config,
+    check_names,
+)
 
 PRIOR_RECIPES = ("naive_nvfp4", "nvidia_nvfp4", "fp4_all_the_way", "nvidia_nvfp4_published")
 
@@ -55,7 +61,23 @@ class LMConfig:
     test_tokens: int = 65_536  # the fixed paired test set (issue 47: >= 64 k tokens)
 
     def __post_init__(self) -> None:
-        check_positive_int("test_tokens", self.test_tokens, owner="LMConfig", maximum=2**24)
+        # the bounds of GPTConfig, TrainConfig, fixed_windows and load_text_data
+        check_config(
+            self,
+            {"steps": (1, 10**7), "batch_size": (1, 2**16), "context": (1, 2**20),
+             "d_model": (1, 2**16), "n_layers": (1, 1024), "n_heads": (1, 1024),
+             "d_mlp": (1, 2**18), "warmup": (0, 10**7), "eval_every": (1, 10**7),
+             "eval_batches": (1, 2**16), "test_tokens": (self.context, 2**24)},
+        )  # fmt: skip
+        if self.d_model % self.n_heads:
+            raise ValueError(
+                f"LMConfig: d_model must be a multiple of n_heads={self.n_heads}; "
+                f"got {self.d_model}."
+            )
+        check_in_interval("lr", self.lr, low=0.0, owner="LMConfig")
+        check_one_of("tokenizer", self.tokenizer, ("char", "bpe"), owner="LMConfig")
+        check_names(self, "recipes", RECIPE_NAMES)
+        check_names(self, "prior_recipes", RECIPE_NAMES)
         if "fp32" not in self.recipes:
             raise ValueError(f"LMConfig: recipes must include 'fp32'; got {self.recipes!r}.")
 

@@ -12,8 +12,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from icml26.core import Claim, RunContext, register
-from icml26.tetrajet.experiments.common import PAPER, RESOURCES
+from icml26.core import Claim, RunContext, check_in_interval, check_positive_int, register
+from icml26.tetrajet.experiments.common import PAPER, RESOURCES, check_config
 
 if TYPE_CHECKING:
     from icml26.tetrajet import ToyResult
@@ -32,6 +32,30 @@ class ToyConfig:
     period: int = 100
     track_steps: int = 25
     threshold: float = 8.0
+
+    def __post_init__(self) -> None:
+        # the bounds of oscillation_toy_problem and train_oscillation_toy
+        check_config(
+            self,
+            {"dim": (16, 2**20), "n_samples": (1, 2**20), "steps": (10, 10**7),
+             "period": (3, 10**7)},
+        )  # fmt: skip
+        owner = "ToyConfig"
+        # OsciReset tracks track_steps + 1 < period steps of each period
+        check_positive_int("track_steps", self.track_steps, maximum=self.period - 2, owner=owner)
+        if self.dim % 16:
+            raise ValueError(
+                f"{owner}: dim must be a multiple of 16 (NVFP4 blocks); got {self.dim}."
+            )
+        if self.dim * self.n_samples > 2**27:
+            raise ValueError(
+                f"{owner}: dim * n_samples must be at most 2**27; got "
+                f"{self.dim} * {self.n_samples}."
+            )
+        check_in_interval("lr", self.lr, low=0.0, closed="right", owner=owner)
+        for name in ("final_lr_fraction", "osc_start_fraction"):
+            check_in_interval(name, getattr(self, name), low=0.0, high=1.0, owner=owner)
+        check_in_interval("threshold", self.threshold, low=0.0, owner=owner)
 
 
 TOY = ToyConfig()
