@@ -158,3 +158,19 @@ def test_toy_model_and_task_check_tokens_tasks_and_fields():
     full = torch.full((1, 16), 5)  # no room for the fillers a perturbation appends
     with pytest.raises(ValueError, match="tokens"):
         task.perturbed_copies(full, 2, seed=0)
+
+
+def test_fuzz_campaign_findings_are_refused_by_name():
+    # issue 40's second seeded campaign (ICML26_FUZZ_EXAMPLES=48 ICML26_FUZZ_SEED=7)
+    from icml26.debias import make_toy_intent_task, mean_pool
+
+    with pytest.raises(ValueError, match="no positions"):
+        mean_pool(torch.zeros(1, 0, 4))  # the mean of nothing was NaN
+    with pytest.raises(TypeError, match="_hooks"):
+        CorrectionHandle((), {}, {}, [np.zeros(2)])  # remove() crashed on it later
+    with pytest.raises(ValueError, match="n_train"):
+        make_toy_intent_task(n_train=10**12)  # refused before a 10^12-row table
+    from icml26.debias import relu_gaussian_mean
+
+    with pytest.raises(ValueError, match="u must lie"):
+        relu_gaussian_mean(1.66e308, 1.0)  # u Φ + s φ overflowed to inf (test_relu_fuzz found it)

@@ -203,3 +203,11 @@ def test_layer_cost_refuses_token_counts_beyond_its_bound():
     with pytest.raises(ValueError, match="n must"):
         layer_cost(np.array([1e300, 1e300]), 0.0, 0.0)
     assert float(layer_cost(1e9, 1.0, 0.0)) == 1e9
+
+
+def test_a_benchmark_without_items_is_refused():
+    # issue 40's second seeded campaign: accuracy([]) divided by zero
+    from icml26.omnifit import QABenchmark
+
+    with pytest.raises(ValueError, match="items"):
+        QABenchmark([])

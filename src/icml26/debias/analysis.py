@@ -57,11 +57,24 @@ Inputs = torch.Tensor | Mapping[str, torch.Tensor] | Sequence[Any]
 # ------------------------------------------------------------------ closed forms (spec §2.2.3)
 
 
+MAX_MAGNITUDE = 1e300  # |u| and s of the ReLU closed forms: u Φ + s φ stays a finite float
+
+
 def _check_s(s: Any, owner: str) -> np.ndarray:
     s = check_array("s", s, owner=owner)
-    if np.any(s <= 0):
-        raise ValueError(f"{owner}: s must be > 0 (a noise standard deviation); got {s.min()!r}.")
+    if np.any(s <= 0) or np.any(s > MAX_MAGNITUDE):
+        raise ValueError(
+            f"{owner}: s must be in (0, {MAX_MAGNITUDE:g}] (a noise standard deviation); got "
+            f"{s.min()!r} to {s.max()!r}."
+        )
     return s
+
+
+def _check_u(u: Any, owner: str) -> np.ndarray:
+    u = check_array("u", u, owner=owner)
+    if np.any(np.abs(u) > MAX_MAGNITUDE):
+        raise ValueError(f"{owner}: u must lie in [-{MAX_MAGNITUDE:g}, {MAX_MAGNITUDE:g}].")
+    return u
 
 
 def _scalar_or_array(value: np.ndarray) -> float | np.ndarray:
@@ -86,7 +99,8 @@ def relu_gaussian_mean(u: Any, s: Any) -> float | np.ndarray:
     Raises
     ------
     ValueError
-        If ``s <= 0`` or an input is not finite.
+        If ``s <= 0``, an input is not finite or its magnitude exceeds ``MAX_MAGNITUDE``
+        (1e300).
 
     Examples
     --------
@@ -95,7 +109,7 @@ def relu_gaussian_mean(u: Any, s: Any) -> float | np.ndarray:
     """
     from scipy.special import ndtr
 
-    u = check_array("u", u, owner="relu_gaussian_mean")
+    u = _check_u(u, "relu_gaussian_mean")
     s = _check_s(s, "relu_gaussian_mean")
     with np.errstate(over="ignore", under="ignore"):  # |u|/s huge: phi underflows to 0
         t = u / s
@@ -125,7 +139,8 @@ def relu_gaussian_bias(u: Any, s: Any) -> float | np.ndarray:
     Raises
     ------
     ValueError
-        If ``s <= 0`` or an input is not finite.
+        If ``s <= 0``, an input is not finite or its magnitude exceeds ``MAX_MAGNITUDE``
+        (1e300).
 
     Examples
     --------
@@ -134,7 +149,7 @@ def relu_gaussian_bias(u: Any, s: Any) -> float | np.ndarray:
     """
     from scipy.special import erfcx
 
-    u = check_array("u", u, owner="relu_gaussian_bias")
+    u = _check_u(u, "relu_gaussian_bias")
     s = _check_s(s, "relu_gaussian_bias")
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         t = np.abs(u) / s
@@ -188,6 +203,10 @@ def mean_pool(output: torch.Tensor, inputs: Any = None) -> torch.Tensor:
     if output.ndim == 2:
         return output
     middle = output.flatten(1, -2)  # (batch, positions, dim)
+    if middle.shape[1] == 0:
+        raise ValueError(
+            f"mean_pool: output has no positions to average; got {tuple(output.shape)}."
+        )
     return (middle if middle.is_floating_point() else middle.double()).mean(dim=1)
 
 

@@ -134,8 +134,10 @@ class CorrectionHandle:
             isinstance(m, nn.Module) for m in self._modules.values()
         ):
             raise TypeError(f"{owner}: _modules must map names to nn.Module.")
-        if not isinstance(self._hooks, list):
-            raise TypeError(f"{owner}: _hooks must be a list of hook handles.")
+        if not isinstance(self._hooks, list) or not all(
+            callable(getattr(h, "remove", None)) for h in self._hooks
+        ):
+            raise TypeError(f"{owner}: _hooks must be a list of hook handles (with .remove()).")
         if not isinstance(self.removed, bool):
             raise TypeError(f"{owner}: removed must be a bool; got {self.removed!r}.")
 

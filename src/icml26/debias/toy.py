@@ -64,6 +64,7 @@ PROMPT_LEN = 8  # 2 own keywords + 1 distractor keyword + 5 neutral tokens
 MAX_FILLERS = 4
 MAX_WIDTH = 2**14  # widest embedding or hidden layer of the toy model
 MAX_COPIES = 10**4  # most perturbed copies per prompt
+MAX_PROMPTS = 10**7  # most prompts of one split (checked before the token table is built)
 
 
 def _check_tokens(tokens: object, owner: str, *, ndim: int = 2, room: bool = False) -> torch.Tensor:
@@ -318,7 +319,8 @@ def make_toy_intent_task(
     Raises
     ------
     ValueError
-        Unknown regime or non-positive sizes.
+        Unknown regime, non-positive sizes, more than ``MAX_PROMPTS`` (10^7) prompts per split
+        or ``d`` over ``MAX_WIDTH`` (2^14).
 
     Examples
     --------
@@ -328,9 +330,9 @@ def make_toy_intent_task(
     """
     owner = "make_toy_intent_task"
     check_one_of("regime", regime, tuple(REGIMES), owner=owner)
-    n_train = check_positive_int("n_train", n_train, owner=owner)
-    n_test = check_positive_int("n_test", n_test, owner=owner)
-    d = check_positive_int("d", d, owner=owner)
+    n_train = check_positive_int("n_train", n_train, owner=owner, maximum=MAX_PROMPTS)
+    n_test = check_positive_int("n_test", n_test, owner=owner, maximum=MAX_PROMPTS)
+    d = check_positive_int("d", d, owner=owner, maximum=MAX_WIDTH)
     if not sigma > 0:
         raise ValueError(f"{owner}: sigma must be > 0; got {sigma!r}.")
     rng = numpy_generator(seed)

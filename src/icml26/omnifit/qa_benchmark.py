@@ -262,6 +262,8 @@ class QABenchmark:
             )
         if not all(isinstance(item, QAItem) for item in items):
             raise TypeError("QABenchmark: items must all be QAItem instances.")
+        if not items:
+            raise ValueError("QABenchmark: items must hold at least one item (nothing to score).")
         if not isinstance(name, str):
             raise TypeError(f"QABenchmark: name must be a str; got {type(name).__name__}.")
         self.items = tuple(items)
