@@ -156,3 +156,19 @@ def test_fuzz_campaign_findings_are_refused_by_name():
         encoder.propagate(torch.zeros(3, 8), torch.zeros(3, 8), ())
     with pytest.raises(ValueError, match="n must"):
         probe_splits(10**12)  # refused before a 10^12-long permutation is drawn
+
+
+def test_second_fuzz_campaign_findings_are_refused_by_name():
+    # issue 40's second seeded campaign (ICML26_FUZZ_EXAMPLES=48 ICML26_FUZZ_SEED=7)
+    import torch
+
+    from icml26.hyperdepth import free_energy, make_hierarchical_hypergraph
+
+    with pytest.raises(ValueError, match="tau"):
+        free_energy(torch.tensor([-2.0]), 1e300)  # -tau log K was NaN in float32
+    with pytest.raises(ValueError, match="dist"):
+        free_energy(torch.tensor(-2.0), 1.0)  # nothing on the last axis
+    with pytest.raises(ValueError, match="coarse_std"):
+        make_hierarchical_hypergraph(n_per_fine=10, n_edges=20, dim=4, coarse_std=float("inf"))
+    with pytest.raises(ValueError, match="basis"):
+        ProjectorFilter(torch.tensor([[3.75, float("inf")], [0.0, 1.0]]), 0.0, high=False)

@@ -45,6 +45,7 @@ __all__ = [
 ]
 
 MAX_FEATURES = 4096  # largest feature dimension load_hypergraphx makes
+MAX_STD = 1e6  # largest standard deviation of make_hierarchical_hypergraph's features
 HYPERGRAPHX_FILES = {
     "high_school": "tests/test_data/hs/hs.json",
     "workplace": "tests/test_data/workplace/workplace.json",
@@ -170,7 +171,8 @@ def make_hierarchical_hypergraph(
     ------
     ValueError
         If a size is not a positive integer, ``min_size > max_size``, ``max_size`` exceeds the
-        nodes available, or ``p_fine + p_coarse > 1``.
+        nodes available, ``p_fine + p_coarse > 1``, or a standard deviation is outside
+        ``[0, MAX_STD]`` (10^6).
 
     Examples
     --------
@@ -192,7 +194,7 @@ def make_hierarchical_hypergraph(
         )
     stds = {"coarse_std": coarse_std, "fine_std": fine_std, "sigma": sigma}
     for name, value in stds.items():
-        check_in_interval(name, value, low=0.0, owner=owner)
+        check_in_interval(name, value, low=0.0, high=MAX_STD, owner=owner)
     check_in_interval("p_fine", p_fine, low=0.0, high=1.0, owner=owner)
     check_in_interval("p_coarse", p_coarse, low=0.0, high=1.0, owner=owner)
     if p_fine + p_coarse > 1:

@@ -178,7 +178,7 @@ class ProjectorFilter(AbstractFilter):
         from icml26.core import check_tensor
 
         owner = "ProjectorFilter"
-        self.U = check_tensor("basis", basis, ndim=2, owner=owner)
+        self.U = check_tensor("basis", basis, ndim=2, finite=True, owner=owner)
         self.threshold = check_in_interval("threshold", threshold, owner=owner)
         self.high = _check_high(high, owner)
         self.floor = check_in_interval("floor", floor, low=-1.0, high=self.threshold, owner=owner)

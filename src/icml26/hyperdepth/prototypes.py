@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import final
+from typing import Any, final
 
 import numpy as np
 import torch
@@ -34,28 +34,37 @@ from icml26.core.validation import Seed
 __all__ = ["PrototypeTree", "check_tree_sizes", "free_energy", "gibbs"]
 
 
+MAX_TAU = 1e6  # temperatures above it make −τ log K overflow float32 long before they mean anything
+
+
+def _check_energy_inputs(dist: Any, tau: Any, owner: str) -> tuple[torch.Tensor, float]:
+    tau = check_in_interval("tau", tau, low=0.0, high=MAX_TAU, closed="right", owner=owner)
+    dist = check_tensor("dist", dist, owner=owner)
+    if dist.dim() == 0 or dist.shape[-1] == 0:
+        shape = tuple(dist.shape)
+        raise ValueError(
+            f"{owner}: dist must have at least one entry on its last axis; got {shape}."
+        )
+    return dist, tau
+
+
 def free_energy(dist: torch.Tensor, tau: float) -> torch.Tensor:
     """``F = −τ log Σ_k exp(−e_k / τ)`` over the last axis (the Gibbs minimum of fit + entropy).
 
-    Bounds: ``min_k e_k − τ log K <= F <= min_k e_k``.
+    Bounds: ``min_k e_k − τ log K <= F <= min_k e_k``; ``0 < τ <= MAX_TAU`` (10^6).
 
     Examples
     --------
     >>> float(free_energy(torch.tensor([0.0, 0.0], dtype=torch.float64), 1.0))  # −log 2
     -0.6931471805599453
     """
-    tau = check_in_interval("tau", tau, low=0.0, closed="neither", owner="free_energy")
-    dist = check_tensor("dist", dist, owner="free_energy")
+    dist, tau = _check_energy_inputs(dist, tau, "free_energy")
     return -tau * torch.logsumexp(-dist / tau, dim=-1)
 
 
 def gibbs(dist: torch.Tensor, tau: float) -> torch.Tensor:
-    """The Gibbs posterior ``q = softmax(−e / τ)`` over the last axis (``τ > 0``)."""
-    tau = check_in_interval("tau", tau, low=0.0, closed="neither", owner="gibbs")
-    dist = check_tensor("dist", dist, owner="gibbs")
-    if dist.dim() == 0 or dist.shape[-1] == 0:
-        shape = tuple(dist.shape)
-        raise ValueError(f"gibbs: dist must have at least one entry on its last axis; got {shape}.")
+    """The Gibbs posterior ``q = softmax(−e / τ)`` over the last axis (``0 < τ <= MAX_TAU``)."""
+    dist, tau = _check_energy_inputs(dist, tau, "gibbs")
     return torch.softmax(-dist / tau, dim=-1)
 
 
@@ -137,7 +146,7 @@ class PrototypeTree(nn.Module):
             raise ValueError(
                 f"{owner}: sizes {self.sizes} x dim {self.dim} exceed {MAX_PROTOTYPES} numbers."
             )
-        self.tau = check_in_interval("tau", tau, low=0.0, closed="neither", owner=owner)
+        self.tau = check_in_interval("tau", tau, low=0.0, high=MAX_TAU, closed="right", owner=owner)
         self.rho = check_in_interval("rho", rho, low=0.0, owner=owner)
         self.eta = check_in_interval("eta", eta, low=0.0, owner=owner)
         self.kappa = check_in_interval("kappa", kappa, low=0.0, owner=owner)
