@@ -107,3 +107,21 @@ def test_summaries_reject_bad_input():
         min_cell_gain(frame, "a", "b")
     with pytest.raises(ValueError, match="score must be one of"):
         min_cell_gain(frame, "a", "b", score="auc")
+
+
+def test_a_process_that_ran_a_parallel_benchmark_exits_without_waiting_on_its_pool():
+    # A spawned worker (as icml26's runner uses) joins its children on exit; loky's default
+    # 300 s idle timeout kept the run's last worker, and so the whole run, waiting.
+    import multiprocessing
+
+    args = ({"granger": granger_pairwise}, [{"n_vars": 5, "length": 200}], [0, 1])
+    process = multiprocessing.get_context("spawn").Process(
+        target=run_benchmark, args=args, kwargs={"n_jobs": 2}
+    )
+    process.start()
+    process.join(timeout=120)  # far above a normal exit, far below loky's 300 s
+    hung = process.is_alive()
+    if hung:
+        process.kill()
+        process.join()
+    assert not hung and process.exitcode == 0

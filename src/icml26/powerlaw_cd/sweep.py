@@ -188,8 +188,12 @@ def run_benchmark(
     else:
         from joblib import Parallel, delayed
 
-        # results come back in job order as they finish, so progress is reported as we go
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator")
+        # Results come back in job order as they finish, so progress is reported as we go. The
+        # workers end 1 s after the last job (loky's default, 300 s, kept them alive past the
+        # call, and a process exiting waits for its children).
+        parallel = Parallel(
+            n_jobs=n_jobs, backend="loky", return_as="generator", idle_worker_timeout=1
+        )
         scored = parallel(delayed(_score)(c, s, methods) for c, s in jobs)
     rows = []
     with progress_reporter(progress, len(jobs), "datasets scored") as report:
