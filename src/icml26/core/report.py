@@ -18,6 +18,7 @@ import datetime as dt
 import io
 import json
 import logging
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -533,6 +534,17 @@ def write_report(run_dir: Path, registry: Registry) -> tuple[Path, Path]:
     return md_path, html_path
 
 
+def _summary_value(claim: dict[str, Any]) -> str:
+    """A summary row's value and interval as text; "n/a" where nothing finite was measured."""
+    mean, low, high = claim["mean"], claim["ci_low"], claim["ci_high"]
+    if mean is None or not math.isfinite(mean):
+        return "n/a"
+    text = f"{mean:.3g}"
+    if low is not None and high is not None and math.isfinite(low) and low != high:
+        text += f" [{low:.3g}, {high:.3g}]"
+    return text
+
+
 def _readme_rows(summary: dict[str, Any], run_name: str) -> list[str]:
     rows = [
         "| system | headline claim | paper | ours | verdict | claims: reproduced / not / "
@@ -544,9 +556,7 @@ def _readme_rows(summary: dict[str, Any], run_name: str) -> list[str]:
         if h is None:
             head = ["(none in this run)", "", "", ""]
         else:
-            ours = "n/a" if h["mean"] is None else f"{h['mean']:.3g}"
-            if h["ci_low"] is not None and h["ci_low"] != h["ci_high"]:
-                ours += f" [{h['ci_low']:.3g}, {h['ci_high']:.3g}]"
+            ours = _summary_value(h)
             statement = f"{h['statement']} ({h['criterion']})"
             head = [statement, f"{h['reference']} ({h['where']})", ours, h["verdict"]]
         counts = " / ".join(str(s[k]) for k in [*(status.value for status in CLAIM_STATUSES)])
@@ -592,9 +602,7 @@ def _docs_block(slug: str, summary: dict[str, Any], run_name: str) -> str:
     for c in summary["claims"]:
         if c["experiment"].split(".", 1)[0] != slug:
             continue
-        ours = "n/a" if c["mean"] is None else f"{c['mean']:.3g}"
-        if c["ci_low"] is not None and c["ci_low"] != c["ci_high"]:
-            ours += f" [{c['ci_low']:.3g}, {c['ci_high']:.3g}]"
+        ours = _summary_value(c)
         claim = f"**{_cell(c['claim'])}**" if c["headline"] else _cell(c["claim"])
         cells = [
             _cell(f"{c['experiment']} ({c['preset']})"),
