@@ -94,6 +94,9 @@ def test_config_validation():
         ConstrainedPOConfig(output_dir="x", variant="hard")
     with pytest.raises(ValueError, match=r"ConstrainedPOConfig: tau must be in \(0, inf\)"):
         ConstrainedPOConfig(output_dir="x", tau=0.0)
+    # transformers' own message named the enum, not the field (the fuzz test's finding)
+    with pytest.raises(ValueError, match="ConstrainedPOConfig: eval_strategy must be one of"):
+        ConstrainedPOConfig(output_dir="x", eval_strategy=None)
 
 
 # Shared by the TRL comparison: batch 8, β = 0.1 (TRL's default), float32, no dropout.

@@ -17,8 +17,11 @@ with its adapters disabled (or its ``"ref"`` adapter, when TRL loaded one), as T
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import enum
 import os
 import re
+import typing
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +49,24 @@ _LOSS_OPTIONS: dict[str, object] = {
     "use_weighting": False,
     "rpo_alpha": None,
 }
+
+
+def _check_enum_fields(config: object, owner: str) -> None:
+    """Name the field when an enum-valued TrainingArguments option is not one of its values.
+
+    transformers converts these fields itself, with a message that names the enum, not the field.
+    """
+    for f in dataclasses.fields(config):  # type: ignore[arg-type]
+        kinds = typing.get_args(f.type) if not isinstance(f.type, str) else ()
+        for kind in (k for k in kinds if isinstance(k, type) and issubclass(k, enum.Enum)):
+            value = getattr(config, f.name)
+            try:
+                kind(value)
+            except ValueError:
+                allowed = [member.value for member in kind]
+                raise ValueError(
+                    f"{owner}: {f.name} must be one of {allowed}; got {value!r}."
+                ) from None
 
 
 def _check_loss_options(config: object, owner: str) -> None:
@@ -109,6 +130,7 @@ class ConstrainedPOConfig(DPOConfig):
             "alpha", self.alpha, low=0.0, high=float("inf"), closed="right", owner=owner
         )
         check_in_interval("beta", self.beta, low=0.0, closed="neither", owner=owner)
+        _check_enum_fields(self, owner)
         super().__post_init__()
         _check_loss_options(self, owner)
 
