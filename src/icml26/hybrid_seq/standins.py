@@ -28,7 +28,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from icml26.core import Progress, Standin, TrainedStandin, TrainingCheckpoint
+from icml26.core import Progress, Standin, TrainedStandin, TrainingCheckpoint, torch_threads
 
 __all__ = ["STANDINS", "load_sweep"]
 
@@ -103,7 +103,6 @@ def _quick_trainer(what: str) -> Any:
     def train(resume: TrainingCheckpoint, progress: Progress) -> TrainedStandin:
         import importlib
 
-        import torch
         from torch import nn
 
         from icml26.core import RunContext, derive_seed, discover
@@ -115,9 +114,7 @@ def _quick_trainer(what: str) -> Any:
             quick
         )
         models, fits, metrics = {}, {}, {}
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)  # as the runner runs the task (Resources(cpus=1))
-        try:
+        with torch_threads(1):  # as the runner runs the task (Resources(cpus=1))
             for index in range(QUICK_SEEDS):
                 ctx = RunContext(seed=derive_seed(name, quick, index))
                 with ctx.progress(len(specs) * quick.steps * len(quick.lrs), name) as bar:
@@ -135,8 +132,6 @@ def _quick_trainer(what: str) -> Any:
                             "val_acc_by_lr": [[lr, a] for lr, a in search.val_acc_by_lr.items()],
                         }
                         metrics[f"{prefix}_val_acc"] = search.val_acc
-        finally:
-            torch.set_num_threads(threads)
         return TrainedStandin(
             model=nn.ModuleDict(models),
             config={"experiment": name, "preset": "quick", "fits": fits},

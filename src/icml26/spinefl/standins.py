@@ -22,10 +22,9 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-import torch
-
 from icml26.core.progress import Progress
 from icml26.core.standins import Standin, TrainedStandin, TrainFn, load_checkpoint
+from icml26.core.threads import torch_threads
 from icml26.core.training import TrainingCheckpoint
 from icml26.spinefl.conv_testbed import (
     SPINE_TUNED,
@@ -67,11 +66,11 @@ def standin_name(method: str) -> str:
 
 def _trainer(method: str) -> TrainFn:
     def train(resume: TrainingCheckpoint | None, progress: Progress) -> TrainedStandin:
-        torch.set_num_threads(1)
         task = make_conv_task(STANDIN_ALPHA, STANDIN_SEED, STANDIN_RECIPE)
-        history, model = run_conv_method(
-            task, method, STANDIN_RECIPE, STANDIN_SEED, progress=progress
-        )
+        with torch_threads(1):
+            history, model = run_conv_method(
+                task, method, STANDIN_RECIPE, STANDIN_SEED, progress=progress
+            )
         val = float(item_correct(model, *task.val).mean())
         mech = {k: float(v) for k, v in history.mechanism.items() if isinstance(v, int | float)}
         return TrainedStandin(
@@ -111,11 +110,11 @@ def _mlp_trainer(config: CompareConfig, task_name: str, alpha: float, seed: int,
     def train(resume: TrainingCheckpoint | None, progress: Progress) -> TrainedStandin:
         from icml26.spinefl.benchmark import run_method
 
-        torch.set_num_threads(1)
         task = make_grid_task(config, task_name, alpha, seed)
-        score, history = run_method(
-            task, method, seed=seed, progress=progress, **run_kwargs(config)
-        )
+        with torch_threads(1):
+            score, history = run_method(
+                task, method, seed=seed, progress=progress, **run_kwargs(config)
+            )
         model = SliceableMLP(task.dims, device="meta")
         model.load_state_dict(history.final_state, strict=True, assign=True)
         model = model.half().float()  # the shipped precision
