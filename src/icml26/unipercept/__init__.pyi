@@ -1,4 +1,4 @@
-from icml26.unipercept.baseline import HandcraftedIQA, handcrafted_features
+from icml26.unipercept.baseline import FEATURE_NAMES, HandcraftedIQA, handcrafted_features
 from icml26.unipercept.degradations import (
     KINDS,
     degrade,
@@ -52,6 +52,7 @@ from icml26.unipercept.training import DAPTHistory, train_dapt, train_grpo
 from icml26.unipercept.trl_integration import make_grpo_trainer, unipercept_reward_funcs
 
 __all__ = [
+    "FEATURE_NAMES",
     "KINDS",
     "OPTION_VOCAB",
     "SCORE_TOKENS",

@@ -1,7 +1,8 @@
 """E1 ``unipercept.main``: DAPT -> GRPO-AGSR joint model vs the handcrafted IQA specialist.
 
-VR SRCC/PLCC and VQA accuracy on held-out sources after each stage; the anchor is the
-Laplacian/noise/blockiness + ridge specialist (:class:`~icml26.unipercept.HandcraftedIQA`).
+VR SRCC/PLCC and VQA accuracy on held-out sources after each stage; the anchor is the strong
+handcrafted specialist of issue 44 (21 features + HistGradientBoosting,
+:class:`~icml26.unipercept.HandcraftedIQA`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ MAIN_CLAIMS = (
     Claim(
         "P1",
         "Premise: PerceptToy's IQA ratings are learnable from the pixels — the handcrafted "
-        "specialist (5 features + ridge) reaches test SRCC >= 0.4",
+        "specialist (21 features + HistGradientBoosting) reaches test SRCC >= 0.4",
         "specialist_iqa_srcc",
         ">=",
         0.4,

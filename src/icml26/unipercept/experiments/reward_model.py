@@ -37,7 +37,9 @@ class RewardModelConfig(MainConfig):
     generator_steps: int = 200  # spec E5: 200 GRPO steps
     generator_queries: int = 4  # groups per step
     generator_lr: float = 0.05
-    iqa_init: tuple[float, ...] = (0.0, 0.0, 0.0)  # severities sigmoid(0) = 0.5: g about 22
+    # blur and noise at severity sigmoid(0) = 0.5, JPEG at sigmoid(-4) = 0.018 (invisible): two
+    # degradations, as in the rater's training images (issue 44); g about 35
+    iqa_init: tuple[float, ...] = (0.0, 0.0, -4.0)
     ista_init: tuple[float, ...] = (-1.5, -1.5)  # about 1-2 weak-texture objects
 
     def __post_init__(self) -> None:
