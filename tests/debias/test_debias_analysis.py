@@ -108,6 +108,9 @@ def test_systematic_ratio_limits():
     mixed = const + rng.standard_normal((100, 5))
     assert 0.0 <= systematic_ratio(mixed) <= 1.0
     assert systematic_ratio(np.zeros((3, 2))) == 1.0  # convention: a zero shift is constant
+    # scale-free, also where squaring the entries overflows (fuzz campaign 3 drew 1e300: NaN)
+    huge = np.array([[-1e300, 7.4], [0.0, 1e6]])
+    assert systematic_ratio(huge) == pytest.approx(systematic_ratio(huge / 1e300))
 
 
 def test_bias_profile_rows_match_module_bias():

@@ -102,6 +102,8 @@ def test_certify_arguments_fuzz(n, alpha, eps):
         (lambda: certify_many(len, ["a"], [0, 1], filler(["a"], [])), "ys has 2 labels"),
         (lambda: performance_drop_rate(0.0, 0.5), "acc_clean must be in"),
         (lambda: systematic_ratio(np.zeros((0, 2))), "bias has no rows"),
+        (lambda: relu_gaussian_mean([[1.0, 1.0]], []), "u and s must broadcast together"),
+        (lambda: relu_gaussian_bias(np.ones(3), np.ones(2)), "u and s must broadcast together"),
         (lambda: make_toy_intent_task("nope"), "regime must be one of"),
         (lambda: make_toy_intent_task(n_train=0), "n_train must be"),
     ],

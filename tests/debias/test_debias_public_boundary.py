@@ -127,6 +127,8 @@ def test_perturbations_check_their_word_lists():
         compose()
     with pytest.raises(TypeError, match="keywords"):
         intent_perturbation(None)
+    with pytest.raises(TypeError, match="keywords must hold strings"):
+        intent_perturbation([["jazz"]])  # an unhashable entry, not a deep TypeError
     pert = intent_perturbation(["jazz"], p_case=0.0, p_typo=1.0)
     assert "jazz" in pert("play jazz", random.Random(0))  # the keyword is never edited
 

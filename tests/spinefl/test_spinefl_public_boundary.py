@@ -22,6 +22,7 @@ from icml26.spinefl import (
     gumbel_topk,
     iid_partition,
     load_cifar10,
+    load_digits_split,
     load_fashion_mnist,
     make_client_app,
     results_frame,
@@ -59,6 +60,8 @@ def test_sizes_are_bounded_before_allocating():
         SliceableMLP([4, 2**16, 2**16, 2])
     with pytest.raises(ValueError, match="hidden"):
         SliceableCNN(hidden=10**12)
+    with pytest.raises(ValueError, match="seed"):  # sklearn's random_state stops at 2**32 - 1
+        load_digits_split(2**33 - 1)
 
 
 def test_sequences_of_records_are_type_checked():

@@ -77,6 +77,17 @@ def _check_u(u: Any, owner: str) -> np.ndarray:
     return u
 
 
+def _check_u_s(u: Any, s: Any, owner: str) -> tuple[np.ndarray, np.ndarray]:
+    u, s = _check_u(u, owner), _check_s(s, owner)
+    try:
+        np.broadcast_shapes(u.shape, s.shape)
+    except ValueError:
+        raise ValueError(
+            f"{owner}: u and s must broadcast together; got shapes {u.shape} and {s.shape}."
+        ) from None
+    return u, s
+
+
 def _scalar_or_array(value: np.ndarray) -> float | np.ndarray:
     return float(value) if value.ndim == 0 else value
 
@@ -109,8 +120,7 @@ def relu_gaussian_mean(u: Any, s: Any) -> float | np.ndarray:
     """
     from scipy.special import ndtr
 
-    u = _check_u(u, "relu_gaussian_mean")
-    s = _check_s(s, "relu_gaussian_mean")
+    u, s = _check_u_s(u, s, "relu_gaussian_mean")
     with np.errstate(over="ignore", under="ignore"):  # |u|/s huge: phi underflows to 0
         t = u / s
         # E[relu(u + s xi)] = u Phi(u/s) + s phi(u/s)
@@ -149,8 +159,7 @@ def relu_gaussian_bias(u: Any, s: Any) -> float | np.ndarray:
     """
     from scipy.special import erfcx
 
-    u = _check_u(u, "relu_gaussian_bias")
-    s = _check_s(s, "relu_gaussian_bias")
+    u, s = _check_u_s(u, s, "relu_gaussian_bias")
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         t = np.abs(u) / s
         phi = np.exp(-0.5 * t**2) / math.sqrt(2 * math.pi)
@@ -174,9 +183,11 @@ def systematic_ratio(bias: Any) -> float:
     b = check_array("bias", bias, owner="systematic_ratio", ndim=2)
     if b.shape[0] == 0:
         raise ValueError("systematic_ratio: bias has no rows; give at least one input.")
-    den = float(np.mean(np.sum(b**2, axis=1)))
-    if den == 0.0:
+    scale = float(np.max(np.abs(b)))
+    if scale == 0.0:
         return 1.0
+    b = b / scale  # rho is scale-free; squaring entries near 1e300 would overflow to inf / inf
+    den = float(np.mean(np.sum(b**2, axis=1)))
     num = float(np.sum(np.mean(b, axis=0) ** 2))
     return min(num / den, 1.0)  # <= 1 by Jensen; clip round-off
 

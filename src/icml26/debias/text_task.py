@@ -88,7 +88,8 @@ def intent_perturbation(
     p_typo = check_in_interval("p_typo", p_typo, low=0.0, high=1.0, owner="intent_perturbation")
     if isinstance(keywords, str) or not isinstance(keywords, Iterable):
         raise TypeError(f"intent_perturbation: keywords must be a set of words; got {keywords!r}.")
-    keywords = frozenset(keywords)
+    keywords = tuple(keywords)
     if not all(isinstance(w, str) for w in keywords):
         raise TypeError("intent_perturbation: keywords must hold strings.")
+    keywords = frozenset(keywords)
     return compose(filler(p=1.0), casing(p_case), char_swap(p_typo, protected=keywords))

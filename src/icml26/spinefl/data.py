@@ -223,7 +223,7 @@ def load_digits_split(seed: int, test_size: float = 0.2) -> Split:
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 
-    seed = check_positive_int("seed", seed, owner="load_digits_split", minimum=0)
+    seed = check_positive_int("seed", seed, owner="load_digits_split", minimum=0, maximum=2**32 - 1)
     test_size = check_in_interval(
         "test_size", test_size, low=0.0, high=1.0, closed="neither", owner="load_digits_split"
     )
