@@ -37,6 +37,13 @@ from icml26.unipercept.perceptoy import (
     make_iqa_vr,
     make_ista,
 )
+from icml26.unipercept.questions import (
+    QUESTION_BANK,
+    RATING_QUESTIONS,
+    bank_texts,
+    make_text_dependent_vqa,
+    prompt_text,
+)
 from icml26.unipercept.real import (
     BenchItem,
     UniPerceptScorer,
@@ -50,11 +57,14 @@ from icml26.unipercept.taxonomy import Taxonomy
 from icml26.unipercept.tokens import SCORE_TOKENS, expected_score, score_token, token_to_score
 from icml26.unipercept.training import DAPTHistory, train_dapt, train_grpo
 from icml26.unipercept.trl_integration import make_grpo_trainer, unipercept_reward_funcs
+from icml26.unipercept.vlm import PerceptVLM, VLMBatch, build_tokenizer
 
 __all__ = [
     "FEATURE_NAMES",
     "KINDS",
     "OPTION_VOCAB",
+    "QUESTION_BANK",
+    "RATING_QUESTIONS",
     "SCORE_TOKENS",
     "BenchItem",
     "DAPTHistory",
@@ -64,14 +74,18 @@ __all__ = [
     "KnobHistory",
     "PerceptBatch",
     "PerceptPolicy",
+    "PerceptVLM",
     "PerceptualReward",
     "Policy",
     "Taxonomy",
     "TinyPercept",
     "UniPerceptScorer",
+    "VLMBatch",
     "VQAItem",
     "VRItem",
     "agsr_reward",
+    "bank_texts",
+    "build_tokenizer",
     "clean_crops",
     "degrade",
     "degrade_quadrant",
@@ -94,9 +108,11 @@ __all__ = [
     "make_iqa_vqa",
     "make_iqa_vr",
     "make_ista",
+    "make_text_dependent_vqa",
     "parse_choice",
     "parse_score",
     "percept_reward_fn",
+    "prompt_text",
     "quality_from_severity",
     "render_iqa_knobs",
     "render_ista_knobs",

@@ -36,6 +36,7 @@ from icml26.core.validation import (
     torch_generator,
 )
 from icml26.unipercept.model import PerceptBatch, TinyPercept
+from icml26.unipercept.vlm import PerceptVLM
 
 __all__ = [
     "GRPOStats",
@@ -65,7 +66,8 @@ class Policy(Protocol):
 
 
 class PerceptPolicy:
-    """TinyPercept's next-token heads as a :class:`Policy` (one token per response).
+    """TinyPercept's heads or PerceptVLM's ``lm_head`` as a :class:`Policy` (one token per
+    response).
 
     Parameters
     ----------
@@ -86,10 +88,11 @@ class PerceptPolicy:
     (torch.Size([1, 8]), True)
     """
 
-    def __init__(self, model: TinyPercept, seed: Seed = 0) -> None:
-        if not isinstance(model, TinyPercept):
+    def __init__(self, model: TinyPercept | PerceptVLM, seed: Seed = 0) -> None:
+        if not isinstance(model, TinyPercept | PerceptVLM):
             raise TypeError(
-                f"PerceptPolicy: model must be a TinyPercept; got {type(model).__name__}."
+                "PerceptPolicy: model must be a TinyPercept or PerceptVLM; "
+                f"got {type(model).__name__}."
             )
         self.model = model
         self.generator = torch_generator(seed)

@@ -102,7 +102,7 @@ class PerceptBatch:
             raise TypeError("PerceptBatch.subset: index must be a 1-D integer tensor.")
         if index.numel() and (int(index.min()) < -len(self) or int(index.max()) >= len(self)):
             raise ValueError(f"PerceptBatch.subset: index must lie in [0, {len(self)}).")
-        return PerceptBatch(**{k: getattr(self, k)[index] for k in self.__dataclass_fields__})
+        return type(self)(**{k: getattr(self, k)[index] for k in self.__dataclass_fields__})
 
     @property
     def action_mask(self) -> torch.Tensor:
@@ -161,7 +161,6 @@ class TinyPercept(nn.Module):
         self.seed = seed
         self._option_index = {v: i for i, v in enumerate(vocab)}
         taxonomy = Taxonomy.load_default()
-        self._ids = taxonomy.index()
         n_cat, n_crit = taxonomy.counts()["categories"], taxonomy.counts()["criteria"]
         with seeded_default_init(seed):
             layers: list[nn.Module] = []
@@ -226,6 +225,10 @@ class TinyPercept(nn.Module):
         padded = torch.full_like(score_logits, -torch.inf)
         padded[:, :MAX_OPTIONS] = option_logits.masked_fill(~batch.option_mask, -torch.inf)
         return torch.where(batch.is_rating[:, None], score_logits, padded)
+
+    def encode(self, items: Sequence[VRItem | VQAItem]) -> PerceptBatch:
+        """The :class:`PerceptBatch` of ``items`` (:func:`encode_items`)."""
+        return encode_items(items, self)
 
     # --- convenience read-outs ----------------------------------------------------------------
 
@@ -325,11 +328,16 @@ def encode_items(items: Sequence[VRItem | VQAItem], model: TinyPercept) -> Perce
     """
     if not isinstance(model, TinyPercept):
         raise TypeError(f"encode_items: model must be a TinyPercept; got {type(model).__name__}.")
+    return _encode(items, model._option_index)
+
+
+def _encode(items: Sequence[VRItem | VQAItem], option_index: dict[str, int] | None) -> PerceptBatch:
+    """The batch of ``items``; option ids from ``option_index`` (``None``: all 0, unused)."""
     items = check_sequence("items", items, "encode_items", (VRItem, VQAItem))
     shapes = {it.image.shape for it in items}
     if len(shapes) != 1:
         raise ValueError("encode_items: items must be VRItem/VQAItem of one image shape.")
-    ids = model._ids
+    ids = Taxonomy.load_default().index()
     n_cat, n_crit = len(ids["category"]), len(ids["criterion"])
     rows: dict[str, list[Any]] = {k: [] for k in (
         "domain", "category", "criterion", "template", "is_rating", "option_ids", "option_mask",
@@ -346,7 +354,7 @@ def encode_items(items: Sequence[VRItem | VQAItem], model: TinyPercept) -> Perce
             rows["target"].append(round(it.mos))
             rows["mos"].append(it.mos)
             continue
-        unknown = [o for o in it.options if o not in model._option_index]
+        unknown = [o for o in it.options if option_index is not None and o not in option_index]
         if unknown:
             raise ValueError(
                 f"encode_items: items hold options outside the model's vocabulary: {unknown}"
@@ -357,7 +365,7 @@ def encode_items(items: Sequence[VRItem | VQAItem], model: TinyPercept) -> Perce
         rows["template"].append(TEMPLATES.index(it.template))
         rows["is_rating"].append(False)
         rows["option_ids"].append(
-            [model._option_index[o] for o in it.options] + [0] * (MAX_OPTIONS - k)
+            [option_index[o] if option_index else 0 for o in it.options] + [0] * (MAX_OPTIONS - k)
         )
         rows["option_mask"].append([True] * k + [False] * (MAX_OPTIONS - k))
         rows["target"].append(it.answer_index)

@@ -1,4 +1,4 @@
-"""The two training stages of UniPercept (spec §2.5, §2.7 steps 3–8) for TinyPercept.
+"""The two training stages of UniPercept (spec §2.5, §2.7 steps 3–8): TinyPercept or PerceptVLM.
 
 Cao et al., UniPercept (arXiv:2512.21675), §4:
 
@@ -32,12 +32,14 @@ from icml26.core.validation import (
 )
 from icml26.unipercept.grpo import GRPOStats, PerceptPolicy, grpo_step, percept_reward_fn
 from icml26.unipercept.items import VQAItem, VRItem
-from icml26.unipercept.model import PerceptBatch, TinyPercept, encode_items
+from icml26.unipercept.model import PerceptBatch, TinyPercept
 from icml26.unipercept.tokens import N_SCORES
+from icml26.unipercept.vlm import PerceptVLM
 
 __all__ = ["DAPTHistory", "dapt_loss", "train_dapt", "train_grpo"]
 
 MAX_STEPS = 1_000_000
+MODELS = (TinyPercept, PerceptVLM)  # what both stages train
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ def dapt_loss(logits: torch.Tensor, batch: PerceptBatch, label_sigma: float = 0.
 
 
 def train_dapt(
-    model: TinyPercept,
+    model: TinyPercept | PerceptVLM,
     data: Sequence[VRItem | VQAItem],
     epochs: int = 2,
     batch_size: int = 64,
@@ -128,8 +130,10 @@ def train_dapt(
     >>> len(history.epoch_loss), seen[-1]
     (2, (4, 4))
     """
-    if not isinstance(model, TinyPercept):
-        raise TypeError(f"train_dapt: model must be a TinyPercept; got {type(model).__name__}.")
+    if not isinstance(model, MODELS):
+        raise TypeError(
+            f"train_dapt: model must be a TinyPercept or PerceptVLM; got {type(model).__name__}."
+        )
     items = _check_data(data, "train_dapt")
     epochs = check_positive_int("epochs", epochs, owner="train_dapt", maximum=10_000)
     batch_size = check_positive_int("batch_size", batch_size, owner="train_dapt", maximum=65_536)
@@ -139,7 +143,7 @@ def train_dapt(
     )
     check_in_interval("label_sigma", label_sigma, low=0.0, high=100.0, owner="train_dapt")
     rng = numpy_generator(seed)
-    full = encode_items(items, model)
+    full = model.encode(items)
     optimizer = adamw(model, lr=lr, weight_decay=weight_decay)
     model.train()
     losses = []
@@ -162,8 +166,8 @@ def train_dapt(
 
 
 def train_grpo(
-    model: TinyPercept,
-    ref: TinyPercept | None,
+    model: TinyPercept | PerceptVLM,
+    ref: TinyPercept | PerceptVLM | None,
     data: Sequence[VRItem | VQAItem],
     reward: Literal["agsr", "threshold"] = "agsr",
     steps: int = 40,
@@ -215,10 +219,12 @@ def train_grpo(
     >>> len(history), 0.0 <= history[0].reward_mean <= 1.0
     (2, True)
     """
-    if not isinstance(model, TinyPercept):
-        raise TypeError(f"train_grpo: model must be a TinyPercept; got {type(model).__name__}.")
-    if ref is not None and not isinstance(ref, TinyPercept):
-        raise TypeError(f"train_grpo: ref must be a TinyPercept or None; got {type(ref).__name__}.")
+    if not isinstance(model, MODELS):
+        raise TypeError(
+            f"train_grpo: model must be a TinyPercept or PerceptVLM; got {type(model).__name__}."
+        )
+    if ref is not None and type(ref) is not type(model):
+        raise TypeError(f"train_grpo: ref must be a {type(model).__name__} or None; got {ref!r}.")
     items = _check_data(data, "train_grpo")
     check_one_of("reward", reward, ("agsr", "threshold"), owner="train_grpo")
     steps = check_positive_int("steps", steps, owner="train_grpo", maximum=MAX_STEPS)
@@ -232,7 +238,7 @@ def train_grpo(
     policy = PerceptPolicy(model, seed=int(rng.integers(2**62)))
     ref_policy = PerceptPolicy(reference, seed=0)
     optimizer = adamw(model, lr=lr, weight_decay=0.0)
-    full = encode_items(items, model)
+    full = model.encode(items)
     # BatchNorm keeps its DAPT running statistics: pi_theta, pi_old and pi_ref then see one
     # deterministic network each (train-mode batch statistics would make KL != 0 at equal weights)
     model.eval()
