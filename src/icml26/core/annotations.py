@@ -58,28 +58,20 @@ def _conform(value: Any, hint: Any, lenient: bool, finite: bool, depth: int) -> 
         if value is None:
             return None
         raise AnnotationMismatchError
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    deeper = depth + 1
-    if origin in (typing.Union, types.UnionType):
-        for option in args:
-            try:
-                return _conform(value, option, lenient, finite, deeper)
-            except AnnotationMismatchError:
-                continue
-        raise AnnotationMismatchError
-    if origin is typing.Literal:
-        if value in args and not (isinstance(value, bool) and True not in args):
-            return value
-        raise AnnotationMismatchError
+    # the plain scalar hints first: most fields are one, and they have no origin to look up
     if hint is bool:
         if isinstance(value, bool):
             return value
         raise AnnotationMismatchError
     if hint is int:
+        if type(value) is int:
+            return value
         if isinstance(value, numbers.Integral) and not isinstance(value, bool):
             return int(value)
         raise AnnotationMismatchError
     if hint is float:
+        if type(value) is float and (not finite or math.isfinite(value)):
+            return value
         if lenient and isinstance(value, str):  # YAML 1.1 reads 1e-3 (no dot) as a string
             try:
                 value = float(value)
@@ -92,6 +84,19 @@ def _conform(value: Any, hint: Any, lenient: bool, finite: bool, depth: int) -> 
         return float(value)
     if hint is str:
         if isinstance(value, str):
+            return value
+        raise AnnotationMismatchError
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    deeper = depth + 1
+    if origin in (typing.Union, types.UnionType):
+        for option in args:
+            try:
+                return _conform(value, option, lenient, finite, deeper)
+            except AnnotationMismatchError:
+                continue
+        raise AnnotationMismatchError
+    if origin is typing.Literal:
+        if value in args and not (isinstance(value, bool) and True not in args):
             return value
         raise AnnotationMismatchError
     if origin is tuple:
