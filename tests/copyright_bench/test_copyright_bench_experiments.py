@@ -30,9 +30,21 @@ def test_factor_recovery_does_not_depend_on_the_number_of_workers(tmp_path):
     config = replace(factor_recovery.FACTOR_PRESETS["smoke"], n_per_family=1, replicates=2)
     serial = factor_recovery.factor_recovery(config, RunContext(seed=4, artifact_dir=tmp_path))
     pooled = factor_recovery.factor_recovery(
-        replace(config, workers=2), RunContext(seed=4, artifact_dir=tmp_path)
+        replace(config, workers=2), RunContext(seed=4, artifact_dir=tmp_path, threads=2)
     )
     assert serial == pooled
+
+
+def test_factor_recovery_runs_no_more_workers_than_its_thread_budget(tmp_path, monkeypatch):
+    from concurrent import futures
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a pool was started with a thread budget of one")
+
+    monkeypatch.setattr(futures, "ProcessPoolExecutor", refuse)
+    config = replace(factor_recovery.FACTOR_PRESETS["smoke"], n_per_family=1, replicates=2)
+    ctx = RunContext(seed=4, artifact_dir=tmp_path, threads=1)
+    assert factor_recovery.factor_recovery(replace(config, workers=2), ctx)["replicates"] == 2
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,8 @@ data come from the very model that is fitted, so a correct estimator covers the 
 coefficients at its nominal rate and detects effects this large. Each check is judged on the
 per-replicate values (>= 3): the fraction of coefficients covered, whether the pressure rates are
 monotone, whether the explicit-request interval excludes 0. Replicates run in ``workers``
-spawned processes, in order, so the result does not depend on the number of workers.
+spawned processes (at most the task's thread budget), in order, so the result does not depend on
+the number of workers.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ class FactorRecoveryConfig:
     moderate: float = 0.7
     high: float = 1.4
     level: str = "slot"  # one row per filled slot, cluster-robust SE by task
-    workers: int = 2  # processes for the replicates (results do not depend on it)
+    workers: int = 2  # processes, at most ctx.threads (results do not depend on it)
 
     def __post_init__(self) -> None:
         check_config(self, {"n_per_family": (1, 1000), "task_seed": (0, 2**63 - 1),
@@ -175,14 +176,17 @@ def factor_recovery(config: FactorRecoveryConfig, ctx: RunContext) -> dict[str, 
     seeds = ctx.numpy_generator("replicates").integers(0, 2**31, size=(config.replicates, 2))
     jobs = [(config, int(a), int(b)) for a, b in seeds]
     out = []
+    # no more processes than the runner's thread budget for this task: under `reproduce
+    # --jobs 2` a second pool would oversubscribe the cores the other task is using
+    workers = min(config.workers, ctx.threads)
     with ctx.progress(config.replicates, "replicates") as bar:
-        if config.workers == 1:
+        if workers == 1:
             for job in jobs:
                 out.append(recovery_replicate(*job))
                 bar.advance()
         else:
             context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(config.workers, mp_context=context) as pool:
+            with ProcessPoolExecutor(workers, mp_context=context) as pool:
                 for res in pool.map(_replicate_star, jobs):  # in order: same result as serial
                     out.append(res)
                     bar.advance()
