@@ -49,6 +49,24 @@ def test_grid_smoke_metrics_hooks_and_progress(tmp_path):
     assert events[0][2] == 8 and sum(e[2] for e in events if e[0] == "advance") == 8
 
 
+def test_grid_uses_no_more_processes_than_its_thread_budget(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    import icml26.powerlaw_cd as pcd
+
+    used, real = [], pcd.run_benchmark
+
+    def recording(*args, n_jobs, **kwargs):
+        used.append(n_jobs)
+        return real(*args, n_jobs=n_jobs, **kwargs)
+
+    monkeypatch.setattr(pcd, "run_benchmark", recording)
+    experiment = REGISTRY.get("powerlaw_cd.grid")
+    config = replace(experiment.presets["smoke"], n_jobs=2)
+    experiment.run(config, RunContext(seed=0, artifact_dir=tmp_path, threads=1))
+    assert used and set(used) == {1}
+
+
 def test_quick_pcmci_graphs_are_shipped_for_exactly_its_datasets():
     """Issue 51: quick's six PCMCI+ datasets hit the shipped cache, and a hit is PCMCI+'s own
     answer (recomputed for one dataset)."""

@@ -243,7 +243,7 @@ def _pooled_note(n_tasks: int) -> str:
     plot=_grid_plot,
     tables=_grid_tables,
     seeds=1,  # one task sweeps all n_seeds itself: the claims are per-cell means over seeds
-    resources=Resources(cpus=2),  # numpy, but on n_jobs = 2 joblib processes (quick, full)
+    resources=Resources(cpus=2),  # numpy, on up to n_jobs = 2 joblib processes (quick, full)
     deterministic_metrics=("f3_*",),  # 0 by construction on every dataset
 )
 def grid(config: GridConfig, ctx: RunContext) -> dict[str, Any]:
@@ -268,6 +268,9 @@ def grid(config: GridConfig, ctx: RunContext) -> dict[str, Any]:
     if heavy and on_heavy:
         sweeps.append((heavy, on_heavy, heavy_seeds))
     total = sum(len(c) * len(s) for _, c, s in sweeps)
+    # no more processes than the runner's thread budget: under `reproduce --jobs 2` a second
+    # pool would oversubscribe the cores the other task is using (results do not depend on it)
+    n_jobs = min(config.n_jobs, ctx.threads)
     frames = []
     with ctx.progress(total, "grid: datasets (cell x seed) scored") as bar:
         for methods, c, s in sweeps:
@@ -276,7 +279,7 @@ def grid(config: GridConfig, ctx: RunContext) -> dict[str, Any]:
             def progress(done: int, total: int, metrics: Any, start: int = start) -> None:
                 bar(start + done, bar.total, metrics)
 
-            frames.append(run_benchmark(methods, c, s, n_jobs=config.n_jobs, progress=progress))
+            frames.append(run_benchmark(methods, c, s, n_jobs=n_jobs, progress=progress))
     frame = pd.concat(frames, ignore_index=True)
     frame["data"] = frame.apply(_data_name, axis=1)
     f1_cells = (frame["data"] == "stock_nonstationary") & (frame["sigma_b"] >= 0.5)
