@@ -3,7 +3,7 @@
 from dataclasses import replace
 
 import pytest
-from typer.testing import CliRunner
+from cli_checks import assert_cli_refuses
 
 from icml26.cvar_rl.experiments import cliff, frontier, frozen_lake, risky_chain
 
@@ -70,13 +70,4 @@ def test_bad_fields_are_refused_by_name(name, field, value, error):
 
 @pytest.mark.parametrize("name", CLI_BAD)
 def test_the_cli_refuses_a_bad_set_before_any_task(name, tmp_path):
-    from icml26.cli import app
-
-    setting = CLI_BAD[name]
-    out = tmp_path / "run"
-    result = CliRunner().invoke(
-        app, ["run", f"cvar_rl.{name}", "--set", setting, "--out", str(out)]
-    )
-    assert result.exit_code == 2, result.output
-    assert setting.split("=")[0] in result.output
-    assert not list(tmp_path.glob("run/**/*.json"))  # nothing ran
+    assert_cli_refuses(tmp_path, f"cvar_rl.{name}", CLI_BAD[name])

@@ -3,7 +3,7 @@
 from dataclasses import replace
 
 import pytest
-from typer.testing import CliRunner
+from cli_checks import assert_cli_refuses
 
 from icml26.floatnet.experiments import depth3, exact_vs_float, full, width
 
@@ -72,12 +72,4 @@ def test_bad_fields_are_refused_by_name(config, field, value, error):
     ],
 )
 def test_the_cli_refuses_a_bad_set_before_any_task(tmp_path, experiment, override, field):
-    from icml26.cli import app
-
-    out = tmp_path / "run"
-    result = CliRunner().invoke(
-        app, ["run", f"floatnet.{experiment}", "--set", override, "--out", str(out)]
-    )
-    assert result.exit_code == 2, result.output
-    assert field in result.output
-    assert not list(tmp_path.glob("run/**/*.json"))  # nothing ran
+    assert_cli_refuses(tmp_path, f"floatnet.{experiment}", override, field)

@@ -3,7 +3,7 @@
 from dataclasses import replace
 
 import pytest
-from typer.testing import CliRunner
+from cli_checks import assert_cli_refuses
 
 from icml26.matroid.experiments import (
     bounded_circuit_scaling,
@@ -71,12 +71,4 @@ def test_bad_fields_are_refused_by_name(name, field, value, error):
 
 @pytest.mark.parametrize("name", CLI_BAD)
 def test_the_cli_refuses_a_bad_set_before_any_task(name, tmp_path):
-    from icml26.cli import app
-
-    setting = CLI_BAD[name]
-    result = CliRunner().invoke(
-        app, ["run", f"matroid.{name}", "--set", setting, "--out", str(tmp_path / "run")]
-    )
-    assert result.exit_code == 2, result.output
-    assert setting.split("=")[0] in result.output
-    assert not list(tmp_path.glob("run/**/*.json"))  # nothing ran
+    assert_cli_refuses(tmp_path, f"matroid.{name}", CLI_BAD[name])

@@ -3,7 +3,7 @@
 from dataclasses import replace
 
 import pytest
-from typer.testing import CliRunner
+from cli_checks import assert_cli_refuses
 
 from icml26.nana.experiments import (
     causal,
@@ -57,14 +57,7 @@ def test_bad_fields_are_refused_by_name(module, field, value, error):
 
 
 def test_the_cli_refuses_a_bad_set_before_any_task(tmp_path):
-    from icml26.cli import app
-
-    result = CliRunner().invoke(
-        app, ["run", "nana.causal", "--set", "top_k=0", "--out", str(tmp_path / "run")]
-    )
-    assert result.exit_code == 2, result.output
-    assert "top_k" in result.output
-    assert not list(tmp_path.glob("run/**/*.json"))  # nothing ran
+    assert_cli_refuses(tmp_path, "nana.causal", "top_k=0")
 
 
 def test_the_configs_know_the_corpora_the_loader_reads():

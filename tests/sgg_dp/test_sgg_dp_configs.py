@@ -3,7 +3,7 @@
 from dataclasses import replace
 
 import pytest
-from typer.testing import CliRunner
+from cli_checks import assert_cli_refuses
 
 from icml26.sgg_dp import search
 from icml26.sgg_dp.experiments import common, composition, low_dim_win, profile, sampler, table
@@ -82,12 +82,4 @@ def test_bad_fields_are_refused_by_name(module, field, value, error):
     ],
 )
 def test_the_cli_refuses_a_bad_set_before_any_task(tmp_path, experiment, override, field):
-    from icml26.cli import app
-
-    out = tmp_path / "run"
-    result = CliRunner().invoke(
-        app, ["run", f"sgg_dp.{experiment}", "--set", override, "--out", str(out)]
-    )
-    assert result.exit_code == 2, result.output
-    assert field in result.output
-    assert not list(tmp_path.glob("run/**/*.json"))  # nothing ran
+    assert_cli_refuses(tmp_path, f"sgg_dp.{experiment}", override, field)
