@@ -15,6 +15,11 @@ from icml26.hyperdepth.filters import (
     ProjectorFilter,
     spectral_filters,
 )
+from icml26.hyperdepth.hierarchy import (
+    hyperedge_depth,
+    hyperedge_depth_recovery,
+    tree_distance_correlation,
+)
 from icml26.hyperdepth.hypergraph import Hypergraph, drop_incidence_mask
 from icml26.hyperdepth.metrics import (
     alignment,
@@ -64,6 +69,8 @@ __all__ = [
     "gibbs",
     "gradient_conflict",
     "group_info_nce",
+    "hyperedge_depth",
+    "hyperedge_depth_recovery",
     "info_nce",
     "kmeans_nmi",
     "knn_hypergraph",
@@ -80,5 +87,6 @@ __all__ = [
     "raw_features",
     "semantic_flattening_index",
     "spectral_filters",
+    "tree_distance_correlation",
     "uniformity",
 ]
