@@ -25,7 +25,7 @@ from icml26.unipercept.grpo import (
     percept_reward_fn,
 )
 from icml26.unipercept.ista import ista_score, texture_weight
-from icml26.unipercept.items import VQAItem, VRItem
+from icml26.unipercept.items import GenericQAItem, VQAItem, VRItem
 from icml26.unipercept.metrics import parse_choice, parse_score, vqa_accuracy, vr_metrics
 from icml26.unipercept.model import PerceptBatch, TinyPercept, encode_items
 from icml26.unipercept.perceptoy import (
@@ -38,9 +38,11 @@ from icml26.unipercept.perceptoy import (
     make_ista,
 )
 from icml26.unipercept.questions import (
+    PRETRAIN_QUESTIONS,
     QUESTION_BANK,
     RATING_QUESTIONS,
     bank_texts,
+    make_pretrain_set,
     make_text_dependent_vqa,
     prompt_text,
 )
@@ -63,6 +65,7 @@ __all__ = [
     "FEATURE_NAMES",
     "KINDS",
     "OPTION_VOCAB",
+    "PRETRAIN_QUESTIONS",
     "QUESTION_BANK",
     "RATING_QUESTIONS",
     "SCORE_TOKENS",
@@ -70,6 +73,7 @@ __all__ = [
     "DAPTHistory",
     "GRPOStats",
     "GaussianKnobPolicy",
+    "GenericQAItem",
     "HandcraftedIQA",
     "KnobHistory",
     "PerceptBatch",
@@ -108,6 +112,7 @@ __all__ = [
     "make_iqa_vqa",
     "make_iqa_vr",
     "make_ista",
+    "make_pretrain_set",
     "make_text_dependent_vqa",
     "parse_choice",
     "parse_score",

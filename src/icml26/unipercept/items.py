@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["VQAItem", "VRItem", "check_image"]
+__all__ = ["GenericQAItem", "VQAItem", "VRItem", "check_image"]
 
 LETTERS = string.ascii_uppercase
 
@@ -170,3 +170,58 @@ class VQAItem:
     def answer_text(self) -> str:
         """Text of the correct option."""
         return self.options[self.answer_index]
+
+
+@dataclass(frozen=True)
+class GenericQAItem:
+    """A multiple-choice question without a perceptual label (generic pretraining, issue 44).
+
+    Parameters
+    ----------
+    image
+        (H, W, 3) float image in [0, 1].
+    question
+        The question text.
+    options
+        2–4 distinct option texts, lettered A, B, C, D in order.
+    answer
+        The correct letter.
+
+    Examples
+    --------
+    >>> GenericQAItem(np.zeros((8, 8, 3), np.float32), "How many objects are in this image?",
+    ...               ("one", "two"), "B").answer_index
+    1
+    """
+
+    image: np.ndarray
+    question: str
+    options: tuple[str, ...]
+    answer: str
+    source: str = ""
+    meta: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "image", check_image("image", self.image, "GenericQAItem"))
+        if not isinstance(self.question, str) or not self.question:
+            raise TypeError("GenericQAItem: question must be a non-empty str.")
+        if isinstance(self.options, str) or not isinstance(self.options, list | tuple):
+            raise TypeError("GenericQAItem: options must be a tuple of option texts.")
+        options = tuple(self.options)
+        if not 2 <= len(options) <= 4 or not all(isinstance(o, str) and o for o in options):
+            raise ValueError(
+                f"GenericQAItem: options must be 2-4 non-empty strings; got {options!r}."
+            )
+        if len(set(options)) != len(options):
+            raise ValueError(f"GenericQAItem: options must be distinct; got {options!r}.")
+        object.__setattr__(self, "options", options)
+        if self.answer not in LETTERS[: len(options)]:
+            raise ValueError(
+                f"GenericQAItem: answer must be one of {tuple(LETTERS[: len(options)])}; "
+                f"got {self.answer!r}."
+            )
+
+    @property
+    def answer_index(self) -> int:
+        """Index of the correct option."""
+        return LETTERS.index(self.answer)

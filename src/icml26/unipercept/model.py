@@ -29,7 +29,14 @@ from torch import nn
 
 from icml26.core.validation import check_positive_int
 from icml26.core.weights import seeded_default_init
-from icml26.unipercept.items import LETTERS, VQAItem, VRItem, check_image, check_sequence
+from icml26.unipercept.items import (
+    LETTERS,
+    GenericQAItem,
+    VQAItem,
+    VRItem,
+    check_image,
+    check_sequence,
+)
 from icml26.unipercept.taxonomy import DOMAINS, TEMPLATES, Taxonomy
 from icml26.unipercept.tokens import N_SCORES
 
@@ -328,12 +335,15 @@ def encode_items(items: Sequence[VRItem | VQAItem], model: TinyPercept) -> Perce
     """
     if not isinstance(model, TinyPercept):
         raise TypeError(f"encode_items: model must be a TinyPercept; got {type(model).__name__}.")
+    check_sequence("items", items, "encode_items", (VRItem, VQAItem))
     return _encode(items, model._option_index)
 
 
-def _encode(items: Sequence[VRItem | VQAItem], option_index: dict[str, int] | None) -> PerceptBatch:
+def _encode(
+    items: Sequence[VRItem | VQAItem | GenericQAItem], option_index: dict[str, int] | None
+) -> PerceptBatch:
     """The batch of ``items``; option ids from ``option_index`` (``None``: all 0, unused)."""
-    items = check_sequence("items", items, "encode_items", (VRItem, VQAItem))
+    items = check_sequence("items", items, "encode_items", (VRItem, VQAItem, GenericQAItem))
     shapes = {it.image.shape for it in items}
     if len(shapes) != 1:
         raise ValueError("encode_items: items must be VRItem/VQAItem of one image shape.")
@@ -343,7 +353,8 @@ def _encode(items: Sequence[VRItem | VQAItem], option_index: dict[str, int] | No
         "domain", "category", "criterion", "template", "is_rating", "option_ids", "option_mask",
         "target", "mos")}  # fmt: skip
     for it in items:
-        rows["domain"].append(ids["domain"][it.domain])
+        generic = isinstance(it, GenericQAItem)  # no taxonomy path: the "none" ids
+        rows["domain"].append(0 if generic else ids["domain"][it.domain])
         if isinstance(it, VRItem):
             rows["category"].append(n_cat)
             rows["criterion"].append(n_crit)
@@ -360,9 +371,9 @@ def _encode(items: Sequence[VRItem | VQAItem], option_index: dict[str, int] | No
                 f"encode_items: items hold options outside the model's vocabulary: {unknown}"
             )
         k = len(it.options)
-        rows["category"].append(ids["category"][it.category])
-        rows["criterion"].append(ids["criterion"][it.criterion])
-        rows["template"].append(TEMPLATES.index(it.template))
+        rows["category"].append(n_cat if generic else ids["category"][it.category])
+        rows["criterion"].append(n_crit if generic else ids["criterion"][it.criterion])
+        rows["template"].append(_RATING_TEMPLATE if generic else TEMPLATES.index(it.template))
         rows["is_rating"].append(False)
         rows["option_ids"].append(
             [option_index[o] if option_index else 0 for o in it.options] + [0] * (MAX_OPTIONS - k)

@@ -22,12 +22,14 @@ import numpy as np
 
 from icml26.core.validation import Seed, numpy_generator
 from icml26.unipercept.degradations import QUADRANTS, degrade, degrade_quadrant
-from icml26.unipercept.items import LETTERS, VQAItem, VRItem
+from icml26.unipercept.items import LETTERS, GenericQAItem, VQAItem, VRItem
 
 __all__ = [
+    "PRETRAIN_QUESTIONS",
     "QUESTION_BANK",
     "RATING_QUESTIONS",
     "bank_texts",
+    "make_pretrain_set",
     "make_text_dependent_vqa",
     "prompt_text",
 ]
@@ -74,6 +76,15 @@ RATING_QUESTIONS: Final[Mapping[str, tuple[str, ...]]] = {
         "How rich are the structure and texture of this picture?",
     ),
 }
+PRETRAIN_QUESTIONS: Final = {
+    "kind": "What kind of picture is this?",
+    "count": "How many objects are in this image?",
+    "shape": "Which shape does the first object have?",
+    "colour": "What is the main colour of this picture?",
+}
+_KINDS_OF_PICTURE: Final = ("photograph", "drawing")
+_COUNTS: Final = ("one", "two", "three", "four")
+_COLOURS: Final = ("red", "green", "blue")
 _KIND_NAMES: Final = {"blur": "blur", "noise": "noise", "jpeg": "JPEG"}
 _ASK_KIND: Final = "Does this image show {}?"
 _ASK_REGION: Final = "Is the {} region degraded?"
@@ -81,7 +92,7 @@ _RATE_SUFFIX: Final = "Answer with a score token."
 _CHOOSE_SUFFIX: Final = "Answer with the letter."
 
 
-def _question(item: VQAItem, rng: np.random.Generator | None) -> str:
+def _question(item: VQAItem | GenericQAItem, rng: np.random.Generator | None) -> str:
     paraphrases = QUESTION_BANK.get(item.question)
     if rng is None or paraphrases is None:
         return item.question
@@ -90,7 +101,7 @@ def _question(item: VQAItem, rng: np.random.Generator | None) -> str:
 
 
 def prompt_text(
-    item: VRItem | VQAItem, rng: Seed | None = None, *, question_blind: bool = False
+    item: VRItem | VQAItem | GenericQAItem, rng: Seed | None = None, *, question_blind: bool = False
 ) -> str:
     """The text prompt of an item: question, lettered options, and what to answer.
 
@@ -114,8 +125,10 @@ def prompt_text(
     >>> prompt_text(item, question_blind=True)
     'A. Yes B. No Answer with the letter.'
     """
-    if not isinstance(item, VRItem | VQAItem):
-        raise TypeError(f"prompt_text: item must be a VRItem or VQAItem; got {type(item)}.")
+    if not isinstance(item, VRItem | VQAItem | GenericQAItem):
+        raise TypeError(
+            f"prompt_text: item must be a VRItem, VQAItem or GenericQAItem; got {item!r}."
+        )
     generator = None if rng is None else numpy_generator(rng)
     if isinstance(item, VRItem):
         asks = RATING_QUESTIONS[item.domain]
@@ -184,5 +197,57 @@ def bank_texts() -> tuple[str, ...]:
     texts += [p for ps in RATING_QUESTIONS.values() for p in ps]
     texts += [_ASK_KIND.format(k) for k in _KIND_NAMES.values()]
     texts += [_ASK_REGION.format(q) for q in QUADRANTS]
+    texts += [*PRETRAIN_QUESTIONS.values(), *_KINDS_OF_PICTURE, *_COUNTS, *_COLOURS]
     texts += [*OPTION_VOCAB, _RATE_SUFFIX, _CHOOSE_SUFFIX, *(f"{c}." for c in LETTERS[:4])]
     return tuple(texts)
+
+
+def make_pretrain_set(
+    n: int, seed: Seed = None, size: int = 48, split: Literal["train", "val", "test"] = "train"
+) -> list[GenericQAItem]:
+    """Generic "pretraining" questions without perceptual labels (issue 44).
+
+    What a pretrained VLM knows before DAPT: the kind of picture (a photograph crop or a
+    procedural drawing), and on drawings the number of objects and the first object's shape;
+    the main colour (the largest mean channel) of either. Nothing about quality, texture or the
+    ISTA rating is asked. Question kinds cycle kind, count, shape, colour.
+
+    Examples
+    --------
+    >>> items = make_pretrain_set(4, seed=0, size=32)
+    >>> [it.question.split()[0] for it in items]
+    ['What', 'How', 'Which', 'What']
+    """
+    from icml26.unipercept.images import crops, sources_for
+    from icml26.unipercept.perceptoy import _check, _lettered
+    from icml26.unipercept.scenes import CONTOURS, render_scene, sample_scene
+
+    n, size = _check(n, size, split, "make_pretrain_set")
+    rng = numpy_generator(seed)
+    photos = iter(crops(sources_for(split), n, size, max(4 * size, 96), rng))
+    items = []
+    for i in range(n):
+        question = tuple(PRETRAIN_QUESTIONS)[i % 4]
+        photo = (question == "kind" and bool(rng.integers(2))) or (
+            question == "colour" and i % 8 == 3
+        )
+        if photo:
+            source, image = next(photos)
+            scene = None
+        else:
+            scene = sample_scene(rng)
+            image, source = render_scene(scene, size, rng, split), f"scene:{split}"
+        if question == "kind":
+            answer = _KINDS_OF_PICTURE[0 if photo else 1]
+            options = _KINDS_OF_PICTURE
+        elif question == "count":
+            answer, options = _COUNTS[len(scene.components) - 1], _COUNTS
+        elif question == "shape":
+            options, letter = _lettered(scene.components[0].contour, list(CONTOURS), rng)
+            answer = options[LETTERS.index(letter)]
+        else:
+            answer, options = _COLOURS[int(np.argmax(image.mean(axis=(0, 1))))], _COLOURS
+        letter = LETTERS[options.index(answer)]
+        text = PRETRAIN_QUESTIONS[question]
+        items.append(GenericQAItem(image, text, tuple(options), letter, source, {"kind": question}))
+    return items

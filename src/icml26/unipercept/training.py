@@ -31,7 +31,7 @@ from icml26.core.validation import (
     numpy_generator,
 )
 from icml26.unipercept.grpo import GRPOStats, PerceptPolicy, grpo_step, percept_reward_fn
-from icml26.unipercept.items import VQAItem, VRItem
+from icml26.unipercept.items import GenericQAItem, VQAItem, VRItem
 from icml26.unipercept.model import PerceptBatch, TinyPercept
 from icml26.unipercept.tokens import N_SCORES
 from icml26.unipercept.vlm import PerceptVLM
@@ -40,6 +40,7 @@ __all__ = ["DAPTHistory", "dapt_loss", "train_dapt", "train_grpo"]
 
 MAX_STEPS = 1_000_000
 MODELS = (TinyPercept, PerceptVLM)  # what both stages train
+Item = VRItem | VQAItem | GenericQAItem
 
 
 @dataclass(frozen=True)
@@ -49,10 +50,16 @@ class DAPTHistory:
     epoch_loss: tuple[float, ...]
 
 
-def _check_data(data: Sequence[VRItem | VQAItem], owner: str) -> list[VRItem | VQAItem]:
+def _check_data(
+    data: Sequence[VRItem | VQAItem], owner: str, model: object
+) -> list[VRItem | VQAItem]:
     from icml26.unipercept.items import check_sequence
 
-    items = check_sequence("data", data, owner, (VRItem, VQAItem))
+    items = check_sequence("data", data, owner, (VRItem, VQAItem, GenericQAItem))
+    if isinstance(model, TinyPercept) and any(isinstance(it, GenericQAItem) for it in items):
+        raise TypeError(
+            f"{owner}: TinyPercept reads no question text: data must be rating and question items."
+        )
     if len({it.image.shape for it in items}) != 1:
         raise ValueError(f"{owner}: data must hold items of one image shape.")
     return items
@@ -134,7 +141,7 @@ def train_dapt(
         raise TypeError(
             f"train_dapt: model must be a TinyPercept or PerceptVLM; got {type(model).__name__}."
         )
-    items = _check_data(data, "train_dapt")
+    items = _check_data(data, "train_dapt", model)
     epochs = check_positive_int("epochs", epochs, owner="train_dapt", maximum=10_000)
     batch_size = check_positive_int("batch_size", batch_size, owner="train_dapt", maximum=65_536)
     lr = check_in_interval("lr", lr, low=0.0, high=10.0, closed="right", owner="train_dapt")
@@ -225,7 +232,7 @@ def train_grpo(
         )
     if ref is not None and type(ref) is not type(model):
         raise TypeError(f"train_grpo: ref must be a {type(model).__name__} or None; got {ref!r}.")
-    items = _check_data(data, "train_grpo")
+    items = _check_data(data, "train_grpo", model)
     check_one_of("reward", reward, ("agsr", "threshold"), owner="train_grpo")
     steps = check_positive_int("steps", steps, owner="train_grpo", maximum=MAX_STEPS)
     batch_size = check_positive_int("batch_size", batch_size, owner="train_grpo", maximum=65_536)

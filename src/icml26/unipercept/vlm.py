@@ -33,7 +33,14 @@ from torch import nn
 
 from icml26.core.validation import check_positive_int
 from icml26.core.weights import seeded_default_init
-from icml26.unipercept.items import LETTERS, VQAItem, VRItem, check_image, check_sequence
+from icml26.unipercept.items import (
+    LETTERS,
+    GenericQAItem,
+    VQAItem,
+    VRItem,
+    check_image,
+    check_sequence,
+)
 from icml26.unipercept.model import MAX_OPTIONS, PerceptBatch, _encode
 from icml26.unipercept.taxonomy import DOMAINS
 from icml26.unipercept.tokens import N_SCORES, SCORE_TOKENS
@@ -44,6 +51,7 @@ SPECIAL_TOKENS: Final = ("<pad>", "<unk>", "<img>", "</img>", "<IMG_CONTEXT>")
 PATCH: Final = 4  # pixels per vision patch side
 _CONFIG_KEYS: Final = {"image_size", "vision_hidden", "text_hidden", "vision_layers",
                        "text_layers", "question_blind", "seed"}  # fmt: skip
+Item = VRItem | VQAItem | GenericQAItem
 _MEAN = torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1)  # InternVL's ImageNet normalisation
 _STD = torch.tensor([0.229, 0.224, 0.225]).view(1, 3, 1, 1)
 
@@ -169,7 +177,7 @@ class PerceptVLM(nn.Module):
         return {"image_size": self.image_size, **self.sizes,
                 "question_blind": self.question_blind, "seed": self.seed}  # fmt: skip
 
-    def prompt_ids(self, item: VRItem | VQAItem, rng: Any = None) -> list[int]:
+    def prompt_ids(self, item: Item, rng: Any = None) -> list[int]:
         """Token ids of an item's prompt, image placeholders first."""
         from icml26.unipercept.questions import prompt_text
 
@@ -178,9 +186,13 @@ class PerceptVLM(nn.Module):
         ids = self.tokenizer.convert_tokens_to_ids(image)
         return ids + self.tokenizer.encode(text, add_special_tokens=False)
 
-    def encode(self, items: Sequence[VRItem | VQAItem], rng: Any = None) -> VLMBatch:
+    def encode(
+        self, items: Sequence[VRItem | VQAItem | GenericQAItem], rng: Any = None
+    ) -> VLMBatch:
         """A left-padded :class:`VLMBatch` of items (``rng``: draw question paraphrases)."""
-        items = check_sequence("items", items, "PerceptVLM.encode", (VRItem, VQAItem))
+        items = check_sequence(
+            "items", items, "PerceptVLM.encode", (VRItem, VQAItem, GenericQAItem)
+        )
         if any(it.image.shape[:2] != (self.image_size,) * 2 for it in items):
             raise ValueError(f"PerceptVLM.encode: images must be {self.image_size} px square.")
         rows = [self.prompt_ids(it, rng) for it in items]
@@ -230,7 +242,9 @@ class PerceptVLM(nn.Module):
     @torch.no_grad()
     def choose(self, items: Sequence[VQAItem], batch_size: int = 256) -> list[str]:
         """The most likely option letter of each question item (greedy first token)."""
-        items = check_sequence("items", items, "PerceptVLM.choose", VQAItem, allow_empty=True)
+        items = check_sequence(
+            "items", items, "PerceptVLM.choose", (VQAItem, GenericQAItem), allow_empty=True
+        )
         batch_size = check_positive_int("batch_size", batch_size, owner="PerceptVLM", maximum=65536)
         best = [self(self.encode(items[i : i + batch_size])).argmax(dim=-1)
                 for i in range(0, len(items), batch_size)]  # fmt: skip
