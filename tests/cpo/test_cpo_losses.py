@@ -215,15 +215,24 @@ def test_non_tensor_scores_are_refused():
 @pytest.mark.parametrize("value", [0.0, -1.0])
 def test_non_positive_hyper_parameters_are_refused(name, value):
     scores = pair(t(0.0), t(-1.0))
-    with pytest.raises(ValueError, match=rf"{name} must be in \(0, inf"):
+    bounds = r"\[1e-06, 1e\+06\]" if name == "beta" else r"\(0, inf"
+    with pytest.raises(ValueError, match=rf"{name} must be in {bounds}"):
         constrained_po_loss(*scores, **{name: value})
 
 
 def test_dpo_beta_and_negative_gamma_are_refused():
-    with pytest.raises(ValueError, match=r"dpo_loss: beta must be in \(0, inf\); got 0.0"):
+    with pytest.raises(ValueError, match=r"dpo_loss: beta must be in \[1e-06, 1e\+06\]; got 0.0"):
         dpo_loss(*pair(t(0.0), t(0.0)), beta=0.0)
     with pytest.raises(ValueError, match=r"gamma must be in \[0, inf\)"):
         constrained_po_loss(*pair(t(0.0), t(0.0)), gamma=-0.1)
+
+
+@pytest.mark.parametrize("beta", [1e300, 1e-300])
+def test_a_beta_outside_float32_products_is_refused(beta):
+    """Fuzz campaign 4: simpo_loss at beta = 1e300 (inf in float32) gave inf * 0 = NaN."""
+    with pytest.raises(ValueError, match="simpo_loss: beta must be in"):
+        simpo_loss(t(0.0), t(0.0), beta=beta, gamma=1e6)
+    assert torch.isfinite(simpo_loss(t(0.0), t(0.0), beta=1e6, gamma=1e6).losses).all()
 
 
 def test_unknown_variant_is_refused():

@@ -46,6 +46,8 @@ def test_transcoder_attribution_sums_to_its_write_and_splices(adapter, tokens, t
     assert torch.equal(cached[0], x) and torch.equal(cached[1], y)
     with pytest.raises(TypeError, match="cache"):
         transcoder_data(adapter, tokens, 1, cache={})
+    with pytest.raises(ValueError, match=r"train_transcoder: inputs and outputs .* d >= 1"):
+        train_transcoder(x[:, :0], y[:, :0], layer=1)  # fuzz campaign 4: named only d_model
     fit = train_transcoder(x, y, layer=1, expansion=2, steps=30, batch_tokens=16, seed=0)
     tc = fit.transcoder
     parts = transcoder_contributions(adapter, tc, tokens, 1, targets)  # (B, T, m)

@@ -89,6 +89,15 @@ def test_bad_input_messages():
         TACOClassifier(n_estimators=1.5).fit(X_IRIS, Y_IRIS)
 
 
+def test_train_taco_names_a_model_or_prior_of_the_wrong_kind():
+    """Fuzz campaign 4: model=inf reached torch's optimiser ('float' object is not iterable)."""
+    model = TACOModel(TACOConfig.small(nlayers=1, emsize=16, nhead=2), seed=0)
+    with pytest.raises(TypeError, match="train_taco: model must be a TACOModel; got float"):
+        train_taco(float("inf"), MLPSCMPrior(n_rows=(40, 60)), steps=1, batch_size=2)
+    with pytest.raises(TypeError, match="train_taco: prior must be a prior"):
+        train_taco(model, (), steps=1, batch_size=2)
+
+
 # checkpoints and training
 def test_train_save_load_roundtrip(tmp_path):
     model = TACOModel(TACOConfig.small(nlayers=1, emsize=16, nhead=2), seed=0)

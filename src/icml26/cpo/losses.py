@@ -32,6 +32,7 @@ __all__ = [
 ]
 
 VARIANTS = ("smooth", "clip", "easy")
+MIN_BETA, MAX_BETA = 1e-6, 1e6  # every loss's beta: products with float32 scores stay finite
 Variant = Literal["smooth", "clip", "easy"]
 
 
@@ -152,7 +153,7 @@ def soft_margin_ranking_loss(
     target
         Ranking targets ``t`` (broadcast against ``delta``).
     beta
-        Inverse temperature ``β > 0``.
+        Inverse temperature ``β`` in ``[MIN_BETA, MAX_BETA]`` = ``[1e-6, 1e6]``.
 
     Returns
     -------
@@ -172,7 +173,7 @@ def soft_margin_ranking_loss(
     0.693147
     """
     owner = "soft_margin_ranking_loss"
-    beta = check_in_interval("beta", beta, low=0.0, closed="neither", owner=owner)
+    beta = _check_beta(owner, beta)
     check_tensor("delta", delta, owner=owner)
     check_tensor("target", target, owner=owner)
     try:
@@ -201,7 +202,7 @@ def dpo_loss(
     ref_chosen, ref_rejected
         Reference scores ``ℓ_ref(y_w|x)``, ``ℓ_ref(y_l|x)``; detached here.
     beta
-        KL-regularisation strength ``β > 0``.
+        KL-regularisation strength ``β`` in ``[1e-6, 1e6]``.
 
     Returns
     -------
@@ -222,7 +223,7 @@ def dpo_loss(
     """
     owner = "dpo_loss"
     _check_scores(owner, policy_chosen, policy_rejected, ref_chosen, ref_rejected)
-    beta = check_in_interval("beta", beta, low=0.0, closed="neither", owner=owner)
+    beta = _check_beta(owner, beta)
     ref_logratio = (ref_chosen - ref_rejected).detach()
     return _ranking_output(
         policy_chosen, policy_rejected, ref_chosen, ref_rejected, ref_logratio, beta
@@ -263,7 +264,7 @@ def constrained_po_target(
     variant
         ``"smooth"``, ``"clip"`` or ``"easy"``.
     beta
-        ``β > 0``, used by ``easy`` to put ``m_e`` on the log-ratio scale.
+        ``β`` in ``[1e-6, 1e6]``, used by ``easy`` to put ``m_e`` on the log-ratio scale.
     ref_chosen, ref_rejected
         Reference scores ``ℓ_ref(y_w|x)``, ``ℓ_ref(y_l|x)``; required by ``easy``.
     eps
@@ -293,7 +294,7 @@ def constrained_po_target(
     gamma = check_in_interval("gamma", gamma, low=0.0, high=math.inf, closed="left", owner=owner)
     tau = check_in_interval("tau", tau, low=0.0, closed="neither", owner=owner)
     alpha = check_in_interval("alpha", alpha, low=0.0, high=math.inf, closed="right", owner=owner)
-    beta = check_in_interval("beta", beta, low=0.0, closed="neither", owner=owner)
+    beta = _check_beta(owner, beta)
     eps = check_in_interval("eps", eps, low=0.0, closed="neither", owner=owner)
     ref_logratio = check_tensor("ref_logratio", ref_logratio, owner=owner).detach()
     if variant == "smooth":
@@ -406,6 +407,12 @@ def _clamp_negative(scores: torch.Tensor, eps: float) -> torch.Tensor:
     return scores.clamp(max=-eps)
 
 
+def _check_beta(owner: str, beta: float) -> float:
+    # beta multiplies float32 scores: past ~1e38 it becomes inf (inf * 0 = NaN at a zero score
+    # difference), below ~1e-45 it becomes 0 (0 * an infinite SimPO target gamma / beta = NaN)
+    return check_in_interval("beta", beta, low=MIN_BETA, high=MAX_BETA, owner=owner)
+
+
 def _check_scores(owner: str, *scores: object) -> None:
     names = ("policy_chosen", "policy_rejected", "ref_chosen", "ref_rejected")
     for name, score in zip(names, scores, strict=True):
@@ -433,7 +440,7 @@ def ipo_loss(
     policy_chosen, policy_rejected, ref_chosen, ref_rejected
         Scores as in :func:`dpo_loss`.
     beta
-        Regularisation ``β > 0``; the regression target is ``δ_ref + 1/(2β)``.
+        Regularisation ``β`` in ``[1e-6, 1e6]``; the regression target is ``δ_ref + 1/(2β)``.
 
     Returns
     -------
@@ -453,7 +460,7 @@ def ipo_loss(
     """
     owner = "ipo_loss"
     _check_scores(owner, policy_chosen, policy_rejected, ref_chosen, ref_rejected)
-    beta = check_in_interval("beta", beta, low=0.0, closed="neither", owner=owner)
+    beta = _check_beta(owner, beta)
     ref_logratio = (ref_chosen - ref_rejected).detach()
     out = _ranking_output(
         policy_chosen, policy_rejected, ref_chosen, ref_rejected, ref_logratio + 0.5 / beta, beta
@@ -479,7 +486,7 @@ def simpo_loss(
     policy_chosen, policy_rejected
         Policy scores of the chosen and rejected responses.
     beta
-        Reward scale ``β > 0``.
+        Reward scale ``β`` in ``[1e-6, 1e6]``.
     gamma
         Target reward margin ``γ ≥ 0``; the target on ``δ_θ`` is ``γ/β``.
 
@@ -502,7 +509,7 @@ def simpo_loss(
     owner = "simpo_loss"
     zeros = torch.zeros_like(policy_chosen) if isinstance(policy_chosen, torch.Tensor) else None
     _check_scores(owner, policy_chosen, policy_rejected, zeros, zeros)
-    beta = check_in_interval("beta", beta, low=0.0, closed="neither", owner=owner)
+    beta = _check_beta(owner, beta)
     gamma = check_in_interval("gamma", gamma, low=0.0, high=math.inf, closed="left", owner=owner)
     target = torch.full_like(policy_chosen, gamma / beta)
     return _ranking_output(policy_chosen, policy_rejected, zeros, zeros, target, beta)

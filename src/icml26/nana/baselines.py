@@ -191,10 +191,11 @@ def train_transcoder(
     owner = "train_transcoder"
     check_tensor("inputs", inputs, finite=True, owner=owner)
     check_tensor("outputs", outputs, finite=True, owner=owner)
-    if inputs.dim() != 2 or outputs.shape != inputs.shape or inputs.shape[0] < 2:
+    bad_shape = inputs.dim() != 2 or outputs.shape != inputs.shape
+    if bad_shape or inputs.shape[0] < 2 or inputs.shape[1] < 1:
         raise ValueError(
-            f"{owner}: inputs and outputs must both be (N, d); got {tuple(inputs.shape)} and "
-            f"{tuple(outputs.shape)}."
+            f"{owner}: inputs and outputs must both be (N, d), N >= 2, d >= 1; got "
+            f"{tuple(inputs.shape)} and {tuple(outputs.shape)}."
         )
     expansion = check_positive_int("expansion", expansion, owner=owner)
     l1_coeff = check_in_interval("l1_coeff", l1_coeff, low=0.0, owner=owner)

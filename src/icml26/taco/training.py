@@ -197,6 +197,13 @@ def train_taco(
     2
     """
     owner = "train_taco"
+    if not isinstance(model, TACOModel):
+        raise TypeError(f"{owner}: model must be a TACOModel; got {type(model).__name__}.")
+    if not callable(getattr(prior, "sample", None)):
+        raise TypeError(
+            f"{owner}: prior must be a prior with a sample method (MLPSCMPrior, MixturePrior); "
+            f"got {type(prior).__name__}."
+        )
     steps = check_positive_int("steps", steps, owner=owner)
     batch_size = check_positive_int("batch_size", batch_size, owner=owner)
     lr = check_in_interval("lr", lr, low=0.0, closed="neither", owner=owner)
