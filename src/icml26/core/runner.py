@@ -788,11 +788,13 @@ def _run_ray(
             ray.init(address=address)
         else:
             # A local cluster's workers import the experiment modules the driver can import. It
-            # ends with the run. Ray 2.55's gRPC servers listen on every interface whatever node
-            # address is given (upstream moves them to the node IP after 2.55), so the default
+            # ends with the run. Its node address is 127.0.0.1, but Ray 2.55 (which flwr's
+            # simulation extra pins) still listens on every interface (measured: raylet and GCS
+            # on *:port); newer Ray binds its servers to the node address. So the default
             # backend stays "local" and the docs say to use "ray" on a trusted network only.
             path = os.pathsep.join(p for p in sys.path if p)
             ray.init(
+                _node_ip_address="127.0.0.1",
                 num_cpus=max(jobs, cpus),
                 num_gpus=_gpus_available(),
                 include_dashboard=False,
