@@ -101,10 +101,10 @@ def test_hierarchy_claims_sit_behind_the_premise_gate_and_accuracy_claims_do_not
 def test_synthetic_claims_fail_with_hypergrace_in_hyperdepths_place(tmp_path, monkeypatch):
     real = common.make_method
 
-    def hypergrace_for_hyperdepth(name, config, tree):
+    def hypergrace_for_hyperdepth(name, config, tree, tau=None):
         if name in ("hyperdepth", "hd_band"):
             return HyperGRACE(dim=config.dim, proj_dim=config.proj_dim, epochs=config.epochs)
-        return real(name, config, tree)
+        return real(name, config, tree, tau)
 
     monkeypatch.setattr(common, "make_method", hypergrace_for_hyperdepth)
     # the same fit and evaluation streams for both: the "method" is the baseline itself

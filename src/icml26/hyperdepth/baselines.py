@@ -20,6 +20,7 @@ from typing import final
 import numpy as np
 import torch
 from torch import nn
+from torch.nn import functional as F  # noqa: N812 (torch convention)
 
 from icml26.core import check_array, check_in_interval, check_positive_int
 from icml26.core.validation import numpy_generator
@@ -28,6 +29,7 @@ from icml26.hyperdepth.data import HypergraphData
 from icml26.hyperdepth.encoder import projection_head
 from icml26.hyperdepth.hypergraph import Hypergraph
 from icml26.hyperdepth.objectives import edge_means, group_info_nce, info_nce, membership_loss
+from icml26.hyperdepth.prototypes import MAX_PROTOTYPES, MAX_TAU, PrototypeTree
 from icml26.hyperdepth.training import AbstractContrastiveTrainer, GraphView
 
 __all__ = ["HyperGRACE", "TriCLLite", "raw_features"]
@@ -89,6 +91,12 @@ class HyperGRACE(AbstractContrastiveTrainer):
         InfoNCE temperature.
     p_f, p_e
         View rates in ``[0, 1)``.
+    prototypes
+        ``0`` (default): InfoNCE only. ``k > 0``: the hierarchy-aware baseline of issue 45 —
+        a one-level :class:`PrototypeTree` of ``k`` prototypes on the evaluated embedding
+        ``normalize(Z)`` (k-means init), its Gibbs free energy added with weight ``lam``.
+    lam, tau_h
+        Weight and temperature of that energy.
     epochs, lr, weight_decay, monitor_every, batch_size, device
         As for :class:`HyperDepth`.
 
@@ -98,6 +106,8 @@ class HyperGRACE(AbstractContrastiveTrainer):
     >>> data = make_hierarchical_hypergraph(n_per_fine=10, n_edges=60, dim=8)
     >>> HyperGRACE(dim=16, proj_dim=16, epochs=2).fit(data).embed(data).shape
     (120, 16)
+    >>> sorted(HyperGRACE(dim=16, proj_dim=16, epochs=2, prototypes=12).fit(data).history_[-1])
+    ['con', 'epoch', 'hier', 'loss']
     """
 
     def __init__(
@@ -109,6 +119,9 @@ class HyperGRACE(AbstractContrastiveTrainer):
         tau_c: float = 0.5,
         p_f: float = 0.2,
         p_e: float = 0.2,
+        prototypes: int = 0,
+        lam: float = 1.0,
+        tau_h: float = 0.1,
         epochs: int = 300,
         lr: float = 1e-3,
         weight_decay: float = 1e-5,
@@ -117,6 +130,7 @@ class HyperGRACE(AbstractContrastiveTrainer):
         device: str = "cpu",
     ) -> None:
         self.dim, self.proj_dim, self.layers, self.tau_c = dim, proj_dim, layers, tau_c
+        self.prototypes, self.lam, self.tau_h = prototypes, lam, tau_h
         self.p_f, self.p_e, self.epochs, self.lr = p_f, p_e, epochs, lr
         self.weight_decay, self.monitor_every, self.device = weight_decay, monitor_every, device
         self.batch_size = batch_size
@@ -127,21 +141,50 @@ class HyperGRACE(AbstractContrastiveTrainer):
         for name in ("dim", "proj_dim", "layers"):
             check_positive_int(name, getattr(self, name), owner="HyperGRACE")
         check_in_interval("tau_c", self.tau_c, low=0.0, closed="neither", owner="HyperGRACE")
+        check_positive_int(
+            "prototypes",
+            self.prototypes,
+            owner="HyperGRACE",
+            minimum=0,
+            maximum=MAX_PROTOTYPES // max(1, self.dim),
+        )
+        check_in_interval("lam", self.lam, low=0.0, owner="HyperGRACE")
+        check_in_interval(
+            "tau_h", self.tau_h, low=0.0, high=MAX_TAU, closed="right", owner="HyperGRACE"
+        )
 
     def _build(self, data: HypergraphData, hg: Hypergraph, x: torch.Tensor, seed: int) -> None:
         seeds = numpy_generator(seed).integers(2**62, size=2)
         with seeded_default_init(int(seeds[0])):
             self.encoder_ = _HGNN(x.shape[1], self.dim, self.layers).to(self.device)
         self.head_ = projection_head(self.dim, self.proj_dim, seed=int(seeds[1])).to(self.device)
+        self.tree_ = None
+        if self.prototypes:
+            if self.prototypes > x.shape[0]:
+                raise ValueError(
+                    f"HyperGRACE: prototypes must be <= the number of nodes ({x.shape[0]}); "
+                    f"got {self.prototypes}."
+                )
+            tree = PrototypeTree(self.dim, (self.prototypes,), tau=self.tau_h)
+            self.tree_ = tree.to(self.device)
+            with torch.no_grad():
+                z = self.encoder_(x, hg.propagation(x.dtype).to(x.device))
+            self.tree_.init_from(F.normalize(z, dim=1), seed=int(seeds[1]) + 1)
 
     def _modules(self) -> list[nn.Module]:
-        return [self.encoder_, self.head_]
+        return [self.encoder_, self.head_] + ([self.tree_] if self.tree_ is not None else [])
 
     def _loss(self, views: list[GraphView], generator: torch.Generator) -> dict[str, torch.Tensor]:
-        h = [self.head_(self.encoder_(v.x, v.P)) for v in views]
+        z = [self.encoder_(v.x, v.P) for v in views]
+        h = [self.head_(zv) for zv in z]
         idx = self._batch(h[0].shape[0], generator)
         loss = info_nce(*(h if idx is None else [hv[idx] for hv in h]), self.tau_c)
-        return {"loss": loss, "con": loss.detach()}
+        terms = {"con": loss.detach()}
+        if self.tree_ is not None:
+            hier = 0.5 * sum(self.tree_.loss(F.normalize(zv, dim=1)) for zv in z)
+            loss = loss + self.lam * hier
+            terms["hier"] = hier.detach()
+        return {"loss": loss, **terms}
 
     def _encode(self, x: torch.Tensor, hg: Hypergraph, part: str) -> torch.Tensor:
         return self.encoder_(x, hg.propagation(x.dtype).to(x.device))

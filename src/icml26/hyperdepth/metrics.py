@@ -300,7 +300,9 @@ def linear_probe(
     Returns
     -------
     dict
-        ``mean`` and ``std`` test accuracy, per-split ``accuracies`` and chosen ``C``.
+        ``mean`` and ``std`` test accuracy, per-split ``accuracies`` and chosen ``C``, and
+        ``val_mean``: the mean validation accuracy of the chosen ``C`` (for model selection
+        that never reads the test split).
 
     Examples
     --------
@@ -319,13 +321,14 @@ def linear_probe(
         check_in_interval("Cs", C, low=0.0, closed="neither", owner=owner)
     emb = check_array("emb", emb, owner=owner, ndim=2)
     labels = _labels("y", y, emb.shape[0], owner)
-    accuracies, chosen = [], []
+    accuracies, chosen, validation = [], [], []
     for train, val, test in probe_splits(emb.shape[0], n_splits, train_ratio, val_ratio, seed):
         scaler = StandardScaler().fit(emb[train])
         xtr, xva, xte = (scaler.transform(emb[s]) for s in (train, val, test))
         best = (-1.0, Cs[0], None)
         if len(np.unique(labels[train])) < 2:
             accuracies.append(float(np.mean(labels[test] == labels[train][0])))
+            validation.append(float(np.mean(labels[val] == labels[train][0])))
             chosen.append(float("nan"))
             continue
         for C in Cs:
@@ -334,6 +337,7 @@ def linear_probe(
             if score > best[0]:
                 best = (score, C, model)
         accuracies.append(float(best[2].score(xte, labels[test])))
+        validation.append(best[0])
         chosen.append(float(best[1]))
     acc = np.array(accuracies)
     return {
@@ -341,6 +345,7 @@ def linear_probe(
         "std": float(acc.std()),
         "accuracies": accuracies,
         "C": chosen,
+        "val_mean": float(np.mean(validation)),
     }
 
 
@@ -358,7 +363,8 @@ def evaluate_embedding(
     Returns
     -------
     dict
-        ``fine_acc``, ``fine_acc_std``, ``uniformity``, ``nmi_fine`` and, when ``y_coarse`` is
+        ``fine_acc``, ``fine_acc_std``, ``fine_val_acc`` (the probe's validation accuracy, for
+        model selection), ``uniformity``, ``nmi_fine`` and, when ``y_coarse`` is
         given, ``coarse_acc``, ``sfi``, ``centroid_sfi``, ``dp``, ``nmi_coarse``.
     """
     owner = "evaluate_embedding"
@@ -373,6 +379,7 @@ def evaluate_embedding(
     out = {
         "fine_acc": fine["mean"],
         "fine_acc_std": fine["std"],
+        "fine_val_acc": fine["val_mean"],
         "uniformity": uniformity(z, seed=seeds[1]),
         "nmi_fine": kmeans_nmi(z, y, seed=seeds[2]),
     }
