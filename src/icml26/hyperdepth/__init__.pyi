@@ -41,9 +41,11 @@ from icml26.hyperdepth.training import (
     NotFittedError,
     make_view,
 )
+from icml26.hyperdepth.trees import FMNIST_COARSE, load_fmnist_hypergraph, make_tree_hypergraph
 from icml26.hyperdepth.tricl_format import load_tricl_format
 
 __all__ = [
+    "FMNIST_COARSE",
     "AbstractContrastiveTrainer",
     "AbstractFilter",
     "BandFilter",
@@ -76,9 +78,11 @@ __all__ = [
     "knn_hypergraph",
     "linear_probe",
     "load_digits_hypergraph",
+    "load_fmnist_hypergraph",
     "load_hypergraphx",
     "load_tricl_format",
     "make_hierarchical_hypergraph",
+    "make_tree_hypergraph",
     "make_view",
     "mask_features",
     "membership_loss",

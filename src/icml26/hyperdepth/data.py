@@ -82,6 +82,9 @@ class HypergraphData:
         Coarse labels ``(n,)`` or ``None``.
     name
         A display name.
+    levels
+        The whole label tree when it has more than two levels: label arrays ``(n,)`` from the
+        leaves (``y``) to the top (``y_coarse``); empty by default (see :attr:`label_levels`).
     """
 
     x: np.ndarray
@@ -89,6 +92,7 @@ class HypergraphData:
     y: np.ndarray | None = None
     y_coarse: np.ndarray | None = None
     name: str = "hypergraph"
+    levels: tuple[np.ndarray, ...] = ()
 
     def __post_init__(self) -> None:
         owner = "HypergraphData"
@@ -105,6 +109,24 @@ class HypergraphData:
         object.__setattr__(self, "x", x)
         object.__setattr__(self, "y", _check_labels("y", self.y, n, owner))
         object.__setattr__(self, "y_coarse", _check_labels("y_coarse", self.y_coarse, n, owner))
+        if not isinstance(self.levels, tuple):
+            raise TypeError(f"{owner}: levels must be a tuple; got {type(self.levels).__name__}.")
+        levels = tuple(_check_labels("levels", level, n, owner) for level in self.levels)
+        if levels and (
+            self.y is None
+            or self.y_coarse is None
+            or not np.array_equal(levels[0], self.y)
+            or not np.array_equal(levels[-1], self.y_coarse)
+        ):
+            raise ValueError(f"{owner}: levels must run from y (first) to y_coarse (last).")
+        object.__setattr__(self, "levels", levels)
+
+    @property
+    def label_levels(self) -> tuple[np.ndarray, ...]:
+        """The label tree from the leaves up: ``levels``, else ``(y, y_coarse)``, else ``(y,)``."""
+        if self.levels:
+            return self.levels
+        return tuple(level for level in (self.y, self.y_coarse) if level is not None)
 
     @property
     def num_nodes(self) -> int:
