@@ -112,3 +112,40 @@ def test_training_resumes_where_it_stopped_with_the_same_minibatches(demos, tmp_
         train_bc(tiny(), demos, steps=1, encoder_steps=0, resume=str(tmp_path / "run.pt"))
     with pytest.raises(ValueError, match="weight_decay"):
         train_bc(tiny(), demos, steps=1, encoder_steps=0, weight_decay=-1.0)
+
+
+def test_without_the_backbone_the_action_ignores_the_observation():
+    # no shortcut into the action queries (issue 42): with every block's MLP and attention output
+    # zeroed the queries never see the instruction, proprio or image, so every row acts alike
+    from icml26.ecovla import Shift2DPickPlaceEnv
+
+    model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=2, d_ff=64, patch=16), seed=0)
+    env = Shift2DPickPlaceEnv()
+    observations = [env.reset(seed=s)[0] for s in range(3)]
+    features = model.encode_observations(observations)
+    skipped, _ = model.act_rows(observations, features, model.masks_of(["skip"] * 3))
+    dense, _ = model.act_rows(observations, features, model.masks_of([None] * 3))
+    np.testing.assert_allclose(skipped[1:], skipped[:1].repeat(2, axis=0), rtol=0, atol=1e-6)
+    assert np.abs(dense[1:] - dense[:1]).max() > 1e-3
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_shipped_policy_is_what_its_recorded_recipe_trained(seed):
+    # the record names the recipe of this seed, and the loaded weights reproduce the open-loop
+    # error measured on them when training ended (other weights would not, to 1e-6)
+    from dataclasses import asdict
+
+    from icml26.ecovla.standins import (
+        CHECK_METRIC,
+        POLICIES,
+        STANDINS,
+        PolicyRecipe,
+        check_error,
+        load_policy,
+    )
+
+    name = POLICIES[seed]
+    _, meta = STANDINS[name].load()
+    assert meta["recipe"] == asdict(PolicyRecipe(seed=seed))
+    assert meta["command"] == f"icml26 tool ecovla train-standin {name}"
+    assert check_error(load_policy(name)) == pytest.approx(meta["metrics"][CHECK_METRIC], abs=1e-6)

@@ -3,8 +3,8 @@
 A convolutional encoder (CoordConv input, FiLM-conditioned on the instruction as in RT-1) turns the
 64 x 64 image into a keypoint token (spatial softmax, Levine et al. 2016) and 64 patch tokens (never
 pruned); the instruction (object id, goal id) and the proprioception (gripper x, y, grip) are one
-token each; four learned action queries (plus the instruction, proprio and keypoint embeddings)
-follow. The sequence
+token each; four learned action queries follow (issue 42: no shortcut from the instruction,
+proprio or keypoint embeddings into the queries, so the backbone must carry them). The sequence
 runs through ``transformers`` Llama decoder layers (pre-norm, RoPE, SwiGLU MLP with gate/up/down,
 q/k/v/o attention: the layout of
 OpenVLA's Llama-2 backbone), and an MLP on the pooled action-query tokens regresses an action
@@ -242,8 +242,9 @@ class TinyVLA(nn.Module, BackboneAdapter):
         visual = self.encode_images(images, instruction) if visual is None else visual
         instr = self.object_emb(instruction[:, 0]) + self.goal_emb(instruction[:, 1])  # (B, D)
         state = self.proprio(proprio.to(visual.dtype))  # (B, D)
-        # the action queries start from the task, the gripper state and the keypoints
-        queries = self.queries + (instr + state + visual[:, 0])[:, None]  # (B, chunk, D)
+        # the action queries are learned tokens only (no shortcut from the task, gripper or
+        # keypoint embeddings): what they carry to the head, the backbone's attention brings
+        queries = self.queries.expand(batch, -1, -1)  # (B, chunk, D)
         tokens = torch.cat(
             [
                 instr[:, None],
