@@ -202,14 +202,16 @@ def _sr_magnitude_(
     ratio = a.div_(gap)  # exact: gap is a power of two
     floor_buffer = _scratch("low", a.shape, a.dtype, a.device) if pooled else None
     low = torch.floor(ratio, out=floor_buffer)
-    up = ratio.sub_(low).gt_(noise.to(ratio.device))  # 1 iff u < the fractional part in [0, 1)
+    up = ratio.sub_(low).gt_(noise)  # 1 iff u < the fractional part in [0, 1)
     grid = low.add_(up).mul_(gap)
-    if out is None:
-        return torch.copysign(grid, sign) if pooled else grid.copysign_(sign)
+    if out is None:  # grid is this call's own tensor unless it lives in a scratch buffer
+        return grid.copysign_(sign) if floor_buffer is None else torch.copysign(grid, sign)
     return torch.copysign(grid, sign, out=out)
 
 
+_SCRATCH_MIN = 1 << 15  # elements; smaller temporaries are allocated by their operation
 _SCRATCH_MAX = 1 << 24  # elements; larger temporaries are allocated per call
+_POOL_MAX = 1 << 17  # elements; larger innermost-axis block maxima use pairwise maxima
 
 
 class _Scratch(threading.local):
@@ -224,20 +226,24 @@ _SCRATCH = _Scratch()
 
 def _scratch(
     slot: str, shape: torch.Size, dtype: torch.dtype, device: torch.device
-) -> torch.Tensor:
+) -> torch.Tensor | None:
     """An uninitialised tensor of ``shape`` backed by this thread's buffer for ``slot``.
 
     Fresh multi-megabyte allocations cost page faults on every call (measured: four of them
     double the time of four element-wise passes); a quantizer's temporaries are dead before it
     returns, so each slot keeps its largest buffer. Tensors above ``_SCRATCH_MAX`` elements
-    are allocated per call so that emulating a large model does not pin several copies.
+    are allocated per call so that emulating a large model does not pin several copies. Below
+    ``_SCRATCH_MIN`` elements it returns ``None`` (``out=None``: the operation allocates):
+    a small allocation costs less than the buffer bookkeeping.
     """
     n = math.prod(shape)
+    if n < _SCRATCH_MIN:
+        return None
     if n > _SCRATCH_MAX:
         return torch.empty(shape, dtype=dtype, device=device)
     # a buffer made under torch.inference_mode() is an inference tensor that cannot be written
     # outside it: each mode keeps its own buffers
-    key = (slot, dtype, torch.device(device), torch.is_inference_mode_enabled())
+    key = (slot, dtype, device, torch.is_inference_mode_enabled())
     buffer = _SCRATCH.buffers.get(key)
     if buffer is None or buffer.numel() < n:
         buffer = torch.empty(n, dtype=dtype, device=device)
@@ -293,13 +299,6 @@ def _cast_e4m3(x: torch.Tensor) -> torch.Tensor:
     if x.dtype != torch.float32:
         return clamped.to(torch.float8_e4m3fn).to(x.dtype)
     return _magic_e4m3_(clamped).copysign_(x)  # the cast keeps the sign of a zero result
-
-
-def _cast_e4m3_nonneg(x: torch.Tensor) -> torch.Tensor:
-    """:func:`_cast_e4m3` of values in [0, 448] (or NaN): no clamp, no sign to restore."""
-    if x.dtype != torch.float32:
-        return _cast_e4m3(x)
-    return _magic_e4m3_(x.clone())
 
 
 def _magic_e4m3_(x: torch.Tensor) -> torch.Tensor:
@@ -435,7 +434,7 @@ def rht16(x: torch.Tensor, signs: torch.Tensor, axis: int = -1) -> torch.Tensor:
         )
     if signs.shape != (16,) or not bool(((signs == 1) | (signs == -1)).all()):
         raise ValueError(f"rht16: signs must be 16 values of ±1; got shape {tuple(signs.shape)}.")
-    return _rht16(x, signs, axis)
+    return _rht16(x, _rotation(signs, x.dtype, x.device), axis)
 
 
 @functools.lru_cache(maxsize=8)
@@ -443,8 +442,13 @@ def _hadamard16_over_4(dtype: torch.dtype, device: torch.device) -> torch.Tensor
     return hadamard16(dtype).to(device) / 4
 
 
-def _rht16(x: torch.Tensor, signs: torch.Tensor, axis: int) -> torch.Tensor:
-    rotation = signs.to(x)[:, None] * _hadamard16_over_4(x.dtype, x.device)  # R = D H / 4
+def _rotation(signs: torch.Tensor, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """R = D H₁₆ / 4 for the signs d, built once for both operands of a GEMM."""
+    return signs.to(dtype=dtype, device=device)[:, None] * _hadamard16_over_4(dtype, device)
+
+
+def _rht16(x: torch.Tensor, rotation: torch.Tensor, axis: int) -> torch.Tensor:
+    """Every 16-chunk v of ``axis`` becomes v R (R from :func:`_rotation`, x's dtype)."""
     axis = axis % x.dim()
     chunks = _block_view(x.contiguous(), axis, 16)  # (pre, n_chunks, 16, post)
     pre, n, _, post = chunks.shape
@@ -484,7 +488,7 @@ def _block_parts(
     generator: Seed,
     overwrite: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """q, s_O s_b, s_b and s_O of x, blocks along ``axis`` (padded to the chunk length).
+    """q, s_O s_b, s_b and s_O of x, blocks along ``axis`` (padded to the block length).
 
     ``overwrite=True`` writes q into x's storage (a caller's temporary, e.g. an RHT output)
     instead of a new tensor; ignored when autograd records x.
@@ -493,6 +497,11 @@ def _block_parts(
     statistic reduces over dim 2, so a quantization along a leading axis copies nothing.
     Returns q of that 4-d shape and the scales of shape (pre, n_blocks, post); s_O is
     (pre, n_outer, post), or (1, 1, 1) for the per-tensor scale.
+
+    A last outer chunk that ``axis`` fills only partly is quantized as if zero-padded (the
+    module's padding rule) without padding x: its missing blocks enter the chunk statistics
+    as zero block maxima, and SR draws noise for the padded layout (the same stream, and the
+    same draw for each element, as a padded x) of which the missing blocks' share is unused.
     """
     blocks = _block_view(x.contiguous(), axis, inner)  # (pre, nb, inner, post)
     pooled = not (torch.is_grad_enabled() and blocks.requires_grad)
@@ -502,53 +511,74 @@ def _block_parts(
         buffer = _scratch("magnitude", shape, dtype, blocks.device) if pooled else None
         magnitude = torch.abs(blocks, out=buffer)
     amax_b = _block_amax(blocks, magnitude)  # (pre, nb, post)
-    if outer is None:
-        # Standard NVFP4: one FP32 scale per tensor, s_T = amax/(6·448).
-        amax_o = amax_b.amax().reshape(1, 1, 1)
-        s_outer = amax_o / (E2M1_MAX * E4M3_MAX)
-        s_outer = torch.where(s_outer == 0, torch.ones_like(s_outer), s_outer)
-        s_outer_b = s_outer
+    pre, nb, post = amax_b.shape
+    # Scales on (pre, n_outer, per, post) views: each chunk's s_O broadcasts over its `per`
+    # inner blocks (no repeated copy); the per-tensor scale is the case n_outer = 1, per = nb.
+    per = nb if outer is None else outer // inner
+    nb_padded = -(-nb // per) * per
+    if nb_padded != nb:  # the partial last chunk's missing blocks: amax 0
+        amax_b = torch.nn.functional.pad(amax_b, (0, 0, 0, nb_padded - nb))
+    amax_b = amax_b.view(pre, nb_padded // per, per, post)
+    # standard NVFP4 (outer=None): one FP32 scale per tensor, s_T = amax/(6·448)
+    amax_o = amax_b.amax().reshape(1, 1, 1, 1) if outer is None else amax_b.amax(2, keepdim=True)
+    s_outer = amax_o / (E2M1_MAX * E4M3_MAX)
+    s_outer.masked_fill_(s_outer == 0, 1.0)
+    target = torch.div(amax_b, E2M1_MAX * s_outer).clamp_(max=E4M3_MAX)
+    if scale_round == "up":
+        s_b = _cast_e4m3_up(target)
+    elif target.dtype == torch.float32:
+        s_b = _magic_e4m3_(target)  # target is this call's temporary
     else:
-        pre, nb, post = amax_b.shape
-        per = outer // inner
-        amax_o = amax_b.view(pre, nb // per, per, post).amax(2)  # (pre, n_outer, post)
-        s_outer = amax_o / (E2M1_MAX * E4M3_MAX)
-        s_outer = torch.where(s_outer == 0, torch.ones_like(s_outer), s_outer)
-        s_outer_b = s_outer.repeat_interleave(per, 1)  # (pre, nb, post)
-    target = torch.clamp(amax_b / (E2M1_MAX * s_outer_b), max=E4M3_MAX)
-    s_b = _cast_e4m3_up(target) if scale_round == "up" else _cast_e4m3_nonneg(target)
-    if rounding == "sr":
-        s_b = torch.where(s_b == 0, torch.full_like(s_b, E4M3_MIN_SUBNORMAL), s_b)
-    scale = s_outer_b * s_b  # (pre, nb, post)
+        s_b = _cast_e4m3(target)
+    if rounding == "sr":  # a zero s_b becomes the smallest subnormal, 2^-9
+        s_b = s_b.clamp_min(E4M3_MIN_SUBNORMAL)
+    scale = (s_outer * s_b).view(pre, nb_padded, post)[:, :nb]
     # a zero scale divides by inf: those blocks become 0 (the RTN path's q = 0)
-    safe = torch.where(scale > 0, scale, torch.full_like(scale, torch.inf))[:, :, None, :]
+    safe = torch.where(scale > 0, scale, torch.inf)[:, :, None, :]
     out = blocks if overwrite and pooled else None
     if magnitude is not None:  # |x|/s = |x/s| exactly; the sign comes back from x
-        q = _sr_magnitude_(magnitude.div_(safe), blocks, generator, None, out=out)
+        noise_shape = (pre, nb_padded, inner, post)
+        draws = _scratch("noise", noise_shape, x.dtype, x.device) if pooled else None
+        gen = torch_generator(generator)
+        noise = torch.rand(noise_shape, generator=gen, dtype=x.dtype, out=draws)
+        noise = noise.to(x.device)[:, :nb]
+        q = _sr_magnitude_(magnitude.div_(safe), blocks, None, noise, out=out)
     elif blocks.dtype in _FLOAT_LAYOUT:
         q = _rtn_e2m1_(torch.div(blocks, safe, out=out))
     else:
         q = _rtn_e2m1(blocks / safe)
-    return q, scale, s_b, s_outer
+    s_outer = s_outer.view(1, 1, 1) if outer is None else s_outer.view(pre, -1, post)
+    return q, scale, s_b.view(pre, nb_padded, post)[:, :nb], s_outer
 
 
 def _block_amax(blocks: torch.Tensor, magnitude: torch.Tensor | None) -> torch.Tensor:
     """max |x| over dim 2 of (pre, nb, inner, post) blocks; ``magnitude`` is |blocks| if known.
 
     Reducing an outer dim (post > 1) is fast; along the innermost, contiguous axis torch's
-    reduction runs ~20x slower per element, so there the block is halved by element-wise
-    maxima of its two halves (exact, NaN-propagating) until it is odd, then reduced.
+    reduction runs ~20x slower per element, so there the blocks are reduced by ``max_pool1d``
+    (one call, NaN-propagating) or, above ``_POOL_MAX`` elements where that is slower, halved
+    by element-wise maxima of their two halves until odd, then reduced (all exact).
     """
-    if blocks.shape[3] > 1:
-        if magnitude is not None:
-            return magnitude.amax(2)
+    if blocks.shape[3] > 1 and magnitude is None:
         # max(amax, -amin): two read-only reductions, no |x| temporary; abs_ turns the -0 of an
         # all-zero block into +0, as the other paths give
         return torch.maximum(blocks.amax(2), blocks.amin(2).neg_()).abs_()
-    m = (blocks.abs() if magnitude is None else magnitude)[..., 0]  # (pre, nb, inner)
+    pooled = not (torch.is_grad_enabled() and blocks.requires_grad)
+    if magnitude is None:  # RTN: |x| only for the maxima, in the slot SR keeps for |x|
+        shape, dtype, device = blocks.shape, blocks.dtype, blocks.device
+        buffer = _scratch("magnitude", shape, dtype, device) if pooled else None
+        magnitude = torch.abs(blocks, out=buffer)
+    if blocks.shape[3] > 1:
+        return magnitude.amax(2)
+    pre, nb, inner, _ = magnitude.shape
+    if magnitude.numel() <= _POOL_MAX:
+        return torch.nn.functional.max_pool1d(magnitude.view(1, 1, -1), inner).view(pre, nb, 1)
+    m = magnitude[..., 0]  # (pre, nb, inner)
     while m.shape[2] > 1 and m.shape[2] % 2 == 0:
         half = m.shape[2] // 2
-        m = torch.maximum(m[:, :, :half], m[:, :, half:])
+        first = pooled and half * 2 == inner  # later halves are small, and would alias it
+        buffer = _scratch("halves", (pre, nb, half), m.dtype, m.device) if first else None
+        m = torch.maximum(m[:, :, :half], m[:, :, half:], out=buffer)
     return m.amax(2, keepdim=True)  # (pre, nb, 1)
 
 
@@ -766,7 +796,7 @@ def _nvfp4_fake(
 ) -> torch.Tensor:
     """x̂ of x; ``overwrite=True`` may reuse x's storage (x is the caller's temporary)."""
     length = x.shape[axis]
-    padded = _pad_axis(x, axis, outer or inner)
+    padded = _pad_axis(x, axis, inner)  # a partial outer chunk needs no padding
     overwrite = overwrite or padded is not x  # a padded copy is ours
     q, scale, _, _ = _block_parts(
         padded, axis, inner, outer, rounding, scale_round, generator, overwrite
@@ -816,7 +846,7 @@ def _nvfp4_fake_2d(w: torch.Tensor, tile: int = 16) -> torch.Tensor:
     m, k = w.shape
     tiles = w.reshape(m // tile, tile, k // tile, tile)
     amax_t = tiles.abs().amax((1, 3), keepdim=True)
-    s_tensor = w.abs().amax() / (E2M1_MAX * E4M3_MAX)
+    s_tensor = amax_t.amax() / (E2M1_MAX * E4M3_MAX)  # = max |w|
     s_tensor = torch.where(s_tensor == 0, torch.ones_like(s_tensor), s_tensor)
     scale = s_tensor * _cast_e4m3(torch.clamp(amax_t / (E2M1_MAX * s_tensor), max=E4M3_MAX))
     y = torch.where(scale > 0, tiles / torch.where(scale > 0, scale, 1.0), 0.0)

@@ -43,6 +43,7 @@ from icml26.tetrajet.formats import (
     _nvfp4_fake,
     _nvfp4_fake_2d,
     _rht16,
+    _rotation,
     nvfp4_quantize,
     random_signs,
 )
@@ -236,7 +237,7 @@ class _QuantizedLinearFn(torch.autograd.Function):
         x_p = _pad(x, spec.token_multiple, 16)  # (N_pad, K_pad)
         w_p = _pad(weight, 16, 16)  # (M_pad, K_pad)
         q1 = spec.quantize[0]
-        regular = _regular_channels(x_p.shape[1], outliers)
+        regular = _regular_channels(x_p.shape[1], outliers) if outliers.numel() else outliers
         w_hat = _quantized_weight(w_p, spec, regular, outliers)
         if outliers.numel():
             x_r, x_c = x_p.index_select(1, regular), x_p.index_select(1, outliers)
@@ -273,21 +274,31 @@ class _QuantizedLinearFn(torch.autograd.Function):
         dy = _pad(grad_y, spec.token_multiple, 16)  # (N_pad, M_pad)
 
         # dX = Q3(R dY) Q4(R Ŵᵀ)ᵀ, contraction over M.
-        a, b = dy, w_s
-        if spec.rht_dgrad:
-            signs = random_signs(g)
-            a, b = _rht16(a, signs, 1), _rht16(b, signs, 0)
-        owned = spec.rht_dgrad  # a and b are fresh RHT outputs
-        a = _fp4(a, 1, spec, rounding, g, owned) if q3 else a
-        if q4:
-            b = b if spec.weight_2d and q2 else _fp4(b, 0, spec, operand_rounding, g, owned)
-        grad_x = (a @ b)[:n_tokens, :k]  # (N, K)
+        reuse_weight = spec.weight_2d and q2  # Q4 is the forward's Ŵ: nothing to draw
+        sr_draws = (q3 and rounding == "sr") or (
+            q4 and not reuse_weight and operand_rounding == "sr"
+        )
+        grad_x = None
+        # an input without gradient (the toy's data) skips dX unless its SR draws must be
+        # taken from the stream; its RHT signs are drawn either way, so dW is unchanged
+        if ctx.needs_input_grad[0] or sr_draws:
+            a, b = dy, w_s
+            if spec.rht_dgrad:
+                rotation = _rotation(random_signs(g), dy.dtype, dy.device)
+                a, b = _rht16(a, rotation, 1), _rht16(b, rotation, 0)
+            owned = spec.rht_dgrad  # a and b are fresh RHT outputs
+            a = _fp4(a, 1, spec, rounding, g, owned) if q3 else a
+            if q4 and not reuse_weight:
+                b = _fp4(b, 0, spec, operand_rounding, g, owned)
+            grad_x = (a @ b)[:n_tokens, :k]  # (N, K)
+        elif spec.rht_dgrad:
+            random_signs(g)
 
         # dW = Q5(R dYᵀ) Q6(R X̂ᵀ)ᵀ, contraction over N; outlier channels take the MXFP8 path.
         c = dy
         if spec.rht_wgrad:
-            signs = random_signs(g)
-            c, e = _rht16(c, signs, 0), _rht16(e, signs, 0)
+            rotation = _rotation(random_signs(g), dy.dtype, dy.device)
+            c, e = _rht16(c, rotation, 0), _rht16(e, rotation, 0)
         owned = spec.rht_wgrad
         c = _fp4(c, 0, spec, rounding, g, owned) if q5 else c
         e = _fp4(e, 0, spec, operand_rounding, g, owned) if q6 else e
