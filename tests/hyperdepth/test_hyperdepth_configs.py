@@ -5,15 +5,24 @@ from dataclasses import replace
 import pytest
 from typer.testing import CliRunner
 
-from icml26.hyperdepth.experiments import common, digits, highschool, orthogonality, synthetic
+from icml26.hyperdepth.experiments import (
+    common,
+    depth,
+    digits,
+    highschool,
+    orthogonality,
+    synthetic,
+)
 
 DEFAULTS = {
+    "depth": depth.DEPTH_DEFAULT,
     "digits": digits.DIG_DEFAULT,
     "highschool": highschool.SOC_DEFAULT,
     "orthogonality": orthogonality.ORTH_DEFAULT,
     "synthetic": synthetic.SYN_DEFAULT,
 }
 PRESETS = {
+    "depth": depth.DEPTH_PRESETS,
     "digits": digits.DIG_PRESETS,
     "highschool": highschool.SOC_PRESETS,
     "orthogonality": orthogonality.ORTH_PRESETS,
@@ -21,6 +30,10 @@ PRESETS = {
 }
 
 BAD = [
+    ("depth", "datasets", ("walmart",), ValueError),  # no label tree
+    ("depth", "methods", ("hypergrace", "hyperdepth"), ValueError),  # P0 reads the tuned one
+    ("depth", "n_per_leaf", 7, ValueError),  # below the generator's max_size 8
+    ("depth", "n_per_class", 1201, ValueError),  # the shipped subset has 1,200 a class
     ("digits", "k", 1797, ValueError),  # knn_hypergraph needs k < n = 1,797
     ("digits", "k", 0, ValueError),
     ("digits", "epochs", 0, ValueError),
@@ -55,6 +68,7 @@ BAD = [
 
 # one clearly bad --set per experiment, through the CLI
 CLI_BAD = {
+    "depth": "datasets=[cora]",
     "digits": "tree=[10,40]",
     "highschool": "datasets=[walmart]",
     "orthogonality": "n_per_fine=2",

@@ -24,6 +24,7 @@ and matplotlib are imported inside the functions.
 """
 
 from icml26.hyperdepth.experiments import (  # noqa: F401  (each module registers its experiment)
+    depth,
     digits,
     highschool,
     orthogonality,

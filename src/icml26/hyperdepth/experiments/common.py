@@ -173,13 +173,15 @@ def run_methods(
     ctx: RunContext,
     tree: tuple[int, ...],
     embeddings: dict[str, np.ndarray] | None = None,
+    prefix: str = "",
 ) -> dict[str, Any]:
     """Train each method on ``data`` and return ``{method}_{metric}`` plus loss curves.
 
     A trained method's ``loss_drop`` is the mean loss of its first tenth of epochs minus that of
     its last tenth. A method of :data:`TUNED` is trained at every ``tau`` of :data:`TAUS` and
     keeps the run with the best validation fine accuracy (``{method}_tau``). ``embeddings``, when
-    given, receives each method's evaluated embedding.
+    given, receives each method's evaluated embedding. ``prefix`` names the random streams
+    (``{prefix}fit-{method}``), so that several data sets in one task draw independently.
     """
     from icml26.hyperdepth import evaluate_embedding, raw_features
 
@@ -190,7 +192,7 @@ def run_methods(
             z = data.x if name == "raw" else raw_features(data.x, data.hypergraph, 2)
         else:
             with ctx.progress(model.epochs, f"{tag} epochs") as epochs:
-                model.fit(data, seed=ctx.numpy_generator(f"fit-{tag}"), progress=epochs)
+                model.fit(data, seed=ctx.numpy_generator(f"{prefix}fit-{tag}"), progress=epochs)
             z = model.embed(data)
             losses = [h["loss"] for h in model.history_]
             window = max(1, len(losses) // 10)
@@ -201,7 +203,7 @@ def run_methods(
             data.y,
             data.y_coarse,
             n_splits=config.probe_splits,
-            seed=ctx.numpy_generator(f"eval-{tag}"),
+            seed=ctx.numpy_generator(f"{prefix}eval-{tag}"),
         )
         return found, z
 
