@@ -172,3 +172,14 @@ def test_iqa_support_share_checks_its_inputs():
         iqa_support_share(object())
     with pytest.raises(ValueError, match="visible"):
         iqa_support_share(GaussianKnobPolicy(3), visible=1.5)
+
+
+def test_vlm_claims_fail_on_their_controls_and_the_blind_gate_reads_chance():
+    from icml26.unipercept.experiments import vlm
+
+    for c in vlm.VLM_CLAIMS:
+        if c.control_value is not None:
+            assert firm(c, c.control_value) is Status.NOT_REPRODUCED, c.id
+    gate = claim(vlm.VLM_CLAIMS, "V2")
+    assert firm(gate, 0.5) is Status.HOLDS and firm(gate, 0.9) is Status.FAILS
+    assert {c.id for c in vlm.VLM_CLAIMS if c.kind == "gate"} == set(vlm.GATES)

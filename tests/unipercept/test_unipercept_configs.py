@@ -13,6 +13,7 @@ from icml26.unipercept.experiments.reward_model import (
     REWARD_MODEL_DEFAULT,
     REWARD_MODEL_PRESETS,
 )
+from icml26.unipercept.experiments.vlm import VLM_PRESETS, VLM_QUICK
 
 # one clearly bad --set per experiment, with the field the message must name
 CLI_BAD = [
@@ -21,6 +22,7 @@ CLI_BAD = [
     ("unipercept.dapt_ablation", "size=8"),  # PerceptToy renders >= 16 px
     ("unipercept.reward_ablation", "short_dapt_epochs=2"),  # = dapt_epochs: no epochs left
     ("unipercept.reward_model", "iqa_init=[0.0, 0.0]"),  # render_iqa_knobs has 3 knobs
+    ("unipercept.vlm", "n=2"),  # the recipe draws at least 4 items per set
 ]
 
 BAD = [
@@ -37,6 +39,8 @@ BAD = [
     (REWARD_DEFAULT, "grpo_steps", -1, ValueError),  # the parent's checks still run
     (REWARD_MODEL_DEFAULT, "generator_queries", 0, ValueError),
     (REWARD_MODEL_DEFAULT, "ista_init", (0.0, 0.0, 0.0), ValueError),
+    (VLM_QUICK, "grpo_steps", 0, ValueError),
+    (VLM_QUICK, "train_in_task", 1, TypeError),
 ]
 
 
@@ -50,7 +54,9 @@ def test_bad_fields_are_refused_by_name(config, field, value, error):
         replace(config, **{field: value})
 
 
-@pytest.mark.parametrize("presets", [PIPELINE_PRESETS, REWARD_PRESETS, REWARD_MODEL_PRESETS])
+@pytest.mark.parametrize(
+    "presets", [PIPELINE_PRESETS, REWARD_PRESETS, REWARD_MODEL_PRESETS, VLM_PRESETS]
+)
 def test_every_preset_is_a_valid_config(presets):
     assert set(presets) == {"smoke", "quick", "full"}
     for config in presets.values():

@@ -48,9 +48,12 @@ def train_suite_standin(resume: TrainingCheckpoint, progress: Progress = None) -
 _LOADED: dict[str, Any] = {}  # one read of the shipped file per process
 
 
-def load_vlm_suite(recipe: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
-    """The shipped models by name (float32, eval mode), or ``None`` when ``recipe`` (default:
-    ``VLM_RECIPE``) is not the one they were trained with or nothing is shipped."""
+def load_vlm_suite(
+    recipe: Mapping[str, Any] | None = None,
+) -> tuple[dict[str, Any], dict[str, float]] | None:
+    """The shipped models by name (float32, eval mode) and their training metrics, or ``None``
+    when ``recipe`` (default: ``VLM_RECIPE``) is not the one they were trained with or nothing
+    is shipped."""
     from icml26.core import load_checkpoint
     from icml26.unipercept.vlm import PerceptVLM
     from icml26.unipercept.vlm_pipeline import VLM_RECIPE
@@ -74,7 +77,7 @@ def load_vlm_suite(recipe: Mapping[str, Any] | None = None) -> dict[str, Any] | 
         if unexpected or set(missing) - {"lm_head.weight"}:
             raise ValueError(f"load_vlm_suite: shipped weights of {name!r} do not fit PerceptVLM.")
         models[name] = model.eval().requires_grad_(False)
-    return models
+    return models, dict(meta["metrics"])
 
 
 STANDINS: Mapping[str, Standin] = {

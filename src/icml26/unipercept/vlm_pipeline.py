@@ -34,8 +34,8 @@ __all__ = ["SUITE", "VLM_RECIPE", "suite_data", "train_vlm_suite"]
 SUITE: Final = ("base", "dapt", "dapt_agsr", "dapt_threshold", "base_agsr", "blind_agsr")
 VLM_RECIPE: Final[Mapping[str, Any]] = {
     "size": 32, "n": 1500, "observer_sd": 2.0, "seed": 0,
-    "pretrain_epochs": 3, "dapt_epochs": 4, "batch": 32, "lr": 1e-3,
-    "grpo_steps": 150, "grpo_batch": 32, "grpo_lr": 1e-4, "n_group": 8, "clip_eps": 0.2,
+    "pretrain_epochs": 4, "dapt_epochs": 5, "batch": 32, "lr": 5e-4,
+    "grpo_steps": 150, "grpo_batch": 32, "grpo_lr": 2e-4, "n_group": 8, "clip_eps": 0.2,
     "beta": 1e-3,
 }  # fmt: skip
 

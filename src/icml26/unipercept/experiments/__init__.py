@@ -3,7 +3,7 @@
 One module per experiment:
 
 - :mod:`.main` — E1 ``unipercept.main``: DAPT -> GRPO-AGSR, joint domains; VR SRCC on held-out
-  sources, with the handcrafted Laplacian/noise/blockiness + ridge specialist as the anchor.
+  sources, with the 21-feature HistGradientBoosting specialist as the anchor.
 - :mod:`.reward_ablation` — E2 ``unipercept.reward_ablation``: GRPO with AGSR vs the threshold
   reward, from a short (1-epoch) and from the full DAPT checkpoint.
 - :mod:`.dapt_ablation` — E3 ``unipercept.dapt_ablation``: the full pipeline vs GRPO from
@@ -12,6 +12,8 @@ One module per experiment:
   accuracy.
 - :mod:`.reward_model` — E5 ``unipercept.reward_model``: TinyPercept's ratings as the GRPO reward
   of a small generator.
+- :mod:`.vlm` — ``unipercept.vlm`` (issue 44): the tiny InternVL suite (pretrain -> DAPT -> GRPO
+  arms, question-blind copy), quick from the shipped seed-0 checkpoints, against issue 44's bars.
 
 :mod:`.common` holds the shared config, presets and pipeline steps. The paper's own figures are
 for an 8B MLLM on human-rated datasets; the system's headline (E1 M4) is the paper's margin over
@@ -33,4 +35,5 @@ from icml26.unipercept.experiments import (  # noqa: F401  (each module register
     main,
     reward_ablation,
     reward_model,
+    vlm,
 )
