@@ -25,7 +25,15 @@ from typing import Any
 from icml26.core import Progress, Standin, TrainedStandin, TrainingCheckpoint, load_checkpoint
 from icml26.core.standins import checkpoint_dir
 
-__all__ = ["POLICIES", "STANDINS", "PolicyRecipe", "load_policy", "train_policy_recipe"]
+__all__ = [
+    "CHECK_METRIC",
+    "POLICIES",
+    "STANDINS",
+    "PolicyRecipe",
+    "check_error",
+    "load_policy",
+    "train_policy_recipe",
+]
 
 
 @dataclass(frozen=True)
@@ -116,10 +124,22 @@ CHECK_METRIC = "check_first_action_error"
 
 def check_error(model: Any) -> float:
     """Mean open-loop first-action error on 4 fixed expert episodes of the ``train`` split: a
-    fingerprint of the weights' behaviour, recorded at training and recomputed by the tests."""
+    fingerprint of the weights' behaviour, recorded at training (``CHECK_METRIC``) and recomputed
+    by the tests on the loaded weights.
+
+    Examples
+    --------
+    >>> meta = STANDINS["tinyvla_s0"].load()[1]
+    >>> abs(check_error(load_policy("tinyvla_s0")) - meta["metrics"][CHECK_METRIC]) < 1e-6
+    True
+    """
     import numpy as np
 
+    from icml26.ecovla.model import TinyVLA
     from icml26.ecovla.training import collect_demos, first_action_errors
+
+    if not isinstance(model, TinyVLA):
+        raise TypeError(f"check_error: model must be a TinyVLA; got {type(model).__name__}.")
 
     return float(np.mean(first_action_errors(model, collect_demos(4, split="train", seed=4242))))
 
