@@ -3,7 +3,7 @@
 from dataclasses import replace
 
 import pytest
-from typer.testing import CliRunner
+from cli_checks import assert_cli_refuses
 
 from icml26.hyperdepth.experiments import (
     common,
@@ -132,12 +132,4 @@ def test_the_smallest_accepted_synthetic_data_builds():
 
 @pytest.mark.parametrize("name", CLI_BAD)
 def test_the_cli_refuses_a_bad_set_before_any_task(name, tmp_path):
-    from icml26.cli import app
-
-    setting = CLI_BAD[name]
-    result = CliRunner().invoke(
-        app, ["run", f"hyperdepth.{name}", "--set", setting, "--out", str(tmp_path / "run")]
-    )
-    assert result.exit_code == 2, result.output
-    assert setting.split("=")[0] in result.output
-    assert not list(tmp_path.glob("run/**/*.json"))  # nothing ran
+    assert_cli_refuses(tmp_path, f"hyperdepth.{name}", CLI_BAD[name])
