@@ -4,7 +4,7 @@ CLI refuses a bad ``--set`` (exit 2) before any task runs."""
 from dataclasses import replace
 
 import pytest
-from typer.testing import CliRunner
+from cli_checks import assert_cli_refuses
 
 from icml26.scale.experiments.common import REACH_DEFAULT
 from icml26.scale.experiments.cost import COST_DEFAULT
@@ -37,11 +37,4 @@ def test_lists_from_the_cli_become_tuples():
 
 
 def test_the_cli_refuses_a_bad_set_before_any_task(tmp_path):
-    from icml26.cli import app
-
-    result = CliRunner().invoke(
-        app, ["run", "scale.reach_v1", "--set", "episodes=0", "--out", str(tmp_path / "run")]
-    )
-    assert result.exit_code == 2, result.output
-    assert "episodes" in result.output
-    assert not list(tmp_path.glob("run/**/*.json"))  # nothing ran
+    assert_cli_refuses(tmp_path, "scale.reach_v1", "episodes=0")
