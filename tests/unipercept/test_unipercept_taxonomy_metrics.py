@@ -82,5 +82,10 @@ def test_metric_bad_input():
         vr_metrics(np.zeros(3), np.zeros(4))
     with pytest.raises(ValueError, match="at least 2"):
         vr_metrics(np.zeros(1), np.zeros(1))
+    # fuzz campaign 3: two points reached scipy's curve_fit, and 'yes' passed as a bool
+    with pytest.raises(ValueError, match="at least 4 values for the 4-parameter logistic"):
+        vr_metrics(np.array([0.0, 1.0]), np.array([0.0, 1.0]), logistic=True)
+    with pytest.raises(TypeError, match="logistic must be a bool"):
+        vr_metrics(np.array([0.0, 1.0]), np.array([0.0, 1.0]), logistic="yes")
     with pytest.raises(ValueError, match="one reply per item"):
         vqa_accuracy(make_iqa_vqa(2, seed=0, size=16), ["A"])

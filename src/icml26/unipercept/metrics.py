@@ -103,7 +103,7 @@ def vr_metrics(pred: np.ndarray, mos: np.ndarray, logistic: bool = False) -> dic
         1-D arrays of the same length (>= 2), both on the 0–100 scale.
     logistic
         Fit the VQEG 4-parameter logistic from ``pred`` to ``mos`` before PLCC (not the paper's
-        default).
+        default); needs at least 4 values (one per parameter).
 
     Returns
     -------
@@ -124,8 +124,13 @@ def vr_metrics(pred: np.ndarray, mos: np.ndarray, logistic: bool = False) -> dic
         raise ValueError(
             f"vr_metrics: pred and mos must have the same shape; got {p.shape} vs {g.shape}."
         )
-    if p.size < 2:
-        raise ValueError(f"vr_metrics: pred must hold at least 2 values; got {p.size}.")
+    if not isinstance(logistic, bool):
+        raise TypeError(f"vr_metrics: logistic must be a bool; got {logistic!r}.")
+    if p.size < (4 if logistic else 2):
+        raise ValueError(
+            f"vr_metrics: pred must hold at least {4 if logistic else 2} values"
+            f"{' for the 4-parameter logistic' if logistic else ''}; got {p.size}."
+        )
     if np.ptp(p) == 0 or np.ptp(g) == 0:
         return {"srcc": 0.0, "plcc": 0.0, "mean": 0.0}
     srcc = float(stats.spearmanr(p, g).statistic)
