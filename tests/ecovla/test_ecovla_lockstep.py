@@ -103,6 +103,8 @@ def test_row_masks_equal_sliced_weights_and_fastv_ranks_each_row(model):
     assert not np.allclose(skip[0], DensePolicy(model).step(obs[0]))
     with pytest.raises(TypeError, match="patterns"):
         model.masks_of(["all"])
+    with pytest.raises(TypeError, match="observations must be a sequence"):  # fuzz campaign 3
+        model.act_rows(0.5, features, model.masks_of([None] * 3))
 
 
 def test_lockstep_traces_drift_and_failure_modes(model):

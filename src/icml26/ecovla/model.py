@@ -393,8 +393,8 @@ class TinyVLA(nn.Module, BackboneAdapter):
                 "(TinyVLA.masks_of builds it)."
             )
         mlp_mask, head_mask = masks
-        rows = len(observations)
         images, instruction, proprio = _stack(observations, self.config, self.visual_pos.device)
+        rows = len(observations)
         check_tensor("features", features, shape=(rows, 1 + self.config.n_visual, d.d_model))
         check_tensor("masks[0]", mlp_mask, shape=(rows, d.n_layers, d.d_ff), owner="act_rows")
         check_tensor("masks[1]", head_mask, shape=(rows, d.n_layers, d.n_heads), owner="act_rows")
