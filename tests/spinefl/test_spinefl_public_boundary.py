@@ -169,6 +169,13 @@ def test_history_refuses_to_average_nothing_instead_of_returning_nan():
     with pytest.raises(TypeError, match="global_acc"):
         History(global_acc="x")
     assert History(global_acc=[0.2, 0.4, 0.6]).final_accuracy(last=2) == pytest.approx(0.5)
+    # fuzz campaign 5: a NaN accuracy made final_accuracy NaN, and round -1 was accepted
+    with pytest.raises(ValueError, match="finite accuracies"):
+        History(global_acc=[float("nan"), 0.5])
+    with pytest.raises(ValueError, match="finite accuracies"):
+        History(level_acc={0.5: [float("inf")]})
+    with pytest.raises(ValueError, match="rounds must be 1-based"):
+        History(rounds=[23, -1])
 
 
 def test_evaluate_accuracy_names_x_for_inputs_the_model_cannot_take():

@@ -11,6 +11,7 @@ accuracy on the balanced test set only).
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -83,6 +84,12 @@ class History:
             for v in self.level_acc.values()
         ):
             raise TypeError(f"{owner}: level_acc must map ratios to lists of accuracies.")
+        if any(not isinstance(r, int) or r < 1 for r in self.rounds):
+            raise ValueError(f"{owner}: rounds must be 1-based round numbers; got {self.rounds!r}.")
+        # an accuracy is never NaN (a diverged model still scores); a training loss may be
+        accuracies = [self.global_acc, *self.level_acc.values()]
+        if not all(math.isfinite(a) for values in accuracies for a in values):
+            raise ValueError(f"{owner}: global_acc and level_acc must hold finite accuracies.")
         check_in_interval("wall_s", self.wall_s, low=0.0, owner=owner)
         if not isinstance(self.final_state, dict):
             raise TypeError(f"{owner}: final_state must be a dict of tensors.")
