@@ -51,6 +51,8 @@ def test_dirichlet_is_seeded():
 
 
 def test_dirichlet_bad_input_and_bounded_redraws():
+    with pytest.raises(ValueError, match="labels is empty"):  # fuzz campaign 6: a deep concat
+        dirichlet_partition([], 1, 1.0)
     with pytest.raises(ValueError, match=r"alpha must be in \(0, inf\)"):
         dirichlet_partition(LABELS, 5, 0.0)
     with pytest.raises(ValueError, match="min_size must be <= len"):

@@ -46,6 +46,8 @@ def info_nce(h1: torch.Tensor, h2: torch.Tensor, tau: float = 0.5) -> torch.Tens
     h1 = check_tensor("h1", h1, owner="info_nce", ndim=2)
     h2 = check_tensor("h2", h2, owner="info_nce", ndim=2, shape=tuple(h1.shape))
     _same_dtype("h2", h2, h1, "info_nce")
+    if h1.shape[0] == 0:
+        raise ValueError("info_nce: h1 and h2 have no rows; the loss averages over nodes.")
     s = F.normalize(h1, dim=1) @ F.normalize(h2, dim=1).T / tau  # (n, n)
     target = torch.arange(s.shape[0], device=s.device)
     # ℓ(i;1→2) reads row i of s, ℓ(i;2→1) column i.

@@ -80,7 +80,8 @@ def dirichlet_partition(
     Raises
     ------
     ValueError
-        For alpha <= 0, or a ``min_size`` that no draw met (including impossible ones).
+        For empty labels, alpha <= 0, or a ``min_size`` that no draw met (including impossible
+        ones).
 
     Examples
     --------
@@ -90,6 +91,8 @@ def dirichlet_partition(
     """
     owner = "dirichlet_partition"
     labels = check_array("labels", labels, owner=owner, ndim=1, dtype=np.int64)
+    if labels.size == 0:
+        raise ValueError(f"{owner}: labels is empty; there is nothing to partition.")
     n_clients = check_positive_int("n_clients", n_clients, owner=owner)
     alpha = check_in_interval("alpha", alpha, low=0.0, closed="neither", owner=owner)
     min_size = check_positive_int("min_size", min_size, owner=owner, minimum=0)
