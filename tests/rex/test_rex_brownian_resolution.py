@@ -116,3 +116,12 @@ def test_depth_follows_the_shortest_step_and_float_resolution():
         SeededBrownian(0, (2,), 0.0, 1.0).increment(float("nan"), 0.5)
     with pytest.raises(ValueError, match="shape must have at most"):
         SeededBrownian(0, (2**20, 2**20), 0.0, 1.0)
+
+
+def test_an_interval_wider_than_a_float_is_refused():
+    """Fuzz campaign 7 (issue 40): (hi - lo) / min_step = inf gave an OverflowError deep in
+    tree_depth; hi - lo = inf is refused by name."""
+    with pytest.raises(ValueError, match="bisection levels"):
+        SeededBrownian(seed=0, shape=2, lo=-1e300, hi=1e300, min_step=1e-12)
+    with pytest.raises(ValueError, match="finite hi - lo"):
+        SeededBrownian(seed=0, shape=2, lo=-1e308, hi=1e308)

@@ -142,3 +142,15 @@ def test_pld_of_k_above_dimension_members_is_pessimistic_in_the_tail(mech, eps_m
     mc, se = v.mean(), v.std() / 1000
     assert pld.get_delta_for_epsilon(eps_mc) >= mc - 4 * se
     assert mech.delta(eps_mc) == pytest.approx(mc, abs=4 * se)
+
+
+def test_inputs_beyond_float64_are_refused_by_name():
+    """Fuzz campaign 7 (issue 40): eps = inf reached the root finder; sigma/Delta = 1e-12 at
+    p = 34 overflowed the quadrature into NaN."""
+    from icml26.sgg_dp import SGGMechanism, analytic_gaussian_sigma
+
+    with pytest.raises(ValueError, match="eps must be in"):
+        analytic_gaussian_sigma(math.inf, 1e-5)
+    m = SGGMechanism(T=33, k=1e6, p=34, sigma=1e-12, sensitivity=1.0)
+    with pytest.raises(ValueError, match="not computable in float64"):
+        m.delta(10.0)

@@ -150,3 +150,12 @@ def test_class_allocation_matches_its_definition():
         )
         assert share.sum() == k
         assert np.abs(share - target).sum() == pytest.approx(np.abs(np.array(best) - target).sum())
+
+
+def test_compute_stats_refuses_values_whose_spread_overflows():
+    """Fuzz campaign 7 (issue 40): 1e300 and -1e300 in one column gave an infinite std."""
+    x = torch.tensor([[[1e300], [-1e300]]], dtype=torch.float64)
+    with pytest.raises(ValueError, match="X_train's finite values must lie within"):
+        compute_stats(x)
+    nan_ok = torch.tensor([[[float("nan")], [1.0], [3.0]]], dtype=torch.float64)
+    assert torch.isfinite(compute_stats(nan_ok).norm_std).all()  # missing values stay allowed

@@ -46,6 +46,7 @@ __all__ = [
 
 MAX_FEATURES = 4096  # largest feature dimension load_hypergraphx makes
 MAX_STD = 1e6  # largest standard deviation of make_hierarchical_hypergraph's features
+MAX_CELLS = 2**28  # most nodes x dim (and n_edges x max_size) make_hierarchical_hypergraph makes
 HYPERGRAPHX_FILES = {
     "high_school": "tests/test_data/hs/hs.json",
     "workplace": "tests/test_data/workplace/workplace.json",
@@ -193,8 +194,9 @@ def make_hierarchical_hypergraph(
     ------
     ValueError
         If a size is not a positive integer, ``min_size > max_size``, ``max_size`` exceeds the
-        nodes available, ``p_fine + p_coarse > 1``, or a standard deviation is outside
-        ``[0, MAX_STD]`` (10^6).
+        nodes available, the nodes x ``dim`` or ``n_edges x max_size`` exceed ``MAX_CELLS``
+        (2^28), ``p_fine + p_coarse > 1``, or a standard deviation is outside ``[0, MAX_STD]``
+        (10^6).
 
     Examples
     --------
@@ -213,6 +215,12 @@ def make_hierarchical_hypergraph(
     if lo > hi or hi > size:
         raise ValueError(
             f"{owner}: need min_size <= max_size <= n_per_fine; got {lo}, {hi}, {size}."
+        )
+    n_nodes = C * per * size
+    if n_nodes * dim > MAX_CELLS or m * hi > MAX_CELLS:
+        raise ValueError(
+            f"{owner}: n_coarse * n_fine_per * n_per_fine * dim and n_edges * max_size must be "
+            f"at most {MAX_CELLS}; got {n_nodes} * {dim} and {m} * {hi}."
         )
     stds = {"coarse_std": coarse_std, "fine_std": fine_std, "sigma": sigma}
     for name, value in stds.items():

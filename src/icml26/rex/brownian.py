@@ -76,15 +76,19 @@ def tree_depth(lo: float, hi: float, min_step: float | None = None) -> int:
     """
     lo = check_in_interval("lo", lo, owner="tree_depth")
     hi = check_in_interval("hi", hi, owner="tree_depth")
-    if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
-        raise ValueError(f"tree_depth: need finite lo < hi; got lo={lo!r}, hi={hi!r}.")
+    if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(hi - lo) and hi > lo):
+        raise ValueError(
+            f"tree_depth: need finite lo < hi with a finite hi - lo; got lo={lo!r}, hi={hi!r}."
+        )
     deepest = _deepest_resolved(lo, hi)
     if min_step is None:
         return max(deepest, 1)
     min_step = check_in_interval(
         "min_step", min_step, low=0.0, closed="neither", owner="tree_depth"
     )
-    depth = max(1, math.ceil(math.log2((hi - lo) / min_step)) + LEAF_MARGIN)
+    ratio = (hi - lo) / min_step
+    # an infinite ratio needs more levels than any float interval resolves (the check below)
+    depth = math.inf if math.isinf(ratio) else max(1, math.ceil(math.log2(ratio)) + LEAF_MARGIN)
     if depth > deepest:
         raise ValueError(
             f"tree_depth: min_step={min_step!r} needs {depth} bisection levels on "
@@ -181,8 +185,10 @@ class SeededBrownian:
         owner = "SeededBrownian"
         lo = check_in_interval("lo", lo, owner=owner)
         hi = check_in_interval("hi", hi, owner=owner)
-        if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
-            raise ValueError(f"{owner}: need finite lo < hi; got lo={lo!r}, hi={hi!r}.")
+        if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(hi - lo) and hi > lo):
+            raise ValueError(
+                f"{owner}: need finite lo < hi with a finite hi - lo; got lo={lo!r}, hi={hi!r}."
+            )
         self.seed = _path_key(seed, owner=owner)
         self.shape = _check_shape(shape, owner=owner)
         self.lo, self.hi = lo, hi

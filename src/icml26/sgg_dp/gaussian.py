@@ -75,7 +75,7 @@ def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0) 
     Raises
     ------
     ValueError
-        If ``eps < 0``, ``delta`` is not in (0, 1) or ``sensitivity <= 0``.
+        If ``eps`` is negative or infinite, ``delta`` is not in (0, 1) or ``sensitivity <= 0``.
 
     Examples
     --------
@@ -84,7 +84,7 @@ def analytic_gaussian_sigma(eps: float, delta: float, sensitivity: float = 1.0) 
     3.731
     """
     owner = "analytic_gaussian_sigma"
-    eps = check_in_interval("eps", eps, low=0.0, owner=owner)
+    eps = check_in_interval("eps", eps, low=0.0, high=math.inf, closed="left", owner=owner)
     delta = check_in_interval("delta", delta, low=0.0, high=1.0, closed="neither", owner=owner)
     sensitivity = check_in_interval(
         "sensitivity", sensitivity, low=0, closed="neither", owner=owner

@@ -228,7 +228,8 @@ class SGGMechanism:
         Raises
         ------
         ValueError
-            If ``eps < 0`` or the mechanism is uncalibrated.
+            If ``eps < 0``, the mechanism is uncalibrated, or (R/σ)^p overflows float64 on the
+            loss's support (e.g. σ/Δ = 1e-12 at p = 34): the quadrature cannot give δ there.
 
         Examples
         --------
@@ -236,7 +237,16 @@ class SGGMechanism:
         -19962.24
         """
         eps = check_in_interval("eps", eps, low=0.0, owner=OWNER)
-        return self._log_delta_at(eps, self._scale("compute δ(ε)"))
+        sigma = self._scale("compute δ(ε)")
+        with np.errstate(over="ignore", invalid="ignore"):
+            value = self._log_delta_at(eps, sigma)
+        if math.isnan(value):
+            raise ValueError(
+                f"{OWNER}: δ({eps!r}) is not computable in float64 at σ/Δ = "
+                f"{sigma / self.sensitivity:g}, p = {self.p:g}, k = {self.k:g}: (R/σ)^p "
+                "overflows on the privacy loss's support."
+            )
+        return value
 
     def delta(self, eps: float) -> float:
         """Exact privacy profile δ(ε) = sup_{‖v‖<=Δ} ∫ (f(x) − e^ε f(x − v))₊ dx.

@@ -11,6 +11,7 @@ label is imputed with 0 before its NaN indicator is appended.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
@@ -183,7 +184,9 @@ def compute_stats(X_train: torch.Tensor) -> EncoderStats:
     Raises
     ------
     TypeError, ValueError
-        If ``X_train`` is not a floating (B, N, F) tensor with B, N, F >= 1.
+        If ``X_train`` is not a floating (B, N, F) tensor with B, N, F >= 1, or a finite value
+        is so large that the std over the N rows overflows (beyond ``sqrt(max / N) / 2`` of the
+        dtype).
 
     Examples
     --------
@@ -195,6 +198,13 @@ def compute_stats(X_train: torch.Tensor) -> EncoderStats:
         raise ValueError(
             f"compute_stats: X_train must be (B, N, F) with B, N, F >= 1; "
             f"got {tuple(X_train.shape)}."
+        )
+    # the std sums N squared deviations of up to twice the largest value: keep that finite
+    limit = math.sqrt(torch.finfo(X_train.dtype).max / X_train.shape[1]) / 2
+    if bool((X_train.abs() > limit).logical_and(torch.isfinite(X_train)).any()):
+        raise ValueError(
+            f"compute_stats: X_train's finite values must lie within ±{limit:.3g} for "
+            f"{X_train.shape[1]} rows in {X_train.dtype} (their spread must have a finite std)."
         )
     return _compute_stats(X_train)
 
