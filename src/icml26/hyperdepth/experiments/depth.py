@@ -126,8 +126,9 @@ def _claims() -> tuple[Claim, ...]:
                 WHERE,
                 source="spec",
                 gates=(),
-                control="the best baseline in its place (difference 0)",
-                control_value=0.0,
+                # measured: hyperdepth.depth full, 8 seeds, 2026-12-07 (docs/hyperdepth.md)
+                control="a chance-level encoder in its place (probe accuracy 1 / fine classes)",
+                control_value=-0.52,
             ),
             Claim(
                 f"DR{tag}",
@@ -153,8 +154,8 @@ def _claims() -> tuple[Claim, ...]:
                 WHERE,
                 source="spec",
                 gates=("P0",),
-                control="hg_proto in its place (difference 0)",
-                control_value=0.0,
+                control="the tuned HyperGRACE in its place (share 0) minus hg_proto's share",
+                control_value=-0.93,
             ),
             Claim(
                 f"E{tag}",
@@ -179,8 +180,8 @@ def _claims() -> tuple[Claim, ...]:
                 WHERE,
                 source="spec",
                 gates=(),
-                control="the tuned HyperGRACE in its place (difference 0)",
-                control_value=0.0,
+                control="a chance-level encoder on digits in its place (probe accuracy 0.1)",
+                control_value=-0.85,
             ),
         ]
     return tuple(claims)
