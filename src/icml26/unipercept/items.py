@@ -149,17 +149,7 @@ class VQAItem:
         for field_name in ("domain", "category", "criterion", "template", "question"):
             if not isinstance(getattr(self, field_name), str):
                 raise TypeError(f"VQAItem: {field_name} must be a str.")
-        options = tuple(self.options)
-        if not 2 <= len(options) <= 4 or not all(isinstance(o, str) and o for o in options):
-            raise ValueError(f"VQAItem: options must be 2-4 non-empty strings; got {options!r}.")
-        if len(set(options)) != len(options):
-            raise ValueError(f"VQAItem: options must be distinct; got {options!r}.")
-        object.__setattr__(self, "options", options)
-        if self.answer not in LETTERS[: len(options)]:
-            raise ValueError(
-                f"VQAItem: answer must be one of {tuple(LETTERS[: len(options)])}; "
-                f"got {self.answer!r}."
-            )
+        object.__setattr__(self, "options", _check_choice("VQAItem", self.options, self.answer))
 
     @property
     def answer_index(self) -> int:
@@ -207,21 +197,25 @@ class GenericQAItem:
             raise TypeError("GenericQAItem: question must be a non-empty str.")
         if isinstance(self.options, str) or not isinstance(self.options, list | tuple):
             raise TypeError("GenericQAItem: options must be a tuple of option texts.")
-        options = tuple(self.options)
-        if not 2 <= len(options) <= 4 or not all(isinstance(o, str) and o for o in options):
-            raise ValueError(
-                f"GenericQAItem: options must be 2-4 non-empty strings; got {options!r}."
-            )
-        if len(set(options)) != len(options):
-            raise ValueError(f"GenericQAItem: options must be distinct; got {options!r}.")
-        object.__setattr__(self, "options", options)
-        if self.answer not in LETTERS[: len(options)]:
-            raise ValueError(
-                f"GenericQAItem: answer must be one of {tuple(LETTERS[: len(options)])}; "
-                f"got {self.answer!r}."
-            )
+        object.__setattr__(
+            self, "options", _check_choice("GenericQAItem", self.options, self.answer)
+        )
 
     @property
     def answer_index(self) -> int:
         """Index of the correct option."""
         return LETTERS.index(self.answer)
+
+
+def _check_choice(owner: str, options: Any, answer: Any) -> tuple[str, ...]:
+    """``options`` as a tuple of 2-4 distinct non-empty strings, ``answer`` one of their letters."""
+    options = tuple(options)
+    if not 2 <= len(options) <= 4 or not all(isinstance(o, str) and o for o in options):
+        raise ValueError(f"{owner}: options must be 2-4 non-empty strings; got {options!r}.")
+    if len(set(options)) != len(options):
+        raise ValueError(f"{owner}: options must be distinct; got {options!r}.")
+    if answer not in LETTERS[: len(options)]:
+        raise ValueError(
+            f"{owner}: answer must be one of {tuple(LETTERS[: len(options)])}; got {answer!r}."
+        )
+    return options
