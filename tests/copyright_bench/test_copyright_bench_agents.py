@@ -177,3 +177,11 @@ def test_evaluate_keeps_each_finished_episode_and_resumes(task, tmp_path):
     assert len(read_transcripts(tmp_path / "transcripts.jsonl")) == len(full.episodes)
     with pytest.raises(ValueError, match="episodes of another run"):
         evaluate(task, HeuristicAgent(seed=3), seed=6, log_dir=tmp_path)
+
+
+def test_heuristic_agent_names_a_factor_that_is_not_a_string():
+    """Fuzz campaign 8 (issue 40): a dict as pressure gave a deep 'unhashable type'."""
+    from icml26.copyright_bench import HeuristicAgent
+
+    with pytest.raises(TypeError, match="pressure must be a str"):
+        HeuristicAgent(seed=0).violation_probability("neutral", {}, "website")

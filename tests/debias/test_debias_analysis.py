@@ -111,6 +111,7 @@ def test_systematic_ratio_limits():
     # scale-free, also where squaring the entries overflows (fuzz campaign 3 drew 1e300: NaN)
     huge = np.array([[-1e300, 7.4], [0.0, 1e6]])
     assert systematic_ratio(huge) == pytest.approx(systematic_ratio(huge / 1e300))
+    assert systematic_ratio(np.zeros((4, 0))) == 1.0  # no columns: a zero shift (campaign 8)
 
 
 def test_bias_profile_rows_match_module_bias():

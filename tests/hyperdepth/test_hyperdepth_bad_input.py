@@ -13,6 +13,7 @@ from icml26.hyperdepth import (
     NotFittedError,
     PrototypeTree,
     TriCLLite,
+    alignment,
     dendrogram_purity,
     free_energy,
     info_nce,
@@ -157,6 +158,8 @@ def test_other_bad_parameters():
         info_nce(torch.ones(3, 2), torch.ones(4, 2))
     with pytest.raises(ValueError, match="info_nce: h1 and h2 have no rows"):  # was NaN
         info_nce(torch.ones(0, 2), torch.ones(0, 2))
+    with pytest.raises(ValueError, match="alignment: z1 and z2 have no rows"):  # was NaN
+        alignment(np.zeros((0, 3)), np.zeros((0, 3)))
     with pytest.raises(ValueError, match="must be at most 268435456"):  # was 192 GiB (campaign 7)
         make_hierarchical_hypergraph(4, 3, 2**31, dim=10**12, max_size=2**31)
     with pytest.raises(ValueError, match="train_ratio \\+ val_ratio must be < 1"):

@@ -512,6 +512,12 @@ class HeuristicAgent(_ScriptedAgent, EpisodeSeeded):
 
     def violation_probability(self, intent: str, pressure: str, family: str) -> float:
         """``sigmoid(a0 + a_intent + a_pressure + a_family)``, the per-slot violation rate."""
+        for name, value in (("intent", intent), ("pressure", pressure), ("family", family)):
+            if not isinstance(value, str):
+                raise TypeError(
+                    f"HeuristicAgent.violation_probability: {name} must be a str; "
+                    f"got {type(value).__name__}."
+                )
         c = self.coefs
         eta = c.get("intercept", 0.0) + c.get(intent, 0.0) + c.get(pressure, 0.0)
         return _sigmoid(eta + c.get(str(family), 0.0))

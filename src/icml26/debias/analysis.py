@@ -183,7 +183,7 @@ def systematic_ratio(bias: Any) -> float:
     b = check_array("bias", bias, owner="systematic_ratio", ndim=2)
     if b.shape[0] == 0:
         raise ValueError("systematic_ratio: bias has no rows; give at least one input.")
-    scale = float(np.max(np.abs(b)))
+    scale = float(np.max(np.abs(b))) if b.size else 0.0  # no columns: a zero shift
     if scale == 0.0:
         return 1.0
     b = b / scale  # rho is scale-free; squaring entries near 1e300 would overflow to inf / inf

@@ -100,6 +100,8 @@ def alignment(z1: Any, z2: Any, alpha: float = 2.0) -> float:
     z1 = check_array("z1", z1, owner="alignment", ndim=2)
     z2 = check_array("z2", z2, owner="alignment", shape=z1.shape)
     alpha = check_in_interval("alpha", alpha, low=0.0, closed="neither", owner="alignment")
+    if z1.shape[0] == 0:
+        raise ValueError("alignment: z1 and z2 have no rows; the mean is over nodes.")
     return float(np.mean(np.linalg.norm(_normalise(z1) - _normalise(z2), axis=1) ** alpha))
 
 
