@@ -67,9 +67,7 @@ def shipped_bitfit(config: Any, seed: int, index: int, encoder: Any, head: Any) 
 
 def train_minilm_bitfit(resume: TrainingCheckpoint, progress: Progress = None) -> TrainedStandin:
     """Train quick's BitFit model on one thread, as the task does (``resume`` unused)."""
-    import torch
-
-    from icml26.core import RunContext, discover
+    from icml26.core import RunContext, discover, torch_threads
     from icml26.core.runner import derive_seed
     from icml26.debias import load_minilm, select_parameters
     from icml26.debias.experiments.minilm_setup import seed_setup, train_bitfit
@@ -77,14 +75,10 @@ def train_minilm_bitfit(resume: TrainingCheckpoint, progress: Progress = None) -
     quick = discover().get(EXPERIMENT).presets["quick"]  # the registry: no import cycle
     seed = derive_seed(EXPERIMENT, quick, 0)
     ctx = RunContext(seed=seed)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # the task declares one CPU; the sums' order follows the threads
-    try:
+    with torch_threads(1):  # the task declares one CPU; the sums' order follows the threads
         encoder = load_minilm()
         setup = seed_setup(quick, ctx, 0, encoder)
         model, log = train_bitfit(quick, ctx, 0, encoder, setup)
-    finally:
-        torch.set_num_threads(threads)
     biases = {f"seed{seed}.{name}": p.detach().clone()
               for name, p in select_parameters(model, "bias")}  # fmt: skip
     config = {"fields": {k: getattr(quick, k) for k in BITFIT_FIELDS}, "seeds": [str(seed)]}
