@@ -230,3 +230,17 @@ def test_fake_server_lists_models_and_answers_a_plain_chat(server):
     )
     assert "only through the benchmark's tools" in reply.choices[0].message.content
     assert reply.choices[0].finish_reason == "stop"
+
+
+@pytest.mark.parametrize("base_url", ["", "x", "127.0.0.1:8000/v1", "ftp://host/v1", "http://"])
+def test_base_url_must_be_an_http_url(base_url):
+    # An empty base_url once meant "another server" for the key and OpenAI's endpoint for the SDK.
+    with pytest.raises(ValueError, match="base_url must be an http"):
+        OpenAIChatAgent("m", base_url=base_url, api_key="k")
+
+
+def test_act_refuses_an_empty_conversation():
+    agent = OpenAIChatAgent("m", base_url="http://127.0.0.1:9/v1", sleep=lambda s: None)
+    with pytest.raises(ValueError, match="messages must be a non-empty list"):
+        agent.act([], [])
+    assert agent.requests == 0

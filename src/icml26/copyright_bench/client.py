@@ -24,6 +24,7 @@ import logging
 import os
 import re
 import time
+import urllib.parse
 from collections.abc import Callable
 from typing import Any, final
 
@@ -163,7 +164,8 @@ class OpenAIChatAgent(EpisodeSeeded):
     Raises
     ------
     ValueError
-        If OpenAI's endpoint has no key, or ``api_key_env`` names an unset variable.
+        If OpenAI's endpoint has no key, ``api_key_env`` names an unset variable, or
+        ``base_url`` is not an http(s) URL with a host.
 
     Examples
     --------
@@ -189,6 +191,13 @@ class OpenAIChatAgent(EpisodeSeeded):
             raise ValueError(f"OpenAIChatAgent: model must be a non-empty str; got {model!r}.")
         if base_url is not None and not isinstance(base_url, str):
             raise TypeError("OpenAIChatAgent: base_url must be a str or None.")
+        if base_url is not None:
+            parts = urllib.parse.urlsplit(base_url)
+            if parts.scheme not in ("http", "https") or not parts.netloc:
+                raise ValueError(
+                    f"OpenAIChatAgent: base_url must be an http(s) URL such as "
+                    f"'http://127.0.0.1:8000/v1', or None for OpenAI's; got {base_url!r}."
+                )
         key = _endpoint_key(base_url, api_key, api_key_env)
         self.model = model
         self.base_url = base_url
@@ -213,7 +222,7 @@ class OpenAIChatAgent(EpisodeSeeded):
         # The key lives only inside the SDK client; retries are ours (bounded, logged).
         self._client = openai.OpenAI(
             api_key=key,
-            base_url=base_url or OPENAI_BASE_URL,
+            base_url=OPENAI_BASE_URL if base_url is None else base_url,
             timeout=self.timeout,
             max_retries=0,
         )
@@ -249,6 +258,8 @@ class OpenAIChatAgent(EpisodeSeeded):
 
     def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
         """One chat completion; tool calls from ``tool_calls`` or, failing that, the text."""
+        if not isinstance(messages, list) or not messages:
+            raise ValueError("OpenAIChatAgent.act: messages must be a non-empty list of messages.")
         clean = []
         for m in messages:
             m = {k: v for k, v in m.items() if not (m.get("role") == "tool" and k == "name")}
