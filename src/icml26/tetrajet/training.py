@@ -201,13 +201,8 @@ def train_lm(
         raise TypeError(f"{owner}: cfg must be a TrainConfig; got {type(cfg).__name__}.")
     context = check_positive_int("context", context, owner=owner, maximum=2**16)
     rng = numpy_generator(seed)
-    quantize_model_(model, spec, seed=int(rng.integers(0, 2**62)))
-    _keep_last_blocks_full_precision(model, spec.high_precision_last_blocks)
-    layers = quantized_layers(model)
-    if spec.high_precision_final_fraction > 0:
-        result_switch = round((1 - spec.high_precision_final_fraction) * cfg.steps)
-    else:
-        result_switch = None
+    layers = _convert(model, spec, seed=int(rng.integers(0, 2**62)))
+    result_switch = _switch_step(spec, cfg.steps)
     optimizer = adamw(model, lr=cfg.lr, weight_decay=cfg.weight_decay, betas=(0.9, 0.95))
     calibrator = None
     if spec.enabled and spec.outlier_ratio > 0:
@@ -275,6 +270,33 @@ def train_lm(
         stats = oscillation_stats(w_hist, q_hist, widths[fp4])
         result.oscillation = stats["fraction"]
     return result
+
+
+def _convert(model: nn.Module, spec: QuantSpec, seed: int) -> list:
+    """Quantize ``model`` per ``spec`` (the last blocks in full precision); its quantized layers."""
+    quantize_model_(model, spec, seed=seed)
+    _keep_last_blocks_full_precision(model, spec.high_precision_last_blocks)
+    return quantized_layers(model)
+
+
+def _switch_step(spec: QuantSpec, steps: int) -> int | None:
+    """The first step of NVIDIA's final full-precision phase, or ``None`` without one."""
+    fraction = spec.high_precision_final_fraction
+    return round((1 - fraction) * steps) if fraction > 0 else None
+
+
+def _as_trained_(model: nn.Module, spec: QuantSpec | str, steps: int) -> None:
+    """Convert ``model`` to the layers ``train_lm`` leaves after ``steps`` steps of ``spec``.
+
+    For loading trained weights (shipped stand-ins): the forward then computes what the trained
+    model computed (the seed only feeds the backward's rounding, which evaluation never runs).
+    """
+    spec = resolve_spec(spec, name="spec", owner="_as_trained_")
+    layers = _convert(model, spec, seed=0)
+    switch = _switch_step(spec, steps)
+    if switch is not None and switch < steps:
+        for layer in layers:
+            layer.spec = _full_precision(layer.spec)
 
 
 def _full_precision(spec: QuantSpec) -> QuantSpec:

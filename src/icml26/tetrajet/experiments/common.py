@@ -40,3 +40,41 @@ def check_names(config: Any, name: str, allowed: tuple[str, ...]) -> None:
         raise ValueError(
             f"{type(config).__name__}: {name} must be distinct values of {allowed}; got {values}."
         )
+
+
+def lm_model_configs(config: Any, vocab_size: int) -> tuple[Any, Any]:
+    """The ``GPTConfig`` and ``TrainConfig`` of a ``tetrajet.lm`` config (``LMConfig``)."""
+    from icml26.tetrajet import GPTConfig, TrainConfig
+
+    gpt = GPTConfig(
+        vocab_size=vocab_size,
+        context=config.context,
+        d_model=config.d_model,
+        n_layers=config.n_layers,
+        n_heads=config.n_heads,
+        d_mlp=config.d_mlp,
+    )
+    train = TrainConfig(
+        steps=config.steps,
+        batch_size=config.batch_size,
+        lr=config.lr,
+        warmup=config.warmup,
+        eval_every=config.eval_every,
+        eval_batches=config.eval_batches,
+    )
+    return gpt, train
+
+
+def train_recipe(
+    config: Any, data: Any, recipe: str, seed: int, progress: Any = None
+) -> tuple[Any, Any]:
+    """Train one recipe as ``tetrajet.lm`` does (and its shipped stand-ins were): ``TinyGPT(seed)``
+    then ``train_lm(seed)``; the model and its ``TrainResult``."""
+    from icml26.tetrajet import TinyGPT, train_lm
+
+    gpt, train = lm_model_configs(config, data.vocab_size)
+    model = TinyGPT(gpt, seed=seed)
+    result = train_lm(
+        model, data, recipe, train, context=config.context, seed=seed, progress=progress
+    )
+    return model, result
