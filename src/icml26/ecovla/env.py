@@ -48,6 +48,7 @@ GRASP_RADIUS = 0.07
 PAD_RADIUS = 0.09
 RING_INNER = PAD_RADIUS - 1.6 / 64  # pad rings are about 1.6 pixels wide at 64 x 64
 MIN_SEPARATION = 0.2
+LAYOUT_BLOCK = 64  # layout draws tested per batch
 TEXTURES = ("brick", "grass", "gravel")
 TINTS = ((0.85, 0.45, 0.35), (0.4, 0.75, 0.35), (0.6, 0.6, 0.65))
 LIGHTING = ((0.7, 0.8), (1.3, 1.1), (1.0, 1.6))  # (brightness, contrast) L0, L1, L2
@@ -175,14 +176,22 @@ class Shift2DPickPlaceEnv(gym.Env):
             "shifted_bg": shifted_bg.astype(np.float32),
             "lighting": LIGHTING[light],
             "t": 0,
+            "canvas": {},  # background + pads, by phase (before / after the shift)
         }
 
     def _layout(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """n points at least ``MIN_SEPARATION`` apart: the first accepted of a sequence of
+        uniform draws (rejection sampling; ~120 draws for 7 points)."""
         while True:
-            points = rng.uniform(0.12, 0.88, size=(n, 2))
-            gaps = np.linalg.norm(points[:, None] - points[None], axis=-1) + np.eye(n)
-            if gaps.min() >= MIN_SEPARATION:
-                return points
+            # a block of draws tested at once; the generator is then rewound and moved to just
+            # after the accepted draw, so that it stands where draw-by-draw sampling leaves it
+            state = rng.bit_generator.state
+            block = rng.uniform(0.12, 0.88, size=(LAYOUT_BLOCK, n, 2))
+            gaps = np.linalg.norm(block[:, :, None] - block[:, None], axis=-1) + np.eye(n)
+            accepted = np.flatnonzero(gaps.reshape(LAYOUT_BLOCK, -1).min(axis=1) >= MIN_SEPARATION)
+            if accepted.size:
+                rng.bit_generator.state = state
+                return rng.uniform(0.12, 0.88, size=(accepted[0] + 1, n, 2))[-1]
 
     @property
     def shifted(self) -> bool:
@@ -192,6 +201,12 @@ class Shift2DPickPlaceEnv(gym.Env):
 
     def step(self, action: np.ndarray) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Move, grasp/release, and test success."""
+        reward, terminated, truncated, info = self._advance(action)
+        return self._obs(), reward, terminated, truncated, info
+
+    def _advance(self, action: np.ndarray) -> tuple[float, bool, bool, dict[str, Any]]:
+        """:meth:`step` without drawing the observation (the lock-step evaluator draws only
+        the frames a policy reads: :meth:`_obs` is a function of the state)."""
         try:
             a = np.asarray(action, dtype=np.float64).reshape(-1)
         except (TypeError, ValueError):
@@ -214,7 +229,7 @@ class Shift2DPickPlaceEnv(gym.Env):
             s["distractor"] = np.clip(s["distractor"] + s["drift"], 0.05, 0.95)
         success = self._success()
         truncated = not success and s["t"] >= self.max_steps
-        return self._obs(), float(success), success, truncated, self._info()
+        return float(success), success, truncated, self._info()
 
     def _positions(self) -> list[np.ndarray]:
         s = self._state
@@ -256,20 +271,8 @@ class Shift2DPickPlaceEnv(gym.Env):
         """Draw the scene: background, pads (rings), objects, distractor, gripper; then lighting."""
         s = self._state
         n = self.image_size
-        if self.shifted:
-            img = s["shifted_bg"].copy()
-        else:
-            img = np.empty((n, n, 3), np.float32)
-            img[:] = BACKGROUND
         px = 1.0 / n
-        for centre, colour in zip(s["pads"], PAD_COLOURS, strict=True):
-            self._paint(
-                img,
-                centre,
-                PAD_RADIUS,
-                colour,
-                lambda dx, dy: (dx**2 + dy**2 <= PAD_RADIUS**2) & (dx**2 + dy**2 >= RING_INNER**2),
-            )
+        img = self._canvas().copy()
         # the gripper first: the object under it stays visible (it is what the policy looks for)
         arm, thin = 4.5 * px, 0.6 * px
         self._paint(
@@ -306,6 +309,29 @@ class Shift2DPickPlaceEnv(gym.Env):
             brightness, contrast = s["lighting"]
             img = (0.5 + contrast * (img - 0.5)) * brightness
         return (np.clip(img, 0.0, 1.0) * 255.0 + 0.5).astype(np.uint8)
+
+    def _canvas(self) -> np.ndarray:
+        """The background with the pads (fixed within an episode phase), drawn once per phase."""
+        s, shifted = self._state, self.shifted
+        canvas = s["canvas"].get(shifted)
+        if canvas is None:
+            if shifted:
+                canvas = s["shifted_bg"].copy()
+            else:
+                canvas = np.empty((self.image_size, self.image_size, 3), np.float32)
+                canvas[:] = BACKGROUND
+            for centre, colour in zip(s["pads"], PAD_COLOURS, strict=True):
+                self._paint(
+                    canvas,
+                    centre,
+                    PAD_RADIUS,
+                    colour,
+                    lambda dx, dy: (
+                        (dx**2 + dy**2 <= PAD_RADIUS**2) & (dx**2 + dy**2 >= RING_INNER**2)
+                    ),
+                )
+            s["canvas"][shifted] = canvas
+        return canvas
 
     def _paint(
         self, img: np.ndarray, centre: np.ndarray, radius: float, colour: Any, mask_fn: Any

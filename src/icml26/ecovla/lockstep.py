@@ -183,7 +183,10 @@ def evaluate_lockstep(
             queries[i] += 1
             done = False
             for action in chunk.reshape(-1, 3)[: execute or len(chunk)]:
-                obs[i], _, terminated, truncated, infos[i] = envs[i].step(action)
+                if envs[i] is bases[i]:  # no wrapper: draw only the frame the policy reads
+                    _, terminated, truncated, infos[i] = bases[i]._advance(action)
+                else:
+                    obs[i], _, terminated, truncated, infos[i] = envs[i].step(action)
                 state = bases[i]._state
                 held_target[i] |= state["held"] == state["target"]
                 held_other[i] |= state["held"] >= 0 and state["held"] != state["target"]
@@ -191,6 +194,8 @@ def evaluate_lockstep(
                 if done:
                     break
             if not done:
+                if envs[i] is bases[i]:
+                    obs[i] = bases[i]._obs()
                 still.append(i)
         active = still
     failure = [

@@ -438,12 +438,18 @@ class TinyVLA(nn.Module, BackboneAdapter):
         d = self.dims()
         mlp = torch.ones(len(patterns), d.n_layers, d.d_ff)
         heads = torch.ones(len(patterns), d.n_layers, d.n_heads)
+        made: dict[int, int] = {}  # pattern object -> the first row that holds its masks
         for row, pattern in enumerate(patterns):
             if isinstance(pattern, str) and pattern == "skip":
                 mlp[row] = 0.0
                 heads[row] = 0.0
             elif isinstance(pattern, SparsityPattern):
+                if id(pattern) in made:  # rows of one policy share its pattern object
+                    mlp[row] = mlp[made[id(pattern)]]
+                    heads[row] = heads[made[id(pattern)]]
+                    continue
                 self._check_pattern(pattern)
+                made[id(pattern)] = row
                 mlp[row] = 0.0
                 heads[row] = 0.0
                 for i, (m, h) in enumerate(zip(pattern.mlp, pattern.heads, strict=True)):

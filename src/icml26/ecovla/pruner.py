@@ -31,6 +31,7 @@ from icml26.core.validation import (
     check_in_interval,
     check_one_of,
     check_positive_int,
+    check_tensor,
     numpy_generator,
     torch_generator,
 )
@@ -79,12 +80,22 @@ def _check_ratio(ratio: float, owner: str) -> float:
 
 def _energies(adapter: BackboneAdapter, captured: Capture) -> tuple[torch.Tensor, torch.Tensor]:
     """eps of every layer (Eq. 8), stacked: (layers, d_ff) and (layers, H · hd), float64."""
+    n = adapter.dims().n_layers
+    mlp = _stacked_energy([captured.mlp[i] for i in range(n)])
+    attn = _stacked_energy([captured.attn[i] for i in range(n)])
+    return mlp, attn
+
+
+def _stacked_energy(tensors: list[torch.Tensor]) -> torch.Tensor:
+    """``torch.stack([channel_energy(t).double() for t in tensors])``, in one reduction when
+    the layers' captures have one shape (FastV shortens the later ones); the same numbers."""
     import torch
 
-    n = adapter.dims().n_layers
-    mlp = torch.stack([channel_energy(captured.mlp[i]).double() for i in range(n)])
-    attn = torch.stack([channel_energy(captured.attn[i]).double() for i in range(n)])
-    return mlp, attn
+    if len({(t.shape, t.dtype) for t in tensors}) > 1:
+        return torch.stack([channel_energy(t).double() for t in tensors])
+    x = torch.stack(tensors).detach()  # (layers, ..., C)
+    dtype = torch.float64 if x.dtype == torch.float64 else torch.float32
+    return x.double().reshape(len(tensors), -1, x.shape[-1]).square().sum(dim=1).to(dtype).double()
 
 
 def calibration_energy(
@@ -542,9 +553,30 @@ class EcoVLAPruner(AbstractPolicy):
 
     def calibrate(self, frames: Sequence[Mapping[str, Any]]) -> EcoVLAPruner:
         """Prior E := mean eps over ``frames`` and P0 := its static Wanda pattern; resets."""
-        mlp, attn = calibration_energy(self.adapter, frames)
+        return self.calibrate_energy(*calibration_energy(self.adapter, frames))
+
+    def calibrate_energy(self, mlp: torch.Tensor, attn: torch.Tensor) -> EcoVLAPruner:
+        """:meth:`calibrate` from the frames' :func:`calibration_energy` ``(mlp, attn)``,
+        computed once and shared by several pruners and static patterns on the same frames.
+
+        Examples
+        --------
+        >>> from icml26.ecovla import Shift2DPickPlaceEnv, TinyVLA, TinyVLAConfig
+        >>> model = TinyVLA(TinyVLAConfig(d_model=32, n_layers=2, d_ff=64))
+        >>> obs, _ = Shift2DPickPlaceEnv().reset(seed=0)
+        >>> energy = calibration_energy(model, [obs])
+        >>> a = EcoVLAPruner(model, 0.4, p=5).calibrate_energy(*energy)
+        >>> a.initial_pattern_ == EcoVLAPruner(model, 0.4, p=80).calibrate([obs]).initial_pattern_
+        True
+        """
         import torch
 
+        owner = "EcoVLAPruner.calibrate_energy"
+        d = self.adapter.dims()
+        mlp = check_tensor("mlp", mlp, shape=(d.n_layers, d.d_ff), finite=True, owner=owner)
+        attn = check_tensor(
+            "attn", attn, shape=(d.n_layers, d.n_heads * d.head_dim), finite=True, owner=owner
+        )
         self.prior_ = TemporalPrior(torch.cat([mlp, attn], dim=1), alpha=self.alpha, lam=self.lam)
         self.initial_pattern_ = self.adapter.pattern_from_energy(mlp, attn, self.ratio)
         self.reset()

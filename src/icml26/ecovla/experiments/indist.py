@@ -127,11 +127,11 @@ def run(config: EvalConfig, ctx: RunContext) -> dict[str, Any]:
         FixedPatternPolicy,
         NoisyPolicy,
         backbone_flops,
+        calibration_energy,
         fastv_sequence_lengths,
         first_action_errors,
         mean_step_flops,
         random_pattern,
-        static_wanda_pattern,
     )
     from icml26.ecovla.pruner import SkipBackbonePolicy
 
@@ -150,11 +150,14 @@ def run(config: EvalConfig, ctx: RunContext) -> dict[str, Any]:
     models = policy_models(config)
     with ctx.progress(len(models), "policies evaluated") as bar:
         for _, model in models:
+            # the dense calibration passes on the initial frames, once per policy: every static
+            # pattern and EAP prior below is made from them (FastV's are its own, below)
+            energy = calibration_energy(model, initial)
             # open loop (gates): first-action errors on expert frames, frame by frame
             dense_errors = first_action_errors(model, frames)
             note("openloop_dense_error", np.mean(dense_errors))
             r = config.openloop_ratio
-            static = first_action_errors(model, frames, static_wanda_pattern(model, initial, r))
+            static = first_action_errors(model, frames, model.pattern_from_energy(*energy, r))
             add("openloop_static_ratio_25", relative_errors(static, dense_errors))
             rand = np.mean(
                 [
@@ -178,10 +181,10 @@ def run(config: EvalConfig, ctx: RunContext) -> dict[str, Any]:
                 tag = pct(ratio)
                 pattern = random_pattern(model, ratio, seed=rng.integers(2**31))
                 methods[f"random_{tag}"] = FixedPatternPolicy(model, pattern)
-                static = static_wanda_pattern(model, initial, ratio)
+                static = model.pattern_from_energy(*energy, ratio)
                 methods[f"static_{tag}"] = FixedPatternPolicy(model, static)
                 eap = EcoVLAPruner(model, ratio, config.p, alpha=config.alpha)
-                methods[f"eap_{tag}"] = eap.calibrate(initial)
+                methods[f"eap_{tag}"] = eap.calibrate_energy(*energy)
             played = play(model, methods, "train", config)
             fastv_ratio = config.ratios[0]
             model.set_token_pruning(config.token_keep, config.token_layer)

@@ -74,7 +74,7 @@ def shift_tables(metrics: list[dict[str, Any]], config: EvalConfig) -> list[Tabl
     resources=RESOURCES,
 )
 def run(config: EvalConfig, ctx: RunContext) -> dict[str, Any]:
-    from icml26.ecovla import DensePolicy, EcoVLAPruner, FixedPatternPolicy, static_wanda_pattern
+    from icml26.ecovla import DensePolicy, EcoVLAPruner, FixedPatternPolicy, calibration_energy
 
     initial, mixed = calibration_sets(config)
     ratio = config.ratios[-1]
@@ -87,24 +87,27 @@ def run(config: EvalConfig, ctx: RunContext) -> dict[str, Any]:
     models = policy_models(config)
     with ctx.progress(len(models), "policies evaluated") as bar:
         for _, model in models:
+            # the calibration passes, once per policy and frame set (every pruner and static
+            # pattern below calibrates on the same frames)
+            energy = calibration_energy(model, initial)
 
-            def eap(p: float, alpha: float, model: Any = model) -> Any:
-                return EcoVLAPruner(model, ratio, p, alpha=alpha).calibrate(initial)
+            def eap(p: float, alpha: float, model: Any = model, energy: Any = energy) -> Any:
+                return EcoVLAPruner(model, ratio, p, alpha=alpha).calibrate_energy(*energy)
 
             methods = {
                 "dense": DensePolicy(model),
                 "static_initial": FixedPatternPolicy(
-                    model, static_wanda_pattern(model, initial, ratio)
+                    model, model.pattern_from_energy(*energy, ratio)
                 ),
                 "static_mixed": FixedPatternPolicy(
-                    model, static_wanda_pattern(model, mixed, ratio)
+                    model, model.pattern_from_energy(*calibration_energy(model, mixed), ratio)
                 ),
                 "eap": eap(config.p, config.alpha),
                 "eap_p_high": eap(config.p_high, config.alpha),
                 "eap_alpha0": eap(config.p, 0.0),
-                "oracle": EcoVLAPruner(model, ratio, 0.0, alpha=0.0, schedule="oracle").calibrate(
-                    initial
-                ),
+                "oracle": EcoVLAPruner(
+                    model, ratio, 0.0, alpha=0.0, schedule="oracle"
+                ).calibrate_energy(*energy),
             }
             played = play(model, methods, "shift", config)
             log = trigger_log(played["eap:rows"])
@@ -112,7 +115,7 @@ def run(config: EvalConfig, ctx: RunContext) -> dict[str, Any]:
             k = max(1, round(log.decisions / max(log.triggers, 1)))
             fixed = EcoVLAPruner(
                 model, ratio, 0.0, alpha=config.alpha, schedule="fixed", interval=k
-            ).calibrate(initial)
+            ).calibrate_energy(*energy)
             played.update(play(model, {"fixed": fixed}, "shift", config))
             sr = {m: success(played[m]) for m in (*METHODS, "eap_p_high")}
             add("dense_success", sr["dense"])
