@@ -129,3 +129,18 @@ def test_feature_masking_drops_whole_columns_at_rate_p():
     assert abs((masked[0] == 0).mean() - 0.25) < 0.03
     xt = torch.ones(3, 8, dtype=torch.float64)
     assert mask_features(xt, 0.5, 0).dtype == torch.float64
+
+
+def test_self_loops_are_built_once_and_equal_a_fresh_build():
+    """Issue 51: with_self_loops() is cached per instance; the cached graph is the one a fresh
+    build gives (same hyperedges, weights and incidences) and it is immutable too."""
+    hg = Hypergraph(5, [[0, 1, 2], [3], [2, 4]], weights=[2.0, 1.0, 0.5])
+    looped = hg.with_self_loops()
+    assert hg.with_self_loops() is looped
+    fresh = Hypergraph(5, [[0, 1, 2], [3], [2, 4], [0], [1], [2], [4]], [2.0, 1.0, 0.5, 1, 1, 1, 1])
+    assert looped.hyperedges == fresh.hyperedges
+    np.testing.assert_array_equal(looped.weights, fresh.weights)
+    for a, b in zip(looped.incidence_pairs, fresh.incidence_pairs, strict=True):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(AttributeError, match="immutable"):
+        looped._looped = None

@@ -101,3 +101,33 @@ def test_probe_on_one_hot_labels_is_perfect():
     y = np.arange(300) % 5
     result = linear_probe(np.eye(5)[y], y, n_splits=5, seed=0)
     assert result["mean"] == 1.0 and len(result["accuracies"]) == 5
+
+
+@pytest.mark.parametrize("n_classes", [2, 5])
+def test_probe_scores_as_sklearn_does(n_classes):
+    """Issue 51: the probe's accuracy is LogisticRegression.score's number, bit for bit, and
+    linear_probe equals the straightforward loop over splits and C that calls score."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    from icml26.hyperdepth.metrics import _accuracy
+
+    rng = np.random.default_rng(n_classes)
+    y = np.arange(150) % n_classes
+    z = rng.standard_normal((150, 6)) + 0.8 * y[:, None]
+    for C in (0.01, 1.0):
+        model = LogisticRegression(C=C, max_iter=1000).fit(z[:50], y[:50])
+        assert _accuracy(model, z[50:], y[50:]) == model.score(z[50:], y[50:])
+    out = linear_probe(z, y, n_splits=3, seed=4)
+    expected, chosen = [], []
+    for train, val, test in probe_splits(150, 3, seed=4):
+        scaler = StandardScaler().fit(z[train])
+        xtr, xva, xte = (scaler.transform(z[s]) for s in (train, val, test))
+        fits = [
+            LogisticRegression(C=C, max_iter=1000).fit(xtr, y[train]) for C in (0.01, 0.1, 1, 10)
+        ]
+        scores = [m.score(xva, y[val]) for m in fits]
+        best = int(np.argmax(scores))  # the first best C, as the probe keeps
+        expected.append(fits[best].score(xte, y[test]))
+        chosen.append((0.01, 0.1, 1.0, 10.0)[best])
+    assert out["accuracies"] == expected and out["C"] == chosen

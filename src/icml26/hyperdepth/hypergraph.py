@@ -79,7 +79,7 @@ class Hypergraph:
     True
     """
 
-    __slots__ = ("_edge_idx", "_edges", "_node_idx", "_weights", "num_nodes")
+    __slots__ = ("_edge_idx", "_edges", "_looped", "_node_idx", "_weights", "num_nodes")
 
     def __init__(
         self,
@@ -127,6 +127,7 @@ class Hypergraph:
             array.setflags(write=False)
         self.num_nodes = n
         self._edges = tuple(edges)
+        self._looped: Hypergraph | None = None  # with_self_loops(), built on first use
         self._node_idx, self._edge_idx, self._weights = node_idx, edge_idx, w
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -233,8 +234,14 @@ class Hypergraph:
     def with_self_loops(self) -> Hypergraph:
         """A copy with a singleton self-loop hyperedge (weight 1) for every node that lacks one.
 
-        TriCL's convention: no node is isolated, so ``D_v`` is invertible.
+        TriCL's convention: no node is isolated, so ``D_v`` is invertible. Built once per
+        instance (both are immutable; trainers and metrics ask for it several times per fit).
         """
+        if self._looped is None:
+            object.__setattr__(self, "_looped", self._add_self_loops())
+        return self._looped
+
+    def _add_self_loops(self) -> Hypergraph:
         has_loop = {edge[0] for edge in self._edges if len(edge) == 1}
         missing = [v for v in range(self.num_nodes) if v not in has_loop]
         edges = [*self._edges, *([v] for v in missing)]

@@ -335,10 +335,10 @@ def linear_probe(
             continue
         for C in Cs:
             model = LogisticRegression(C=C, max_iter=1000).fit(xtr, labels[train])
-            score = float(model.score(xva, labels[val]))
+            score = _accuracy(model, xva, labels[val])
             if score > best[0]:
                 best = (score, C, model)
-        accuracies.append(float(best[2].score(xte, labels[test])))
+        accuracies.append(_accuracy(best[2], xte, labels[test]))
         validation.append(best[0])
         chosen.append(float(best[1]))
     acc = np.array(accuracies)
@@ -349,6 +349,18 @@ def linear_probe(
         "C": chosen,
         "val_mean": float(np.mean(validation)),
     }
+
+
+def _accuracy(model: Any, x: np.ndarray, y: np.ndarray) -> float:
+    """``model.score(x, y)`` of a fitted ``LogisticRegression`` on standardised float64 ``x``.
+
+    The same decision function ``x @ coef_.T + intercept_`` and prediction rule as sklearn's
+    ``predict``, so the same number, without sklearn's input checks on each of the probe's
+    ~10 scores per split (issue 51: ~10 % of a quick task's probe time).
+    """
+    scores = x @ model.coef_.T + model.intercept_  # (n, classes), or (n, 1) for two classes
+    index = scores[:, 0] > 0 if scores.shape[1] == 1 else scores.argmax(axis=1)
+    return float(np.mean(model.classes_[index.astype(np.intp)] == y))
 
 
 def evaluate_embedding(
