@@ -47,12 +47,13 @@ def test_formats_runs_under_a_context_and_reports_progress(tmp_path):
     assert formats(config, RunContext(seed=3, artifact_dir=tmp_path)) == first  # seeded by ctx
 
 
-def test_oscillation_toy_moves_one_bar_per_run_to_its_end(tmp_path):
+def test_oscillation_toy_moves_one_bar_over_every_trained_step_to_its_end(tmp_path):
     events = []
     ctx = RunContext(seed=1, artifact_dir=tmp_path, progress_sink=events.append)
     config = replace(TOY_PRESETS["smoke"], dim=32, n_samples=64, steps=40, period=10, track_steps=4)
     metrics = oscillation_toy(config, ctx)
     starts = [e for e in events if e[0] == "start"]
-    assert [e[2] for e in starts] == [40, 40]  # plain, then OsciReset
-    assert sum(e[2] for e in events if e[0] == "advance") == 80
+    # the 24 steps before OsciReset's start (60 %) are trained once, then 16 + 16 more
+    assert [e[2] for e in starts] == [24 + 16 + 16]
+    assert sum(e[2] for e in events if e[0] == "advance") == 56
     assert metrics["loss_increase"] == metrics["loss_reset"] / metrics["loss_plain"] - 1

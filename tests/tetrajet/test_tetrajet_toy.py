@@ -87,6 +87,25 @@ def test_training_equals_the_plain_adam_ste_loop_bit_for_bit(reset):
     assert seen == [(t + 1, 60) for t in range(60)]
 
 
+def test_plain_and_reset_trained_from_one_shared_prefix_equal_their_own_loops_bit_for_bit():
+    """tetrajet.oscillation_toy trains the steps before OsciReset's start once and copies the run
+    (weights, Adam state, rounding stream): both results equal the reference loop's, and the
+    reset run really differs from the plain one (its branch is not the plain run's state)."""
+    from icml26.tetrajet.toy import _train_toys
+
+    toy = oscillation_toy_problem(32, 64, seed=2)
+    seen = []
+    plain, reset = _train_toys(
+        toy, (False, True), steps=60, lr=1e-2, final_lr_fraction=0.1, osc_start_fraction=0.6,
+        osc_period=10, osc_track_steps=4, osc_threshold=8.0,
+        progress=lambda done, total, metrics: seen.append((done, total)),
+    )  # fmt: skip
+    expected = [_reference(toy, 60, False), _reference(toy, 60, True)]
+    assert [(r.oscillation_fraction, r.quantized_loss) for r in (plain, reset)] == expected
+    assert expected[0] != expected[1]
+    assert seen == [(t + 1, 36 + 24 + 24) for t in range(36 + 24 + 24)]
+
+
 def test_bad_input_names_the_parameter():
     toy = oscillation_toy_problem(16, 8, seed=0)
     with pytest.raises(ValueError, match="dim"):

@@ -14,6 +14,8 @@ Deviations: the toy is the spec's construction; the paper shows the phenomenon o
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -234,53 +236,136 @@ def train_oscillation_toy(
             f"osc_period={osc_period}."
         )
     osc_threshold = check_in_interval("osc_threshold", osc_threshold, low=0.0, owner=owner)
-    fixed, w_star = problem.fixed, problem.w_star
-    spec = QuantSpec(name="toy-ste", quantize=(False, True, False, False, False, False))
-    layer = NVFP4Linear(problem.dim, 1, spec=spec, seed=0)
-    with torch.no_grad():
-        layer.weight.copy_(problem.w_init[None])
-    # The fixed elements keep w = 6: their gradient is zeroed before Adam sees it.
-    layer.weight.register_hook(lambda grad: grad.masked_fill(fixed[None], 0.0))
-    optimizer = adamw(layer, lr=lr)  # Adam: no weight decay
-    osc = None
-    if oscireset:
-        osc = OsciReset(
-            layer,
-            start_step=round(osc_start_fraction * steps),
-            period=osc_period,
-            track_steps=osc_track_steps,
-            threshold=osc_threshold,
-        )
+    return _train_toys(
+        problem,
+        (oscireset,),
+        steps=steps,
+        lr=lr,
+        final_lr_fraction=final_lr_fraction,
+        osc_start_fraction=osc_start_fraction,
+        osc_period=osc_period,
+        osc_track_steps=osc_track_steps,
+        osc_threshold=osc_threshold,
+        progress=progress,
+    )[0]
+
+
+class _ToyRun:
+    """One STE training of the toy's weights: the layer, its Adam, its OsciReset, W/Q history."""
+
+    def __init__(self, problem: OscillationToy, lr: float, weight: torch.Tensor) -> None:
+        spec = QuantSpec(name="toy-ste", quantize=(False, True, False, False, False, False))
+        self.layer = NVFP4Linear(problem.dim, 1, spec=spec, seed=0)
+        with torch.no_grad():
+            self.layer.weight.copy_(weight[None])
+        # The fixed elements keep w = 6: their gradient is zeroed before Adam sees it.
+        fixed = problem.fixed
+        self.layer.weight.register_hook(lambda grad: grad.masked_fill(fixed[None], 0.0))
+        self.optimizer = adamw(self.layer, lr=lr)  # Adam: no weight decay
+        self.osc: OsciReset | None = None
+        self.history_w: list[torch.Tensor] = []
+        self.history_q: list[torch.Tensor] = []
+
+    def fork(self, problem: OscillationToy, lr: float) -> _ToyRun:
+        """A copy that continues as this run would: weights, Adam state, rounding stream."""
+        run = _ToyRun(problem, lr, self.layer.weight.detach()[0])
+        run.layer.generator.set_state(self.layer.generator.get_state())
+        # a deep copy: load_state_dict keeps tensors that already have the parameter's dtype
+        run.optimizer.load_state_dict(copy.deepcopy(self.optimizer.state_dict()))
+        run.history_w, run.history_q = list(self.history_w), list(self.history_q)
+        return run
+
+
+def _train_toys(
+    problem: OscillationToy,
+    resets: tuple[bool, ...],
+    *,
+    steps: int,
+    lr: float,
+    final_lr_fraction: float,
+    osc_start_fraction: float,
+    osc_period: int,
+    osc_track_steps: int,
+    osc_threshold: float,
+    progress: Progress,
+) -> list[ToyResult]:
+    """Train the toy once per entry of ``resets`` (with OsciReset where True), settings checked.
+
+    The trainings are identical until OsciReset's first step S0, so with several entries the
+    steps before S0 are trained once and the run is copied there: every result equals that of
+    its own :func:`train_oscillation_toy` call, bit for bit (tested).
+    """
+    start = round(osc_start_fraction * steps)
     track_from = steps - steps // 5  # the final 20 %
-    history_w, history_q = [], []
-    with progress_reporter(progress, steps, "STE toy regression") as report:
-        for t in range(steps):
-            set_lr(
-                optimizer,
-                warmup_cosine_lr(
-                    t,
-                    total_steps=steps,
-                    peak_lr=lr,
-                    warmup_steps=0,
-                    final_lr=final_lr_fraction * lr,
-                ),
-            )
-            loss = 0.5 * ((layer(problem.x)[:, 0] - problem.y) ** 2).mean()
-            value = optimizer_step(loss, optimizer, step=t, owner=owner)
-            if osc is not None:
-                osc.step(t)
-            if t >= track_from:
-                qt, _ = layer.fp4_weight()
-                history_w.append(layer.weight.detach()[0].clone())
-                history_q.append(qt.dequantize()[0])
-            report(t + 1, loss=value)
-    free = ~fixed
-    q_final = history_q[-1]
+    shared_steps = min(start, steps) if len(resets) > 1 else 0
+    total = shared_steps + len(resets) * (steps - shared_steps)
+    shared = _ToyRun(problem, lr, problem.w_init)
+    results, done = [], 0
+    with progress_reporter(progress, total, "STE toy regression") as report:
+        for i, reset in enumerate(resets):
+            if i == 0:
+                done = _advance(problem, shared, 0, shared_steps, steps, lr, final_lr_fraction,
+                                track_from, report, done)  # fmt: skip
+            run = shared if i == len(resets) - 1 else shared.fork(problem, lr)
+            if reset:
+                run.osc = OsciReset(
+                    run.layer,
+                    start_step=start,
+                    period=osc_period,
+                    track_steps=osc_track_steps,
+                    threshold=osc_threshold,
+                )
+            done = _advance(problem, run, shared_steps, steps, steps, lr, final_lr_fraction,
+                            track_from, report, done)  # fmt: skip
+            results.append(_result(problem, run))
+    return results
+
+
+def _advance(
+    problem: OscillationToy,
+    run: _ToyRun,
+    first: int,
+    stop: int,
+    steps: int,
+    lr: float,
+    final_lr_fraction: float,
+    track_from: int,
+    report: Callable[..., None],
+    done: int,
+) -> int:
+    """Train ``run`` over steps ``first .. stop - 1`` of ``steps``; the progress count after."""
+    for t in range(first, stop):
+        set_lr(
+            run.optimizer,
+            warmup_cosine_lr(
+                t,
+                total_steps=steps,
+                peak_lr=lr,
+                warmup_steps=0,
+                final_lr=final_lr_fraction * lr,
+            ),
+        )
+        loss = 0.5 * ((run.layer(problem.x)[:, 0] - problem.y) ** 2).mean()
+        value = optimizer_step(loss, run.optimizer, step=t, owner="train_oscillation_toy")
+        if run.osc is not None:
+            run.osc.step(t)
+        if t >= track_from:
+            qt, _ = run.layer.fp4_weight()
+            run.history_w.append(run.layer.weight.detach()[0].clone())
+            run.history_q.append(qt.dequantize()[0])
+        done += 1
+        report(done, loss=value)
+    return done
+
+
+def _result(problem: OscillationToy, run: _ToyRun) -> ToyResult:
+    free = ~problem.fixed
+    q_final = run.history_q[-1]
     widths = _bin_width(q_final.abs())  # every scale is 1
     stats = oscillation_stats(
-        torch.stack(history_w)[:, free], torch.stack(history_q)[:, free], widths[free]
+        torch.stack(run.history_w)[:, free], torch.stack(run.history_q)[:, free], widths[free]
     )
     return ToyResult(
         oscillation_fraction=stats["fraction"],
-        quantized_loss=float(0.5 * ((q_final - w_star)[free] ** 2).sum()),
+        quantized_loss=float(0.5 * ((q_final - problem.w_star)[free] ** 2).sum()),
     )
