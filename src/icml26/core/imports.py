@@ -19,11 +19,12 @@ naming the extra that installs what is missing; a public name's module is import
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.metadata
 import importlib.util
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -165,6 +166,12 @@ def require(module: str, extra: str, *, owner: str | None = None) -> ModuleType:
         raise MissingExtraError(owner or "this feature", [module], extra) from err
 
 
+@functools.cache
+def _packages_distributions() -> Mapping[str, list[str]]:
+    # Scans every installed distribution (~0.3 CPU-s here); every task's record asks for it.
+    return importlib.metadata.packages_distributions()
+
+
 def module_versions(modules: Iterable[str]) -> dict[str, str]:
     """Installed version of each import name's distribution (``"not installed"`` if missing).
 
@@ -173,7 +180,7 @@ def module_versions(modules: Iterable[str]) -> dict[str, str]:
     >>> module_versions(["yaml"])["yaml"] != "not installed"
     True
     """
-    distributions = importlib.metadata.packages_distributions()
+    distributions = _packages_distributions()
     out = {}
     for module in modules:
         top = module.partition(".")[0]
