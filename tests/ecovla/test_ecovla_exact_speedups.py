@@ -1,7 +1,7 @@
 """The quick preset's shortcuts (issue 51) compute exactly what the straightforward paths compute:
 shared calibration energy, block-sampled layouts, the cached background + pads, lock-step
-evaluation that draws only the frames a policy reads, masks built once per pattern object and
-the per-layer channel energies in one reduction."""
+evaluation that draws only the frames a policy reads, masks built once per pattern object,
+the per-layer channel energies in one reduction and the trigger's quantile in plain floats."""
 
 import copy
 
@@ -14,6 +14,7 @@ from icml26.ecovla import (
     DensePolicy,
     EcoVLAPruner,
     FixedPatternPolicy,
+    QuantileTrigger,
     Shift2DPickPlaceEnv,
     TinyVLA,
     TinyVLAConfig,
@@ -30,6 +31,7 @@ from icml26.ecovla.env import MIN_SEPARATION
 from icml26.ecovla.pruner import _energies, _stacked_energy
 from icml26.ecovla.scoring import channel_energy
 from icml26.ecovla.standins import POLICIES
+from icml26.ecovla.trigger import _linear_quantile
 
 
 @pytest.fixture(scope="module")
@@ -169,3 +171,23 @@ def test_energies_in_one_reduction_equal_per_layer_channel_energy(model, keep):
         tensors = [torch.randn(1, 37, 23, generator=gen, dtype=dtype) * 7 for _ in range(4)]
         expected = torch.stack([channel_energy(t).double() for t in tensors])
         assert torch.equal(_stacked_energy(tensors), expected)
+
+
+def test_trigger_quantile_is_numpys_linear_quantile():
+    rng = np.random.default_rng(0)
+    for trial in range(3000):
+        n = int(rng.integers(1, 17))
+        values = [
+            rng.uniform(-1, 1, n),  # any similarity
+            1 - rng.exponential(1e-3, n),  # near 1, as in a steady scene
+            rng.choice([0.5, 0.9, 1.0, 0.0], n),  # ties
+        ][trial % 3].tolist()
+        q = [0.0, 0.05, 0.5, 0.8, 1.0, float(rng.uniform())][trial % 6]
+        assert _linear_quantile(values, q) == float(np.quantile(np.asarray(values), q))
+    # the trigger decides as with numpy's quantile, step by step
+    trigger = QuantileTrigger(p=5, window=16, warmup=4)
+    history = []
+    for s_t in (1 - rng.exponential(1e-2, 300)).clip(-1, 1):
+        expected = len(history) >= 4 and s_t < np.quantile(history[-16:], 0.05)
+        assert trigger.update(float(s_t)) == expected
+        history.append(float(s_t))

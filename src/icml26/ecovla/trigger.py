@@ -6,16 +6,14 @@ its predecessor than the p-th percentile of the window triggers a new sparsity p
 
 Deviations: the window length T (16) and the warm-up (no trigger until 4 similarities are in the
 window) are not reported by the paper and are inferred (spec §2.2). The quantile is
-``numpy.quantile`` with linear interpolation.
+``numpy.quantile``'s linear interpolation, computed with its arithmetic on plain floats.
 """
 
 from __future__ import annotations
 
 import math
 from collections import deque
-from typing import TYPE_CHECKING, final
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, final
 
 from icml26.core.validation import check_in_interval, check_positive_int, check_tensor
 
@@ -80,6 +78,20 @@ def frame_similarity(f_t: torch.Tensor, f_prev: torch.Tensor) -> float:
     return float(cos.clamp(-1.0, 1.0).mean())
 
 
+def _linear_quantile(values: Any, q: float) -> float:
+    """``np.quantile(values, q)`` (method "linear") in plain floats: the same arithmetic,
+    without numpy's overhead on a window of a few values (a zero's sign may differ)."""
+    ordered = sorted(values)
+    n = len(ordered)
+    virtual = (n - 1) * q
+    # numpy's neighbours: both the last value at or beyond the top, else floor and floor + 1
+    below, above = (-1, -1) if virtual >= n - 1 else (math.floor(virtual), math.floor(virtual) + 1)
+    gamma = virtual - below
+    a, b = ordered[below], ordered[above]
+    diff = b - a
+    return float(b - diff * (1 - gamma) if gamma >= 0.5 else a + diff * gamma)
+
+
 @final
 class QuantileTrigger:
     """Adaptive trigger u_t = [s_t < Quantile(H_t, p)] over a sliding window H_t (Eqs. 6-7).
@@ -122,7 +134,7 @@ class QuantileTrigger:
         """
         if len(self.history) < self.warmup:
             return -math.inf
-        return float(np.quantile(np.asarray(self.history), self.p / 100.0))
+        return _linear_quantile(self.history, self.p / 100.0)
 
     def update(self, s_t: float) -> bool:
         """Decide u_t from the window H_t (which excludes s_t), then append s_t to the window.
