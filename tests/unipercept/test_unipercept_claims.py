@@ -116,12 +116,13 @@ def test_reward_claims_fail_with_the_threshold_reward_in_agsrs_place(tmp_path, m
 
 
 def test_dapt_claims_fail_with_the_no_dapt_arm_in_the_full_pipelines_place(tmp_path, monkeypatch):
-    # the no-DAPT arm in both places: DAPT for zero epochs
-    real = dapt_ablation.dapt
-    monkeypatch.setattr(dapt_ablation, "dapt", lambda model, data, epochs, *a: model)
+    # the no-DAPT arm in both places: DAPT for zero epochs in the shared joint pipeline
+    real = common.dapt
+    monkeypatch.setattr(common, "dapt", lambda model, data, epochs, *a: model)
     config = common.PIPELINE_PRESETS["smoke"]
     out = dapt_ablation.dapt_ablation(config, RunContext(seed=0, artifact_dir=tmp_path))
-    monkeypatch.setattr(dapt_ablation, "dapt", real)
+    monkeypatch.setattr(common, "dapt", real)
+    assert out["full_minus_scratch_iqa_srcc"] == 0.0  # same weights, same draws: same model
     for cid in ("D1", "D2"):
         c = claim(dapt_ablation.DAPT_CLAIMS, cid)
         assert firm(c, out["full_minus_scratch_iqa_srcc"]) is Status.NOT_REPRODUCED, cid

@@ -1,12 +1,23 @@
-"""Issue 44/51: the shipped seed-0 PerceptVLM suite is what ``icml26 tool unipercept
-train-standin vlm_suite`` records and produces (its first stage retrained bit for bit here)."""
+"""Issue 44/51: the shipped PerceptVLM suites are what ``icml26 tool unipercept train-standin
+vlm_suite`` / ``vlm_suite_s1`` / ``vlm_suite_s2`` record and produce (seed 0's first stage
+retrained bit for bit here, seed 1's first stage to its recorded loss), and
+``unipercept.vlm`` quick reads one suite per seed index."""
 
+import pytest
 import torch
 
-from icml26.core import checkpoint_dir, load_checkpoint
+from icml26.core import RunContext, checkpoint_dir, load_checkpoint
+from icml26.core.runner import derive_seed
 from icml26.core.standins import standins_of
 from icml26.core.threads import torch_threads
-from icml26.unipercept.standins import STANDINS, load_vlm_suite
+from icml26.unipercept.experiments.vlm import VLM_QUICK, vlm_experiment
+from icml26.unipercept.standins import (
+    CLAIM_MODELS,
+    STANDINS,
+    SUITE_SEEDS,
+    load_vlm_suite,
+    suite_name,
+)
 from icml26.unipercept.vlm_pipeline import SUITE, VLM_RECIPE, train_vlm_suite
 
 
@@ -20,7 +31,22 @@ def test_the_shipped_suite_records_how_it_was_made():
     models, metrics = load_vlm_suite()
     assert metrics == meta["metrics"]
     assert set(models) == set(SUITE) and models["blind_agsr"].question_blind
-    assert load_vlm_suite({**VLM_RECIPE, "seed": 1}) is None  # another recipe: not shipped
+    assert load_vlm_suite({**VLM_RECIPE, "seed": 7}) is None  # no suite of that seed ships
+    assert load_vlm_suite({**VLM_RECIPE, "grpo_steps": 1}) is None  # another recipe
+
+
+@pytest.mark.parametrize("seed", SUITE_SEEDS[1:])
+def test_the_other_seeds_ship_the_models_the_claims_read(seed):
+    _, meta = load_checkpoint(checkpoint_dir("unipercept") / suite_name(seed))
+    assert meta["command"] == f"icml26 tool unipercept train-standin vlm_suite_s{seed}"
+    assert meta["recipe"] == {**VLM_RECIPE, "seed": seed} and meta["config"]["seed"] == seed
+    assert meta["config"]["models"] == list(CLAIM_MODELS)
+    models, metrics = load_vlm_suite({**VLM_RECIPE, "seed": seed})
+    assert set(models) == set(CLAIM_MODELS) and models["blind_agsr"].question_blind
+    assert {"base_loss", "dapt_loss", "blind_dapt_loss"} <= set(metrics)  # every stage recorded
+    seed0 = load_vlm_suite()[0]["dapt_agsr"].model.state_dict()
+    other = models["dapt_agsr"].model.state_dict()
+    assert not torch.equal(seed0["lm_head.weight"], other["lm_head.weight"])  # its own weights
 
 
 def test_retraining_the_base_stage_reproduces_the_shipped_weights():
@@ -31,3 +57,20 @@ def test_retraining_the_base_stage_reproduces_the_shipped_weights():
     shipped = load_vlm_suite()[0]["base"].model.state_dict()
     for key, value in models["base"].model.state_dict().items():
         assert torch.equal(value.half().float(), shipped[key]), key
+
+
+@pytest.mark.parametrize("seed", SUITE_SEEDS[1:2])  # seed 2's record: the same path (~45 CPU-s)
+def test_retraining_the_base_stage_of_another_seed_gives_its_recorded_loss(seed):
+    _, meta = load_checkpoint(checkpoint_dir("unipercept") / suite_name(seed))
+    with torch_threads(1):
+        _, metrics = train_vlm_suite(meta["recipe"], stages=1)
+    assert metrics["base_loss"] == meta["metrics"]["base_loss"]
+
+
+def test_quick_reads_one_suite_per_seed_index_and_refuses_copies():
+    from icml26.core import discover
+
+    assert discover().get("unipercept.vlm").seeds == len(SUITE_SEEDS)
+    beyond = derive_seed("unipercept.vlm", VLM_QUICK, len(SUITE_SEEDS))
+    with pytest.raises(ValueError, match="suites ship"):
+        vlm_experiment(VLM_QUICK, RunContext(seed=beyond))

@@ -13,12 +13,14 @@ One module per experiment:
 - :mod:`.reward_model` — E5 ``unipercept.reward_model``: TinyPercept's ratings as the GRPO reward
   of a small generator.
 - :mod:`.vlm` — ``unipercept.vlm`` (issue 44): the tiny InternVL suite (pretrain -> DAPT -> GRPO
-  arms, question-blind copy), quick from the shipped seed-0 checkpoints, against issue 44's bars.
+  arms, question-blind copy), quick from the shipped suites of seeds 0-2, against issue 44's
+  bars.
 
-:mod:`.common` holds the shared config, presets and pipeline steps. The paper's own figures are
-for an 8B MLLM on human-rated datasets; the system's headline (E1 M4) is the paper's margin over
-the best IQA specialist (+0.057 SRCC) at the paper's own bar, against the handcrafted
-specialist. Other thresholds are the spec's or issue 44's small-scale targets
+:mod:`.common` holds the shared config, presets and pipeline steps, and the joint DAPT ->
+GRPO-AGSR pipeline that E1, E3 and E4 share (shipped at quick's seed 0, issue 51). The paper's
+own figures are for an 8B MLLM on human-rated datasets; the system's headline (E1 M4) is the
+paper's margin over the best IQA specialist (+0.057 SRCC) at the paper's own bar, against the
+handcrafted specialist. Other thresholds are the spec's or issue 44's small-scale targets
 (``source="spec"``), except the claims that carry the direction of a paper comparison
 (``source="paper"``: R5, D2, J2, G5). Gates (issue 44) check that the testbed can show each
 effect: the IQA labels are learnable (E1 P1), RL moves both reward arms (E2 K1/K2), the no-DAPT

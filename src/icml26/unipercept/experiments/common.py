@@ -4,12 +4,18 @@ Every experiment runs the same pipeline on PerceptToy: build the domains' sets, 
 TinyPercept, DAPT, then GRPO against the frozen DAPT model. The steps below compose the public
 API (:func:`~icml26.unipercept.make_domain_sets`, :func:`~icml26.unipercept.train_dapt`,
 :func:`~icml26.unipercept.train_grpo`), each with its own progress bar from ``ctx``.
+
+E1, E3 and E4 (``unipercept.main``, ``.dapt_ablation``, ``.joint``) share one joint DAPT ->
+GRPO-AGSR model per seed index (issue 51): each runs under :func:`pipeline_context`, the seed
+``unipercept.main`` has at that index, and takes the model from :func:`joint_pipeline` — the
+shipped stand-in ``tinypercept_quick`` at the quick preset's seed 0, trained in the task
+otherwise.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from icml26.core import Resources, RunContext
 from icml26.unipercept.taxonomy import DOMAINS
@@ -190,3 +196,118 @@ def srcc(model: Any, vr: list) -> dict[str, float]:
     from icml26.unipercept import evaluate_vr
 
     return {d.lower(): m["srcc"] for d, m in evaluate_vr(model, vr).items()}
+
+
+PIPELINE_EXPERIMENT = "unipercept.main"  # whose seeds the shared joint pipeline runs on
+MAX_SEED_INDEX = 1000  # seed indices searched for the task's own
+
+
+def pipeline_context(experiment: str, config: MainConfig, ctx: RunContext) -> RunContext:
+    """``ctx`` with the seed :data:`PIPELINE_EXPERIMENT` has at the task's seed index, so the
+    experiments sharing the joint pipeline draw the same data and initial weights; ``ctx`` itself
+    when its seed is no seed index of ``experiment`` (a context made by hand)."""
+    from icml26.core.runner import derive_seed
+
+    for index in range(MAX_SEED_INDEX):
+        if derive_seed(experiment, config, index) == ctx.seed:
+            return replace(ctx, seed=derive_seed(PIPELINE_EXPERIMENT, config, index))
+    return ctx
+
+
+class JointPipeline(NamedTuple):
+    """The joint model after DAPT, after DAPT -> GRPO-AGSR, and the GRPO reward and KL by step."""
+
+    dapt_model: Any
+    model: Any
+    grpo_reward: list[float]
+    grpo_kl: list[float]
+
+
+def train_joint_pipeline(config: MainConfig, ctx: RunContext) -> JointPipeline:
+    """DAPT -> GRPO-AGSR of a fresh TinyPercept on the joint training set of ``ctx``'s seed."""
+    import copy
+
+    train_vr, train_vqa = domain_sets(config, ctx, "train", config.n_train)
+    train = train_vr + train_vqa
+    model = new_model(config, ctx)
+    dapt(model, train, config.dapt_epochs, config, ctx, "dapt")
+    dapt_model = copy.deepcopy(model)
+    history = grpo(model, copy.deepcopy(model), train, "agsr", config, ctx, "grpo")
+    return JointPipeline(
+        dapt_model.eval(), model.eval(), [s.reward_mean for s in history], [s.kl for s in history]
+    )
+
+
+PIPELINE_STANDIN = "tinypercept_quick"
+_SHIPPED: dict[str, Any] = {}  # one read of the shipped file per process
+
+
+def _recipe(config: MainConfig, seed: int) -> dict[str, Any]:
+    from icml26.core.results import to_jsonable
+
+    return {"experiment_config": to_jsonable(config), "seed": seed}
+
+
+def pipeline_standin() -> Any:
+    """The ``tinypercept_quick`` stand-in (a core ``TrainedStandin``): quick's seed-0 joint
+    pipeline trained on one thread, both models as float16, the GRPO reward and KL by step."""
+    import torch
+
+    from icml26.core import TrainedStandin
+    from icml26.core.runner import derive_seed
+    from icml26.core.threads import torch_threads
+
+    seed = derive_seed(PIPELINE_EXPERIMENT, MAIN_DEFAULT, 0)
+    with torch_threads(1):
+        run = train_joint_pipeline(MAIN_DEFAULT, RunContext(seed=seed))
+    state = {f"{name}.{k}": v.half() if v.is_floating_point() else v
+             for name, m in (("dapt", run.dapt_model), ("grpo", run.model))
+             for k, v in m.state_dict().items()}  # fmt: skip
+    state["grpo_reward"] = torch.tensor(run.grpo_reward, dtype=torch.float64)
+    state["grpo_kl"] = torch.tensor(run.grpo_kl, dtype=torch.float64)
+    return TrainedStandin(
+        model=state,
+        config={**run.model.config(), "dtype": "float16"},
+        recipe=_recipe(MAIN_DEFAULT, seed),
+        data="unipercept.experiments.common.domain_sets(MAIN_DEFAULT, RunContext(seed), "
+        "'train', 1500): make_domain_sets of IQA and ISTA (train sources)",
+        metrics={
+            "grpo_reward_end": run.grpo_reward[-1],
+            "grpo_kl_mean": sum(run.grpo_kl) / len(run.grpo_kl),
+        },
+    )
+
+
+def load_pipeline_standin(config: MainConfig, seed: int) -> JointPipeline | None:
+    """The shipped joint pipeline (float32, eval mode) when it was trained with ``config`` and
+    ``seed``, else ``None``."""
+    from icml26.core import checkpoint_dir, load_checkpoint
+    from icml26.core.weights import load_state_dict_strict
+    from icml26.unipercept import TinyPercept
+
+    if not _SHIPPED:
+        try:
+            _SHIPPED["state"], _SHIPPED["meta"] = load_checkpoint(
+                checkpoint_dir("unipercept") / PIPELINE_STANDIN
+            )
+        except FileNotFoundError:
+            return None
+    state, meta = _SHIPPED["state"], _SHIPPED["meta"]
+    if meta["recipe"] != _recipe(config, seed):
+        return None
+    models = []
+    for name in ("dapt", "grpo"):
+        model = TinyPercept(**{k: v for k, v in meta["config"].items() if k != "dtype"})
+        prefix = f"{name}."
+        own = {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
+        load_state_dict_strict(model, {k: v.float() if v.is_floating_point() else v
+                                       for k, v in own.items()})  # fmt: skip
+        models.append(model.eval())
+    return JointPipeline(*models, state["grpo_reward"].tolist(), state["grpo_kl"].tolist())
+
+
+def joint_pipeline(config: MainConfig, ctx: RunContext) -> JointPipeline:
+    """The shipped ``tinypercept_quick`` stand-in when it is what :func:`train_joint_pipeline`
+    gives for ``(config, ctx.seed)``, else that training run here."""
+    shipped = load_pipeline_standin(config, ctx.seed)
+    return train_joint_pipeline(config, ctx) if shipped is None else shipped

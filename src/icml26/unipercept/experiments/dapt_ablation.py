@@ -19,10 +19,11 @@ from icml26.unipercept.experiments.common import (
     PIPELINE_PRESETS,
     RESOURCES,
     MainConfig,
-    dapt,
     domain_sets,
     grpo,
+    joint_pipeline,
     new_model,
+    pipeline_context,
     srcc,
 )
 
@@ -107,16 +108,15 @@ def dapt_plot(metrics: list[dict[str, Any]], config: Any) -> dict[str, Any]:
     resources=RESOURCES,
 )
 def dapt_ablation(config: MainConfig, ctx: RunContext) -> dict[str, Any]:
+    ctx = pipeline_context("unipercept.dapt_ablation", config, ctx)  # unipercept.main's seed
     train_vr, train_vqa = domain_sets(config, ctx, "train", config.n_train)
     test_vr, _ = domain_sets(config, ctx, "test", config.n_test)
     train = train_vr + train_vqa
     metrics: dict[str, Any] = {}
-    model = new_model(config, ctx)
-    scratch = copy.deepcopy(model)  # the same initial weights, never pre-trained
-    dapt(model, train, config.dapt_epochs, config, ctx, "dapt")
-    metrics.update({f"dapt_{d}_srcc": v for d, v in srcc(model, test_vr).items()})
-    grpo(model, copy.deepcopy(model), train, "agsr", config, ctx, "grpo")
-    metrics.update({f"full_{d}_srcc": v for d, v in srcc(model, test_vr).items()})
+    run = joint_pipeline(config, ctx)
+    metrics.update({f"dapt_{d}_srcc": v for d, v in srcc(run.dapt_model, test_vr).items()})
+    metrics.update({f"full_{d}_srcc": v for d, v in srcc(run.model, test_vr).items()})
+    scratch = new_model(config, ctx)  # the pipeline's initial weights, never pre-trained
     scratch.eval()  # BatchNorm at its initial statistics, as GRPO always runs
     grpo(scratch, copy.deepcopy(scratch), train, "agsr", config, ctx, "grpo")
     metrics.update({f"scratch_{d}_srcc": v for d, v in srcc(scratch, test_vr).items()})

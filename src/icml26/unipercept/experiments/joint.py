@@ -20,7 +20,9 @@ from icml26.unipercept.experiments.common import (
     dapt,
     domain_sets,
     grpo,
+    joint_pipeline,
     new_model,
+    pipeline_context,
 )
 
 # J1 ("joint >= best single-domain", spec §5 E4) was dropped with issue 39: a non-strict bar on
@@ -124,15 +126,19 @@ def joint_plot(metrics: list[dict[str, Any]], config: Any) -> dict[str, Any]:
 def joint_experiment(config: MainConfig, ctx: RunContext) -> dict[str, Any]:
     from icml26.unipercept import evaluate_vqa
 
+    ctx = pipeline_context("unipercept.joint", config, ctx)  # unipercept.main's seed
     train_vr, train_vqa = domain_sets(config, ctx, "train", config.n_train)
     test_vr, test_vqa = domain_sets(config, ctx, "test", config.n_test)
     train = train_vr + train_vqa
     metrics: dict[str, Any] = {}
     groups = {"joint": train, **{d: [it for it in train if it.domain == d] for d in config.domains}}
     for name, data in groups.items():
-        model = new_model(config, ctx)  # the same initial weights for every model
-        dapt(model, data, config.dapt_epochs, config, ctx, "dapt")
-        grpo(model, copy.deepcopy(model), data, "agsr", config, ctx, "grpo")
+        if name == "joint":
+            model = joint_pipeline(config, ctx).model
+        else:
+            model = new_model(config, ctx)  # the same initial weights as the joint model
+            dapt(model, data, config.dapt_epochs, config, ctx, "dapt")
+            grpo(model, copy.deepcopy(model), data, "agsr", config, ctx, "grpo")
         key = "joint" if name == "joint" else f"single_{name.lower()}"
         metrics[f"{key}_cross"] = _cross_domain(model, test_vr)
         if name == "joint":

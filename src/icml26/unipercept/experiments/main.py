@@ -7,7 +7,6 @@ handcrafted specialist of issue 44 (21 features + HistGradientBoosting,
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import numpy as np
@@ -18,10 +17,8 @@ from icml26.unipercept.experiments.common import (
     PIPELINE_PRESETS,
     RESOURCES,
     MainConfig,
-    dapt,
     domain_sets,
-    grpo,
-    new_model,
+    joint_pipeline,
 )
 
 MAIN_CLAIMS = (
@@ -169,14 +166,11 @@ def main_tables(metrics: list[dict[str, Any]], config: Any) -> list[Table]:
 def main_experiment(config: MainConfig, ctx: RunContext) -> dict[str, Any]:
     from icml26.unipercept import HandcraftedIQA, vr_metrics
 
-    train_vr, train_vqa = domain_sets(config, ctx, "train", config.n_train)
+    train_vr, _ = domain_sets(config, ctx, "train", config.n_train)
     test_vr, test_vqa = domain_sets(config, ctx, "test", config.n_test)
-    model = new_model(config, ctx)
-    train = train_vr + train_vqa
-    dapt(model, train, config.dapt_epochs, config, ctx, "dapt")
-    metrics: dict[str, Any] = _scores(model, test_vr, test_vqa, "dapt_")
-    history = grpo(model, copy.deepcopy(model), train, "agsr", config, ctx, "grpo")
-    metrics.update(_scores(model, test_vr, test_vqa, ""))
+    run = joint_pipeline(config, ctx)  # shipped at quick's seed 0 (this task's seeds are its own)
+    metrics: dict[str, Any] = _scores(run.dapt_model, test_vr, test_vqa, "dapt_")
+    metrics.update(_scores(run.model, test_vr, test_vqa, ""))
     iqa_train = [it for it in train_vr if it.domain == "IQA"]
     iqa_test = [it for it in test_vr if it.domain == "IQA"]
     specialist = HandcraftedIQA().fit(iqa_train)
@@ -184,6 +178,6 @@ def main_experiment(config: MainConfig, ctx: RunContext) -> dict[str, Any]:
     metrics["specialist_iqa_srcc"] = spec["srcc"]
     metrics["specialist_iqa_plcc"] = spec["plcc"]
     metrics["main_minus_specialist_iqa_srcc"] = metrics["iqa_srcc"] - spec["srcc"]
-    metrics["grpo_reward"] = [s.reward_mean for s in history]
-    metrics["grpo_kl"] = [s.kl for s in history]
+    metrics["grpo_reward"] = run.grpo_reward
+    metrics["grpo_kl"] = run.grpo_kl
     return metrics
