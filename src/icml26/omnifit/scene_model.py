@@ -30,6 +30,7 @@ from icml26.core.progress import Progress, progress_reporter
 from icml26.core.schedules import warmup_cosine_lr
 from icml26.core.training import TrainingCheckpoint, adamw, optimizer_step, set_lr
 from icml26.core.validation import check_in_interval, check_positive_int, torch_generator
+from icml26.core.weights import seeded_default_init
 from icml26.omnifit.avscene import (
     AUDIO_BINS,
     AUDIO_TOKENS,
@@ -152,8 +153,7 @@ class SceneThinker(nn.Module):
         seed = check_positive_int("seed", seed, minimum=0, maximum=2**62, owner="SceneThinker")
         self.config = config
         d = config.d
-        with torch.random.fork_rng():
-            torch.manual_seed(seed)
+        with seeded_default_init(seed):
             thinker_config = config.thinker_config()
             thinker_config.text_config._attn_implementation = "sdpa"
             self.thinker = Qwen2_5OmniThinkerForConditionalGeneration(thinker_config)
