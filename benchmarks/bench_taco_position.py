@@ -7,9 +7,10 @@ ROC-AUC minus the Bayes AUC, mean over ``--reps`` tables. A backbone that reads 
 scores the same at every position; the shipped ones (2026-12-07) are near the Bayes AUC only
 when the column is first and near chance otherwise. Then the per-column permutation importance
 (increase of the test loss, nats) on 16 MLP-SCM prior tables with F = 10, where every column
-carries signal.
+carries signal. The gate of the code-shuffle experiment (docs/taco.md, "Shuffled positional
+codes"): the middle and last positions within ``--gate`` (0.05) AUC of the first.
 
-    python benchmarks/bench_taco_position.py [pot_ext pot_v3 ...] [--reps 4]
+    python benchmarks/bench_taco_position.py [pot_ext pot_v3 ...] [--reps 4] [--gate 0.05]
 """
 
 import argparse
@@ -68,6 +69,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkpoints", nargs="*", default=["pot_ext", "pot_v3"])
     parser.add_argument("--reps", type=int, default=4)
+    parser.add_argument("--gate", type=float, default=0.05)
     args = parser.parse_args()
     torch.set_num_threads(1)
     positions = {"first": 0, "middle": N_FEATURES // 2, "last": N_FEATURES - 1}
@@ -80,6 +82,10 @@ def main() -> None:
               + ", ".join(f"{k} {v:+.3f}" for k, v in gaps.items()))  # fmt: skip
         print(f"{name}: permutation importance per column (nats): "
               + " ".join(f"{v:+.3f}" for v in importance))  # fmt: skip
+        spread = max(abs(gaps["first"] - gaps[k]) for k in ("middle", "last"))
+        verdict = "passes" if spread <= args.gate else "fails"
+        print(f"{name}: gate max |first - middle|, |first - last| = {spread:.3f} "
+              f"(<= {args.gate}): {verdict}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from icml26.taco.encoder import (
     EncoderStats,
     InputEncoder,
     _compute_stats,
+    check_code_order,
     check_config,
     check_labels,
     check_rows,
@@ -227,21 +228,39 @@ class PerFeatureTransformer(nn.Module):
         X, y_train, stats = self._inputs(X, y_train, stats, "PerFeatureTransformer.encode")
         return self._encode(X, y_train, stats)
 
-    def _encode(self, X: torch.Tensor, y_train: torch.Tensor, stats: EncoderStats) -> torch.Tensor:
-        return self._run_layers(self.encoder._forward(X, y_train, stats), y_train.shape[1])
+    def _encode(
+        self,
+        X: torch.Tensor,
+        y_train: torch.Tensor,
+        stats: EncoderStats,
+        code_order: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        tokens = self.encoder._forward(X, y_train, stats, code_order)
+        return self._run_layers(tokens, y_train.shape[1])
 
     def forward(
-        self, X: torch.Tensor, y_train: torch.Tensor, stats: EncoderStats | None = None
+        self,
+        X: torch.Tensor,
+        y_train: torch.Tensor,
+        stats: EncoderStats | None = None,
+        *,
+        code_order: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Logits (B, T - N, max_classes) of the test rows of ``X`` (B, T, F).
+
+        ``code_order`` (B, max_groups), a permutation per dataset, gives group j the positional
+        code ``r[code_order[b, j]]`` (training-time shuffle); ``None``: group j gets r_j.
 
         Raises
         ------
         TypeError, ValueError
-            As :meth:`encode`.
+            As :meth:`encode`, or if ``code_order`` is not one permutation per dataset.
         """
-        X, y_train, stats = self._inputs(X, y_train, stats, "PerFeatureTransformer")
-        return self.decoder(self._encode(X, y_train, stats)[:, y_train.shape[1] :, -1])
+        owner = "PerFeatureTransformer"
+        X, y_train, stats = self._inputs(X, y_train, stats, owner)
+        code_order = check_code_order(code_order, owner=owner, batch=X.shape[0], config=self.config)
+        tokens = self._encode(X, y_train, stats, code_order)
+        return self.decoder(tokens[:, y_train.shape[1] :, -1])
 
     def predict_with_context(
         self, context: torch.Tensor, X_test: torch.Tensor, stats: EncoderStats
@@ -273,10 +292,14 @@ class PerFeatureTransformer(nn.Module):
         return X_test
 
     def _predict_with_context(
-        self, context: torch.Tensor, X_test: torch.Tensor, stats: EncoderStats
+        self,
+        context: torch.Tensor,
+        X_test: torch.Tensor,
+        stats: EncoderStats,
+        code_order: torch.Tensor | None = None,
     ) -> torch.Tensor:
         empty = torch.zeros(X_test.shape[0], 0, device=X_test.device)
-        test_tokens = self.encoder._forward(X_test, empty, stats)
+        test_tokens = self.encoder._forward(X_test, empty, stats, code_order)
         tokens = self._run_layers(torch.cat([context, test_tokens], dim=1), context.shape[1])
         return self.decoder(tokens[:, context.shape[1] :, -1])
 

@@ -6,7 +6,10 @@ training table is gone (spec §2.2, "Compression").
 
 Deviations (inferred): the standard deviation is the population one and a constant feature gets
 std 1; a feature counts as "used" when it is non-constant on the training rows; the hidden test
-label is imputed with 0 before its NaN indicator is appended.
+label is imputed with 0 before its NaN indicator is appended. An optional ``code_order`` (one
+permutation of the code table per dataset) reassigns the fixed codes to groups; it is a
+training-time augmentation (``train_taco(shuffle_codes=True)``), not the paper's method, and
+inference never uses it.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from torch import nn
 from icml26.core import Seed, check_positive_int, check_tensor, seeded_default_init
 from icml26.taco.config import TACOConfig
 
-__all__ = ["EncoderStats", "InputEncoder", "compute_stats"]
+__all__ = ["EncoderStats", "InputEncoder", "check_code_order", "compute_stats"]
 
 NAN_INDICATOR, POS_INF_INDICATOR, NEG_INF_INDICATOR = -2.0, 2.0, 4.0
 CLIP = 100.0
@@ -163,6 +166,29 @@ def check_labels(
     return y
 
 
+def check_code_order(
+    code_order: object, *, owner: str, batch: int, config: TACOConfig
+) -> torch.Tensor | None:
+    """``code_order`` if it is ``None`` or a (batch, max_groups) integer tensor whose every row
+    is a permutation of ``range(config.max_groups)``: row b gives group j of dataset b the
+    positional code ``r[code_order[b, j]]`` (the training-time shuffle of ``train_taco``)."""
+    if code_order is None:
+        return None
+    code_order = check_tensor("code_order", code_order, owner=owner, ndim=2, floating=False)
+    G = config.max_groups
+    if code_order.dtype == torch.bool or code_order.is_complex() or code_order.is_floating_point():
+        raise TypeError(f"{owner}: code_order must hold integer code ids; got {code_order.dtype}.")
+    if tuple(code_order.shape) != (batch, G):
+        raise ValueError(
+            f"{owner}: code_order must be (B, max_groups) = ({batch}, {G}); "
+            f"got {tuple(code_order.shape)}."
+        )
+    identity = torch.arange(G, device=code_order.device).expand(batch, G)
+    if not bool((code_order.sort(dim=1).values == identity).all()):
+        raise ValueError(f"{owner}: every row of code_order must be a permutation of range({G}).")
+    return code_order.long()
+
+
 def check_stats(stats: object, *, owner: str, batch: int, n_features: int) -> EncoderStats:
     """``stats`` if it is an :class:`EncoderStats` of (batch, n_features)."""
     if not isinstance(stats, EncoderStats):
@@ -266,7 +292,9 @@ class InputEncoder(nn.Module):
         check_stats(stats, owner=owner, batch=X.shape[0], n_features=X.shape[2])
         return self._cells(X, stats)
 
-    def _cells(self, X: torch.Tensor, stats: EncoderStats) -> torch.Tensor:
+    def _cells(
+        self, X: torch.Tensor, stats: EncoderStats, code_order: torch.Tensor | None = None
+    ) -> torch.Tensor:
         B, T, F = X.shape
         g = self.config.features_per_group
         indicator = torch.zeros_like(X)
@@ -283,7 +311,9 @@ class InputEncoder(nn.Module):
         n_used = nn.functional.pad(stats.used.float(), (0, pad)).view(B, G, g).sum(-1)
         z = z * torch.sqrt(g / n_used.clamp(min=1.0))[:, None, :, None]  # normalize_by_used
         tokens = self.cell(torch.cat([z, indicator], dim=-1))  # (B, T, G, E)
-        return tokens + self.pos(self.pos_code[:G])  # (G, E) broadcast over rows
+        if code_order is None:  # the paper's assignment: group j gets code r_j
+            return tokens + self.pos(self.pos_code[:G])  # (G, E) broadcast over rows
+        return tokens + self.pos(self.pos_code[code_order[:, :G]])[:, None]  # (B, 1, G, E)
 
     def targets(self, y_train: torch.Tensor, n_rows: int) -> torch.Tensor:
         """Target tokens (B, n_rows, 1, E): the first N rows labelled, the rest hidden.
@@ -337,5 +367,12 @@ class InputEncoder(nn.Module):
         self._check_labels(y_train, owner, batch=X.shape[0], n_rows=X.shape[1])
         return self._forward(X, y_train, stats)
 
-    def _forward(self, X: torch.Tensor, y_train: torch.Tensor, stats: EncoderStats) -> torch.Tensor:
-        return torch.cat([self._cells(X, stats), self._targets(y_train, X.shape[1])], dim=2)
+    def _forward(
+        self,
+        X: torch.Tensor,
+        y_train: torch.Tensor,
+        stats: EncoderStats,
+        code_order: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        cells = self._cells(X, stats, code_order)
+        return torch.cat([cells, self._targets(y_train, X.shape[1])], dim=2)

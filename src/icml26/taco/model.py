@@ -38,6 +38,7 @@ from icml26.taco.config import TACOConfig
 from icml26.taco.encoder import (
     EncoderStats,
     _compute_stats,
+    check_code_order,
     check_config,
     check_labels,
     check_rows,
@@ -372,11 +373,16 @@ class TACOModel(nn.Module):
         return n_latents(n_train, p, self.k_min)
 
     def _compress_chunk(
-        self, X: torch.Tensor, y: torch.Tensor, stats: EncoderStats, seed_idx: torch.Tensor
+        self,
+        X: torch.Tensor,
+        y: torch.Tensor,
+        stats: EncoderStats,
+        seed_idx: torch.Tensor,
+        code_order: torch.Tensor | None = None,
     ) -> torch.Tensor:
         n = X.shape[1]
         rows = torch.cat([X, X[:, seed_idx]], dim=1)  # (B, n + K, F): seed copies, labels hidden
-        tokens = self.compressor._run_layers(self.compressor.encoder._forward(rows, y, stats), n)
+        tokens = self.compressor._encode(rows, y, stats, code_order)
         return self.projection(tokens[:, n:])  # (B, K, G + 1, E)
 
     def compress(
@@ -407,7 +413,6 @@ class TACOModel(nn.Module):
             check_in_interval(
                 "percentage", percentage, low=0, high=100, closed="right", owner=owner
             )
-        stats = _compute_stats(X_train)
         sizes = chunk_sizes(X_train.shape[1], self.max_chunk_size)
         if seed_idx is not None and len(sizes) > 1:
             raise ValueError(
@@ -415,12 +420,23 @@ class TACOModel(nn.Module):
             )
         if seed_idx is not None:
             seed_idx = _check_seed_idx(seed_idx, X_train.shape[1], owner)
+        return self._compress(X_train, y_train, percentage, seed_idx)
+
+    def _compress(
+        self,
+        X_train: torch.Tensor,
+        y_train: torch.Tensor,
+        percentage: float | None,
+        seed_idx: torch.Tensor | None = None,
+        code_order: torch.Tensor | None = None,
+    ) -> CompressedContext:
+        stats = _compute_stats(X_train)
         latents, ks, start = [], [], 0
-        for n in sizes:
+        for n in chunk_sizes(X_train.shape[1], self.max_chunk_size):
             X, y = X_train[:, start : start + n], y_train[:, start : start + n]
             k = self.n_latents(n, percentage)
             idx = torch.arange(n - k, n, device=X.device) if seed_idx is None else seed_idx
-            latents.append(self._compress_chunk(X, y, stats, idx))
+            latents.append(self._compress_chunk(X, y, stats, idx, code_order))
             ks.append(int(idx.numel()))
             start += n
         return CompressedContext(torch.cat(latents, dim=1), stats, tuple(ks))
@@ -466,11 +482,15 @@ class TACOModel(nn.Module):
         *,
         percentage: float | None = None,
         seed: Seed = None,
+        code_order: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Training path: logits (B, T - N, C) of the test rows of ``X`` (B, T, F).
 
         With a compressor, p is ``percentage`` or, under ``rcp_sampling="uniform"``, drawn
         uniformly from ``rcp_choices`` with ``seed``; the gradient reaches C_φ, R and P_θ.
+        ``code_order`` (B, max_groups), one permutation per dataset, gives feature group j the
+        positional code ``r[code_order[b, j]]`` in the compressor and the predictor alike
+        (``train_taco(shuffle_codes=True)``); ``None`` is the paper's fixed assignment r_j.
         """
         owner = "TACOModel"
         X = check_rows("X", X, owner=owner, config=self.config, dtype=self.predictor.dtype, rows=1)
@@ -478,10 +498,17 @@ class TACOModel(nn.Module):
             "y_train", y_train, owner=owner, batch=X.shape[0], max_rows=X.shape[1],
             n_classes=self.config.max_classes,
         )  # fmt: skip
+        code_order = check_code_order(code_order, owner=owner, batch=X.shape[0], config=self.config)
         n_train = y_train.shape[1]
         if not self.use_compressor:
-            return self.predictor(X, y_train)
+            return self.predictor(X, y_train, code_order=code_order)
         if percentage is None and self.rcp_sampling == "uniform":
             percentage = float(numpy_generator(seed).choice(np.asarray(self.rcp_choices)))
-        context = self.compress(X[:, :n_train], y_train, percentage=percentage)
-        return self.predict_logits(context, X[:, n_train:])
+        if percentage is not None:
+            check_in_interval(
+                "percentage", percentage, low=0, high=100, closed="right", owner=owner
+            )
+        context = self._compress(X[:, :n_train], y_train, percentage, code_order=code_order)
+        return self.predictor._predict_with_context(
+            context.latents, X[:, n_train:], context.stats, code_order
+        )

@@ -108,6 +108,9 @@ class Recipe:
     init_full
         Continue ``init_from`` as a whole (every weight, compressor and projection included)
         instead of copying its predictor backbone (:func:`~icml26.taco.init_from_pot`).
+    shuffle_codes
+        Draw a fresh permutation of the positional code table per training dataset
+        (``train_taco(shuffle_codes=True)``, a training-time augmentation, not the paper's).
     """
 
     use_compressor: bool
@@ -124,11 +127,12 @@ class Recipe:
     init_from: str | None = None
     prior_class: str = "mlp_scm"
     init_full: bool = False
+    shuffle_codes: bool = False
 
     def __post_init__(self) -> None:
         owner = "Recipe"
         check_one_of("prior_class", self.prior_class, PRIOR_CLASSES, owner=owner)
-        for name in ("use_compressor", "init_full"):
+        for name in ("use_compressor", "init_full", "shuffle_codes"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{owner}: {name} must be a bool; got {getattr(self, name)!r}.")
         if self.init_full and self.init_from is None:
@@ -190,6 +194,7 @@ def train_recipe(
         rows_per_step=recipe.rows_per_step,
         resume=resume,
         progress=progress,
+        shuffle_codes=recipe.shuffle_codes,
     )
     record = {
         "steps": recipe.steps,
@@ -204,6 +209,7 @@ def train_recipe(
         "init_from": recipe.init_from,
         **({"prior_class": recipe.prior_class} if recipe.prior_class != "mlp_scm" else {}),
         **({"init_full": True} if recipe.init_full else {}),
+        **({"shuffle_codes": True} if recipe.shuffle_codes else {}),
     }
     last = [h["loss"] for h in history[-10:]]
     return TrainedStandin(
@@ -263,6 +269,25 @@ RECIPES: dict[str, Recipe] = {
         init_from="taco_long",
         init_full=True,
     ),
+    # issue 48 diagnosis: from scratch on prior v3, positional codes shuffled per dataset
+    # (pot_v3s) against the paper's fixed codes (pot_v3f, the control); ~17 CPU-minutes each
+    "pot_v3s": Recipe(
+        use_compressor=False,
+        steps=2000,
+        batch_size=16,
+        rows_per_step=1024,
+        prior=STAGE_A_PRIOR,
+        prior_class="mixture",
+        shuffle_codes=True,
+    ),
+    "pot_v3f": Recipe(
+        use_compressor=False,
+        steps=2000,
+        batch_size=16,
+        rows_per_step=1024,
+        prior=STAGE_A_PRIOR,
+        prior_class="mixture",
+    ),
     # stage B (issue 48; not shipped yet): CPU-hours, see docs/taco.md for the cost
     "pot_b": Recipe(
         use_compressor=False,
@@ -294,6 +319,10 @@ _DESCRIPTIONS = {
     "taco_long": "TACO of the quick presets: taco_ext continued 4000 steps on the extended prior",
     "pot_v3": "Stage A POT: pot_ext continued 700 steps on prior v3 (MixturePrior, F <= 32)",
     "taco_v3": "Stage A TACO: taco_long continued 700 steps on prior v3 (MixturePrior, F <= 32)",
+    "pot_v3s": "POT from scratch, 2000 steps on prior v3 (F <= 32), positional codes shuffled "
+    "per dataset",
+    "pot_v3f": "POT from scratch, 2000 steps on prior v3 (F <= 32), fixed positional codes "
+    "(control of pot_v3s)",
     "pot_b": "Stage B POT (not shipped): E=64, 4 layers, 64 features, 20000 steps on prior v3",
     "taco_b": "Stage B TACO (not shipped): from pot_b, 10000 steps on prior v3",
 }

@@ -28,6 +28,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -140,6 +141,7 @@ def train_taco(
     rows_per_step: int | None = None,
     resume: TrainingCheckpoint | None = None,
     progress: Progress = None,
+    shuffle_codes: bool = False,
 ) -> list[dict[str, float]]:
     """Meta-train ``model`` in place on datasets from ``prior``; return the per-step log.
 
@@ -175,6 +177,13 @@ def train_taco(
     progress
         ``True`` (a progress bar), a callable ``progress(done, total, {"loss": ...})`` or
         ``None`` (``icml26.core.progress``).
+    shuffle_codes
+        A training-time augmentation (not in the paper): every dataset of every step gets a
+        fresh random permutation of the positional code table, so feature group j carries
+        ``r[perm[j]]`` instead of r_j and no code sits on the same group in every table
+        (``TACOModel.forward(code_order=...)``). The permutations come from a child stream of
+        ``seed`` (``Generator.spawn``), so the prior draws, and thus the datasets, are the same
+        with and without the shuffle. Inference keeps the paper's fixed assignment.
 
     Returns
     -------
@@ -210,6 +219,8 @@ def train_taco(
     warmup = check_in_interval("warmup", warmup, low=0.0, high=1.0, owner=owner)
     if rows_per_step is not None:
         rows_per_step = check_positive_int("rows_per_step", rows_per_step, owner=owner)
+    if not isinstance(shuffle_codes, bool):
+        raise TypeError(f"{owner}: shuffle_codes must be a bool; got {shuffle_codes!r}.")
     if resume is not None and not isinstance(resume, TrainingCheckpoint):
         raise TypeError(
             f"{owner}: resume must be an icml26.core.TrainingCheckpoint or None; "
@@ -220,7 +231,10 @@ def train_taco(
     rng = numpy_generator(seed)
     warmup_steps = round(warmup * steps)
     optimiser = adamw(model, lr=lr, weight_decay=weight_decay)
-    start = 0 if resume is None else resume.restore(model, optimiser, {"prior": rng})
+    generators = {"prior": rng}
+    if shuffle_codes:  # a child stream: the prior draws stay those of the unshuffled run
+        generators["codes"] = rng.spawn(1)[0]
+    start = 0 if resume is None else resume.restore(model, optimiser, generators)
     history = [] if resume is None else list(resume.extra.get("history", []))[:start]
     model.train()
     with progress_reporter(progress, steps, owner) as report:
@@ -232,6 +246,12 @@ def train_taco(
                 size = min(batch_size, max(1, rows_per_step // T))
                 batch = prior.sample(size, seed=rng, n_rows=T)
             n = batch.n_train
+            code_order = None
+            if shuffle_codes:
+                G = model.config.max_groups
+                code_order = torch.as_tensor(
+                    np.stack([generators["codes"].permutation(G) for _ in batch.X])
+                )
             p = 100.0
             if model.use_compressor:
                 p = model.compression_percentage
@@ -241,7 +261,7 @@ def train_taco(
                 step, total_steps=steps, peak_lr=lr, warmup_steps=warmup_steps
             )
             set_lr(optimiser, step_lr)
-            logits = model(batch.X, batch.y[:, :n], percentage=p)  # (B, M, C)
+            logits = model(batch.X, batch.y[:, :n], percentage=p, code_order=code_order)
             loss = nn.functional.cross_entropy(logits.flatten(0, 1), batch.y[:, n:].flatten())
             value = optimizer_step(loss, optimiser, step=step, clip=clip, owner=owner)
             history.append(
@@ -257,7 +277,7 @@ def train_taco(
             log.info("step %d loss %.4f p %.0f", step, value, p)
             report(step + 1, loss=value)
             if resume is not None:
-                resume.save_if_due(step + 1, model, optimiser, {"prior": rng}, {"history": history})
+                resume.save_if_due(step + 1, model, optimiser, generators, {"history": history})
     model.eval()
     if checkpoint is not None:
         training = {
@@ -268,6 +288,7 @@ def train_taco(
             "warmup": warmup,
             "clip": clip,
             "rows_per_step": rows_per_step,
+            **({"shuffle_codes": True} if shuffle_codes else {}),
             "seed": seed if isinstance(seed, int) else None,
             "prior": vars(prior),
             "init_from": None
