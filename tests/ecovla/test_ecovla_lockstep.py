@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from icml26.ecovla import (
+    FAILURE_MODES,
     DensePolicy,
     EcoVLAPruner,
     FixedPatternPolicy,
@@ -22,6 +23,7 @@ from icml26.ecovla import (
     random_pattern,
     static_wanda_pattern,
 )
+from icml26.ecovla.env import GRASP_RADIUS
 
 
 @pytest.fixture(scope="module")
@@ -114,13 +116,7 @@ def test_lockstep_traces_drift_and_failure_modes(model):
     result = evaluate_lockstep([DensePolicy(model), static], envs, [5, 5], 2, [True, True])
     assert result.drift[0] == [0.0] * 4  # dense against itself
     assert all(d > 0 for d in result.drift[1])
-    assert set(result.failure) <= {
-        "success",
-        "never grasped",
-        "wrong object",
-        "dropped",
-        "held at timeout",
-    }
+    assert set(result.failure) <= set(FAILURE_MODES)
     with pytest.raises(ValueError, match="own env"):
         evaluate_lockstep([DensePolicy(model)] * 2, [envs[0]] * 2, [0, 1])
     with pytest.raises(ValueError, match="one seed per policy"):
@@ -156,3 +152,56 @@ def test_per_row_fastv_selection_is_each_rows_own():
     assert kept_h[1, :, 0].tolist() == [6.0, 8.0, 10.0, 11.0]
     with pytest.raises(TypeError, match="per_row"):
         fastv_token_prune(h, attn, 0.5, 1, 4, per_row=1)
+
+
+class _Scripted(DensePolicy):
+    """Acts with the env's expert, bent by ``mode``, ignoring the model's action."""
+
+    def __init__(self, model, env, mode):
+        super().__init__(model)
+        self.env, self.mode, self.released = env, mode, False
+
+    def commit(self, action, captured):
+        s = self.env._state
+        if self.mode == "still" or self.released:
+            return np.zeros((1, 3))
+        if self.mode == "other object":
+            s["target"], real = (s["target"] + 1) % 3, s["target"]
+        if self.mode == "other pad":
+            s["goal"], real = 1 - s["goal"], s["goal"]
+        expert = self.env.expert_action()
+        if self.mode == "other object":
+            s["target"] = real
+        if self.mode == "other pad":
+            s["goal"] = real
+        if self.mode in ("other object", "other pad"):  # let go once, then stay still
+            self.released = expert[2] < 0 and s["held"] >= 0
+        holding = s["held"] == s["target"]
+        if self.mode == "never close":
+            expert[2] = -1.0
+        if self.mode == "never open" and holding:
+            expert[2] = 1.0
+        if self.mode == "drop" and holding and s["t"] >= 3:
+            expert[2], self.released = -1.0, True
+        return expert[None]
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        ("expert", "success"),
+        ("still", "never reached"),
+        ("never close", "reached, not grasped"),
+        ("other object", "wrong object"),
+        ("drop", "dropped"),
+        ("other pad", "wrong pad"),
+        ("never open", "held at timeout"),
+    ],
+)
+def test_failure_modes_are_read_from_the_env_state(model, mode, expected):
+    env = Shift2DPickPlaceEnv(split="clean", max_steps=70)
+    result = evaluate_lockstep([_Scripted(model, env, mode)], [env], [3], execute=1)
+    assert result.failure == [expected]
+    assert result.success.tolist() == [expected == "success"]
+    if mode in ("still", "never close"):
+        assert (result.closest[0] <= GRASP_RADIUS) == (mode == "never close")

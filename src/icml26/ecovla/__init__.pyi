@@ -8,7 +8,7 @@ from icml26.ecovla.adapter import (
 )
 from icml26.ecovla.env import Shift2DPickPlaceEnv, scripted_expert
 from icml26.ecovla.flops import backbone_flops, mean_step_flops, pattern_update_flops
-from icml26.ecovla.lockstep import LockstepResult, evaluate_lockstep
+from icml26.ecovla.lockstep import FAILURE_MODES, LockstepResult, evaluate_lockstep
 from icml26.ecovla.model import TinyVLA, TinyVLAConfig
 from icml26.ecovla.orchestrator import InterleavedOrchestrator
 from icml26.ecovla.pattern import SparsityPattern, slice_linear
@@ -43,6 +43,7 @@ from icml26.ecovla.training import (
 from icml26.ecovla.trigger import QuantileTrigger, frame_similarity
 
 __all__ = [
+    "FAILURE_MODES",
     "POLICIES",
     "AbstractPolicy",
     "BackboneAdapter",

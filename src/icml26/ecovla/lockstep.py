@@ -22,9 +22,23 @@ import numpy as np
 
 from icml26.core.validation import check_positive_int
 
-__all__ = ["LockstepResult", "evaluate_lockstep"]
+__all__ = ["FAILURE_MODES", "LockstepResult", "evaluate_lockstep"]
 
 MAX_ROWS = 100_000
+#: How an episode ended, from the environment's state, in the order they are tested: the
+#: instructed object on the instructed pad; something still held when time ran out; the
+#: instructed object released on the other pad; released elsewhere; only other objects ever
+#: grasped; the gripper came within the grasp radius of the instructed object but never grasped
+#: anything; it never came that close.
+FAILURE_MODES = (
+    "success",
+    "held at timeout",
+    "wrong pad",
+    "dropped",
+    "wrong object",
+    "reached, not grasped",
+    "never reached",
+)
 
 
 @dataclass(frozen=True)
@@ -33,8 +47,9 @@ class LockstepResult:
 
     ``drift[i]``: for rows evaluated with ``trace=True``, the norm of the first action of the
     row's chunk minus the dense policy's first action on the same observation, one value per
-    decision step along the row's own trajectory. ``failure[i]``: how the episode ended
-    (``"success"``, ``"never grasped"``, ``"wrong object"``, ``"dropped"``, ``"held at timeout"``).
+    decision step along the row's own trajectory. ``failure[i]``: how the episode ended, read
+    from the environment's state (:data:`FAILURE_MODES`). ``closest[i]``: the smallest distance
+    between the gripper and the instructed object over the episode (reset state included).
     """
 
     success: np.ndarray
@@ -42,6 +57,7 @@ class LockstepResult:
     queries: np.ndarray
     failure: list[str]
     drift: list[list[float]] = field(default_factory=list)
+    closest: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property
     def success_rate(self) -> float:
@@ -61,14 +77,26 @@ def _unwrapped(env: Any) -> Any:
     return base
 
 
-def _failure(held_target: bool, held_other: bool, info: dict[str, Any], holding: bool) -> str:
-    if info["success"]:
+def _distance(env: Any) -> float:
+    s = env._state
+    return float(np.linalg.norm(s["gripper"] - s["objects"][s["target"]]))
+
+
+def _failure(env: Any, success: bool, held_target: bool, held_other: bool, closest: float) -> str:
+    from icml26.ecovla.env import GRASP_RADIUS, PAD_RADIUS
+
+    s = env._state
+    if success:
         return "success"
-    if holding:
+    if s["held"] >= 0:
         return "held at timeout"
     if held_target:
-        return "dropped"
-    return "wrong object" if held_other else "never grasped"
+        other = s["pads"][1 - s["goal"]]
+        on_other = float(np.linalg.norm(s["objects"][s["target"]] - other)) <= PAD_RADIUS
+        return "wrong pad" if on_other else "dropped"
+    if held_other:
+        return "wrong object"
+    return "reached, not grasped" if closest <= GRASP_RADIUS else "never reached"
 
 
 def evaluate_lockstep(
@@ -147,6 +175,7 @@ def evaluate_lockstep(
     queries = np.zeros(rows, dtype=np.int64)
     held_target = [False] * rows
     held_other = [False] * rows
+    closest = [_distance(base) for base in bases]
     drift: list[list[float]] = [[] for _ in range(rows)]
     while active:
         batch_obs = [obs[i] for i in active]
@@ -190,6 +219,7 @@ def evaluate_lockstep(
                 state = bases[i]._state
                 held_target[i] |= state["held"] == state["target"]
                 held_other[i] |= state["held"] >= 0 and state["held"] != state["target"]
+                closest[i] = min(closest[i], _distance(bases[i]))
                 done = terminated or truncated
                 if done:
                     break
@@ -199,7 +229,7 @@ def evaluate_lockstep(
                 still.append(i)
         active = still
     failure = [
-        _failure(held_target[i], held_other[i], infos[i], bases[i]._state["held"] >= 0)
+        _failure(bases[i], infos[i]["success"], held_target[i], held_other[i], closest[i])
         for i in range(rows)
     ]
     return LockstepResult(
@@ -208,6 +238,7 @@ def evaluate_lockstep(
         queries=queries,
         failure=failure,
         drift=drift,
+        closest=np.asarray(closest),
     )
 
 

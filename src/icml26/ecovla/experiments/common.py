@@ -219,6 +219,7 @@ def play(
             queries=result.queries[rows],
             failure=result.failure[rows],
             drift=result.drift[rows],
+            closest=result.closest[rows],
         )
         out[f"{name}:rows"] = policies[rows]
     return out
