@@ -52,6 +52,7 @@ from icml26.scale.standins import (
     load_policy,
     policy_trainer,
     policy_v1_trainer,
+    policy_view,
     train_policy,
     train_policy_v1,
 )
@@ -116,6 +117,7 @@ __all__ = [
     "make_decoder",
     "policy_trainer",
     "policy_v1_trainer",
+    "policy_view",
     "run_libero",
     "sample_with_temperature",
     "scaled_dot_attention",

@@ -16,10 +16,14 @@ a wall) and makes exploration recoverable and actions continuous:
 - success: the target held at the end of 3 consecutive steps (``terminated``, reward 1);
   truncation after 60 steps.
 
-Observation: ``{"image": uint8 (32, 32, 3), "instruction": palette id}``, an allocentric view
-(1 px = 1/32 of the world): objects are 3x3-px squares, the wall grey, the agent a white 5x5-px
-ring whose inside shows the object it holds. Actions (dx, dy, grip) in [-1, 1]^3, tokenised into
-OpenVLA's 256 bins by the policy.
+Observation: ``{"image": uint8 (32, 32, 3), "instruction": palette id}``. By default an allocentric
+view (``view="allocentric"``, 1 px = 1/32 of the world): objects are 3x3-px squares, the wall
+grey, the agent a white 5x5-px ring whose inside shows the object it holds. ``view="egocentric"``
+draws the same scene in a window of 2x2 world units centred on the agent (1 px = 1/16 of the
+world, the whole world always in view, outside it reads as wall): the agent's ring always sits at
+pixel (16, 16) and an object at offset (dx, dy) from the agent at pixel
+(16 + floor(16 dx), 16 + floor(16 dy)) (column, row), as v0's observation is egocentric.
+Actions (dx, dy, grip) in [-1, 1]^3, tokenised into OpenVLA's 256 bins by the policy.
 
 :func:`expert_action` is the clean demonstrator (it knows the target): it releases a wrong
 object, goes round the wall on the side drawn at reset, grips within reach and holds.
@@ -31,6 +35,7 @@ visited state is labelled with the clean expert action, so the data hold recover
 from __future__ import annotations
 
 import colorsys
+import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -43,6 +48,7 @@ from icml26.core.validation import check_array, check_in_interval, check_one_of,
 __all__ = [
     "ENV_ID_V1",
     "SPLITS_V1",
+    "VIEWS",
     "AmbiguousReach2DV1Env",
     "SplitSpecV1",
     "dart_rollout",
@@ -51,6 +57,8 @@ __all__ = [
 
 ENV_ID_V1 = "icml26/AmbiguousReach2D-v1"
 IMAGE = 32  # pixels per side
+EGO_SCALE = IMAGE // 2  # pixels per world unit of the egocentric window (2 x 2 world units)
+VIEWS = ("allocentric", "egocentric")
 STEP = 0.08  # world units per unit action
 REACH = 0.06  # grip radius
 HOLD_STEPS = 3
@@ -110,6 +118,10 @@ class AmbiguousReach2DV1Env(gym.Env):
         Steps before truncation (default 60), in [1, 1000].
     render_mode
         ``None`` or ``"rgb_array"`` (the noiseless image).
+    view
+        ``"allocentric"`` (default: the whole world, 1 px = 1/32) or ``"egocentric"`` (a 2x2
+        world-unit window centred on the agent, 1 px = 1/16). The scenes, dynamics and random
+        draws are the same; only the image differs.
 
     Examples
     --------
@@ -117,6 +129,9 @@ class AmbiguousReach2DV1Env(gym.Env):
     >>> obs, info = env.reset(seed=0)
     >>> obs["image"].shape
     (32, 32, 3)
+    >>> ego = AmbiguousReach2DV1Env(view="egocentric")
+    >>> bool((ego.reset(seed=0)[0]["image"][16, 14] > 200).all())  # the agent's ring, centred
+    True
     >>> obs, reward, terminated, truncated, info = env.step(expert_action(env))
     """
 
@@ -129,6 +144,7 @@ class AmbiguousReach2DV1Env(gym.Env):
         n_walls: tuple[int, int] = (0, 1),
         max_steps: int = 60,
         render_mode: Literal["rgb_array"] | None = None,
+        view: Literal["allocentric", "egocentric"] = "allocentric",
     ) -> None:
         owner = "AmbiguousReach2DV1Env"
         self.split = check_one_of("split", split, tuple(SPLITS_V1), owner=owner)
@@ -138,6 +154,7 @@ class AmbiguousReach2DV1Env(gym.Env):
         self.render_mode = check_one_of(
             "render_mode", render_mode, (None, "rgb_array"), owner=owner
         )
+        self.view = check_one_of("view", view, VIEWS, owner=owner)
         self.observation_space = spaces.Dict(
             {
                 "image": spaces.Box(0, 255, (IMAGE, IMAGE, 3), dtype=np.uint8),
@@ -166,6 +183,7 @@ class AmbiguousReach2DV1Env(gym.Env):
             "n_distractors": self.n_distractors,
             "n_walls": self.n_walls,
             "max_steps": self.max_steps,
+            "view": self.view,
         }
 
     # --- scene generation ---------------------------------------------------------------------
@@ -264,12 +282,32 @@ class AmbiguousReach2DV1Env(gym.Env):
 
     def _canvas(self) -> np.ndarray:
         scene = self._scene
-        img = np.full((IMAGE, IMAGE, 3), 0.1)
+        if self.view == "allocentric":
+            img = np.full((IMAGE, IMAGE, 3), 0.1)
 
-        def px(p: np.ndarray) -> tuple[int, int]:
-            # the pixel of each coordinate, clamped to the image (plain floats: np.clip per
-            # point was a third of the render)
-            return tuple(min(max(int(float(v) * IMAGE), 0), IMAGE - 1) for v in p)
+            def px(p: np.ndarray) -> tuple[int, int]:
+                # the pixel of each coordinate, clamped to the image (plain floats: np.clip per
+                # point was a third of the render)
+                return tuple(min(max(int(float(v) * IMAGE), 0), IMAGE - 1) for v in p)
+
+        else:
+            centre = [float(v) for v in scene["agent"]]
+
+            def px(p: np.ndarray) -> tuple[int, int]:
+                # the agent at pixel IMAGE // 2; offsets of up to 1 world unit stay in view
+                return tuple(
+                    min(max(IMAGE // 2 + math.floor(EGO_SCALE * (float(v) - c)), 0), IMAGE - 1)
+                    for v, c in zip(p, centre, strict=True)
+                )
+
+            img = np.full((IMAGE, IMAGE, 3), 0.5)  # outside the world reads as wall
+            # the world's pixels: from the one of world coordinate 0 to the one before 1's
+            x0, x1, y0, y1 = (
+                min(max(IMAGE // 2 + math.floor(EGO_SCALE * (edge - c)), 0), IMAGE)
+                for c in centre
+                for edge in (0.0, 1.0)
+            )
+            img[y0:y1, x0:x1] = 0.1
 
         if scene["wall"] is not None:
             (x0, y0), (x1, y1) = px(scene["wall"][:2]), px(scene["wall"][2:])

@@ -30,7 +30,7 @@ from icml26.core.standins import (
 from icml26.core.training import TrainingCheckpoint
 from icml26.core.validation import Seed, check_in_interval, check_positive_int
 from icml26.scale.env import AmbiguousReach2DEnv
-from icml26.scale.env_v1 import AmbiguousReach2DV1Env
+from icml26.scale.env_v1 import VIEWS, AmbiguousReach2DV1Env
 from icml26.scale.hf_vla import TinyOpenVLA
 from icml26.scale.model import TinyARVLA
 from icml26.scale.training import collect_dart_demonstrations, collect_demonstrations, train_bc
@@ -42,6 +42,7 @@ __all__ = [
     "load_policy",
     "policy_trainer",
     "policy_v1_trainer",
+    "policy_view",
     "train_policy",
     "train_policy_v1",
 ]
@@ -148,6 +149,7 @@ def train_policy_v1(
     lr: float = 1e-3,
     noise: float = 0.3,
     detour: float = 0.3,
+    view: str = "allocentric",
     seed: Seed = 0,
     progress: Progress = None,
     resume: TrainingCheckpoint | None = None,
@@ -156,10 +158,12 @@ def train_policy_v1(
     """DART demonstrations on AmbiguousReach2D-v1's ID split, then behaviour cloning.
 
     ``demos`` noisy-expert episodes (``noise``, ``detour``: :func:`~icml26.scale.dart_rollout`)
-    labelled with clean expert actions; a :class:`TinyOpenVLA` (``model_kwargs``) trained for
-    ``steps`` steps. ``seed`` seeds the data, the initialisation and the minibatches. Returns
-    the model (eval mode), its per-step losses and the held-out token accuracy (200 further
-    episodes, greedy token = expert token).
+    labelled with clean expert actions, observed through ``view`` (``"allocentric"``, the
+    shipped policies', or ``"egocentric"``: :class:`~icml26.scale.AmbiguousReach2DV1Env`); a
+    :class:`TinyOpenVLA` (``model_kwargs``) trained for ``steps`` steps. ``seed`` seeds the
+    data, the initialisation and the minibatches. Returns the model (eval mode), its per-step
+    losses and the held-out token accuracy (``demos // 10`` further episodes, greedy token =
+    expert token).
 
     Examples
     --------
@@ -174,7 +178,7 @@ def train_policy_v1(
 
     owner = "train_policy_v1"
     demos = check_positive_int("demos", demos, owner=owner, maximum=100_000)
-    env = AmbiguousReach2DV1Env("id")
+    env = AmbiguousReach2DV1Env("id", view=view)
     rng = np.random.default_rng(check_positive_int("seed", seed, owner=owner, minimum=0,
                                                    maximum=2**31))  # fmt: skip
     data = collect_dart_demonstrations(env, demos, seed=rng, noise=noise, detour=detour)
@@ -228,7 +232,8 @@ def policy_v1_trainer(model_kwargs: Mapping[str, Any], **recipe: Any) -> TrainFn
             recipe=full,
             data=(
                 f"{full['demos']} noisy-expert (DART) episodes on AmbiguousReach2D-v1's ID split "
-                "labelled with clean expert actions (icml26.scale.collect_dart_demonstrations), "
+                + ("" if full["view"] == "allocentric" else f"({full['view']} view) ")
+                + "labelled with clean expert actions (icml26.scale.collect_dart_demonstrations), "
                 "seeded from the recipe's seed"
             ),
             metrics={
@@ -321,3 +326,24 @@ def load_policy(name_or_path: str | Path) -> tuple[TinyARVLA | TinyOpenVLA, dict
     model.load_state_dict(state)
     model.eval()
     return model, meta
+
+
+def policy_view(meta: Mapping[str, Any]) -> str:
+    """The observation a v1 policy was trained on: its recipe's ``view`` (allocentric if absent).
+
+    Every v1 experiment evaluates a policy in that view, so a policy trained on the egocentric
+    option (``view="egocentric"``) is run on egocentric episodes; the shipped policies'
+    records predate the option and read allocentric.
+
+    Examples
+    --------
+    >>> policy_view({"recipe": {"seed": 0}}), policy_view({"recipe": {"view": "egocentric"}})
+    ('allocentric', 'egocentric')
+    """
+    if not isinstance(meta, Mapping):
+        raise TypeError(f"policy_view: meta must be a mapping; got {type(meta).__name__}.")
+    recipe = meta.get("recipe")
+    view = recipe.get("view", "allocentric") if isinstance(recipe, dict) else "allocentric"
+    if view not in VIEWS:
+        raise ValueError(f"policy_view: the recipe's view must be one of {VIEWS}; got {view!r}.")
+    return view

@@ -4,7 +4,10 @@ Three behaviour-cloned TinyOpenVLA policies (SigLIP + MLP projector + Llama, the
 ``reach_v1_s0..2``) are the three seeds: seed index i evaluates policy i, so every interval is a
 hierarchical bootstrap over policies, then paired episodes (every decoder runs the same
 episodes). The quick presets evaluate the shipped policies on the ID split (60 / 40 episodes
-per policy); the full presets run the three splits with 500 episodes each.
+per policy); the full presets run the three splits with 500 episodes each. Each policy is
+evaluated in the view it was trained on (:func:`policy_view`: the recipe's ``view``, allocentric
+for the shipped policies), so ``--set 'policies=[...]'`` with egocentric policies runs egocentric
+episodes.
 
 Gates, decided without SCALE's success (issue 41): the expert solves the episodes (E1); greedy is
 competent and leaves room (G1, G2: 35-80 %); u ranks the tokens where greedy is far from the
@@ -189,6 +192,7 @@ def run_v1(experiment: str, config: ReachV1Config, ctx: RunContext) -> dict[str,
         SharedPrefixAdapter,
         TinyVLAAdapter,
         evaluate_many,
+        policy_view,
     )
     from icml26.scale.evaluation import expert_episode_success
 
@@ -208,7 +212,7 @@ def run_v1(experiment: str, config: ReachV1Config, ctx: RunContext) -> dict[str,
     groups += [[d] for d in alone if d in config.decoders]
     with ctx.progress(len(config.splits) * (len(groups) + 1), "decoder groups x splits") as bar:
         for split in config.splits:
-            env = AmbiguousReach2DV1Env(split)
+            env = AmbiguousReach2DV1Env(split, view=policy_view(meta))
             for group in groups:
                 pools = None
                 if group == ["shuffled_tau"]:  # SCALE's temperatures on this split, per token
