@@ -6,7 +6,7 @@ from icml26.ecovla.adapter import (
     find_decoder_layers,
     load_vla,
 )
-from icml26.ecovla.env import Shift2DPickPlaceEnv, scripted_expert
+from icml26.ecovla.env import TASKS, Shift2DPickPlaceEnv, scripted_expert
 from icml26.ecovla.flops import backbone_flops, mean_step_flops, pattern_update_flops
 from icml26.ecovla.lockstep import FAILURE_MODES, LockstepResult, evaluate_lockstep
 from icml26.ecovla.model import TinyVLA, TinyVLAConfig
@@ -45,6 +45,7 @@ from icml26.ecovla.trigger import QuantileTrigger, frame_similarity
 __all__ = [
     "FAILURE_MODES",
     "POLICIES",
+    "TASKS",
     "AbstractPolicy",
     "BackboneAdapter",
     "BackboneDims",

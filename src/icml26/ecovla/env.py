@@ -11,6 +11,12 @@ task phases (reach / carry / place) change which cues matter. Splits:
 * ``"shift"``: the six other combinations (absent from training and calibration), and the
   distractor drifts.
 
+Tasks (``task=``, issue 42's multi-task pre-training data): ``"pick_place"`` (the default and the
+only task evaluated), ``"touch"`` (grasp the instructed object: success the moment it is held)
+and ``"push"`` (the gripper never grasps; it shoves every object within ``GRASP_RADIUS`` out to
+that distance, and success is the instructed object within ``PAD_RADIUS`` of the instructed pad).
+The task changes neither the layout draws nor the observation.
+
 Observations are a dict: ``image`` (64, 64, 3) uint8, ``instruction`` (object id, goal id) and
 ``proprio`` (gripper x, y in [0, 1] and grip state ±1). Actions are (dx, dy, grip) in [-1, 1]:
 the gripper moves by ``MAX_STEP`` times (dx, dy); grip > 0 closes it. Closing within
@@ -38,10 +44,11 @@ from icml26.core.validation import (
 )
 from icml26.ecovla._inputs import check_seed
 
-__all__ = ["Shift2DPickPlaceEnv", "scripted_expert"]
+__all__ = ["TASKS", "Shift2DPickPlaceEnv", "scripted_expert"]
 
 ENV_ID = "Shift2DPickPlace-v0"
 SPLITS = ("clean", "train", "shift")
+TASKS = ("pick_place", "touch", "push")
 MAX_STEP = 0.03
 SLOWDOWN = 0.09  # the expert moves proportionally to the distance within this radius
 GRASP_RADIUS = 0.07
@@ -87,6 +94,8 @@ class Shift2DPickPlaceEnv(gym.Env):
         Rendered image side in pixels (multiple of 8, 16 to 256).
     render_mode
         ``None`` or ``"rgb_array"``.
+    task
+        ``"pick_place"``, ``"touch"`` or ``"push"`` (see the module docstring).
 
     Examples
     --------
@@ -111,9 +120,11 @@ class Shift2DPickPlaceEnv(gym.Env):
         max_steps: int = 80,
         image_size: int = 64,
         render_mode: str | None = None,
+        task: Literal["pick_place", "touch", "push"] = "pick_place",
     ) -> None:
         owner = "Shift2DPickPlaceEnv"
         self.split = check_one_of("split", split, SPLITS, owner=owner)
+        self.task = check_one_of("task", task, TASKS, owner=owner)
         self.max_steps = check_positive_int("max_steps", max_steps, maximum=1000, owner=owner)
         self.image_size = check_positive_int(
             "image_size", image_size, minimum=16, maximum=256, owner=owner
@@ -216,7 +227,7 @@ class Shift2DPickPlaceEnv(gym.Env):
         a = np.clip(a, -1.0, 1.0)
         s = self._state
         s["gripper"] = np.clip(s["gripper"] + MAX_STEP * a[:2], 0.02, 0.98)
-        close = bool(a[2] > 0)
+        close = bool(a[2] > 0) and self.task != "push"
         if close and not s["closed"] and s["held"] < 0:
             s["held"] = self._nearest_graspable()
         if not close:
@@ -224,6 +235,13 @@ class Shift2DPickPlaceEnv(gym.Env):
         s["closed"] = close
         if s["held"] >= 0:
             self._positions()[s["held"]][:] = s["gripper"]
+        if self.task == "push":
+            for position in self._positions():
+                away = position - s["gripper"]
+                gap = float(np.linalg.norm(away))
+                if gap < GRASP_RADIUS:
+                    push = away / gap if gap > 1e-9 else np.array([1.0, 0.0])
+                    position[:] = np.clip(s["gripper"] + GRASP_RADIUS * push, 0.02, 0.98)
         s["t"] += 1
         if self.split == "shift" and self.shifted and s["held"] != 3:
             s["distractor"] = np.clip(s["distractor"] + s["drift"], 0.05, 0.95)
@@ -244,6 +262,8 @@ class Shift2DPickPlaceEnv(gym.Env):
 
     def _success(self) -> bool:
         s = self._state
+        if self.task == "touch":
+            return s["held"] == s["target"]
         obj, pad = s["objects"][s["target"]], s["pads"][s["goal"]]
         return s["held"] != s["target"] and float(np.linalg.norm(obj - pad)) <= PAD_RADIUS
 
@@ -356,6 +376,8 @@ class Shift2DPickPlaceEnv(gym.Env):
         """The noise-free expert action (dx, dy, grip) in the current state (potential field)."""
         s = self._state
         pos, target = s["gripper"], s["target"]
+        if self.task == "push":
+            return self._push_action()
         if s["held"] >= 0 and s["held"] != target:
             return np.array([0.0, 0.0, -1.0])  # holding the wrong thing: let go
         holding = s["held"] == target
@@ -376,6 +398,31 @@ class Shift2DPickPlaceEnv(gym.Env):
             # close well inside the grasp radius, so an imprecise imitator still grasps
             grip = 1.0 if dist < 0.6 * GRASP_RADIUS else -1.0
         return np.array([move[0], move[1], grip])
+
+    def _push_action(self) -> np.ndarray:
+        """Push: reach a point behind the object (seen from the pad), going round the object's
+        side, then move through it towards the pad; the gripper stays open."""
+        s = self._state
+        pos, obj, pad = s["gripper"], s["objects"][s["target"]], s["pads"][s["goal"]]
+        to_pad = pad - obj
+        u = to_pad / max(float(np.linalg.norm(to_pad)), 1e-9)
+        rel = pos - obj
+        along = float(rel @ u)
+        side = rel - along * u
+        lateral = float(np.linalg.norm(side))
+        if along < -0.3 * GRASP_RADIUS and lateral < 0.8 * GRASP_RADIUS:
+            # behind: push towards the pad while steering onto the line through the object
+            speed = min(1.0, float(np.linalg.norm(to_pad)) / SLOWDOWN)
+            move = speed * u + 2.0 * (obj - 0.9 * GRASP_RADIUS * u - pos) / SLOWDOWN
+        else:
+            if along < -0.3 * GRASP_RADIUS or lateral > 1.2 * GRASP_RADIUS:
+                aim = obj - 1.5 * GRASP_RADIUS * u  # the approach point behind the object
+            else:  # beside or in front of the object: step out to its side first
+                normal = side / lateral if lateral > 1e-9 else np.array([-u[1], u[0]])
+                aim = obj + 1.6 * GRASP_RADIUS * normal - 0.5 * GRASP_RADIUS * u
+            move = (aim - pos) / SLOWDOWN
+        move = move / max(1.0, float(np.abs(move).max()))  # keep the direction
+        return np.array([move[0], move[1], -1.0])
 
 
 def scripted_expert(env: Shift2DPickPlaceEnv, noise: float = 0.15, seed: int | None = 0) -> Any:

@@ -27,7 +27,7 @@ from icml26.core.validation import (
     torch_generator,
 )
 from icml26.ecovla._inputs import check_int_array, check_seed
-from icml26.ecovla.env import SPLITS, Shift2DPickPlaceEnv, scripted_expert
+from icml26.ecovla.env import SPLITS, TASKS, Shift2DPickPlaceEnv, scripted_expert
 
 __all__ = [
     "Demonstrations",
@@ -47,7 +47,8 @@ MAX_STEPS = 1_000_000
 class Demonstrations:
     """Frames of expert episodes: images (n, H, W, 3) uint8, instruction (n, 2), proprio (n, 3),
     chunks (n, chunk, 3) of clean expert actions, the episode index of each frame, and positions
-    (n, 4): the instructed object's and pad's (x, y), the auxiliary localisation target."""
+    (n, 4): the instructed object's and pad's (x, y), the auxiliary localisation target; ``task``
+    (n,): each frame's task as an index into ``TASKS`` (``None``: all pick-place)."""
 
     images: np.ndarray
     instruction: np.ndarray
@@ -55,6 +56,7 @@ class Demonstrations:
     chunks: np.ndarray
     episode: np.ndarray
     positions: np.ndarray
+    task: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         owner = "Demonstrations"
@@ -77,9 +79,43 @@ class Demonstrations:
                 )
             n = len(value)
             object.__setattr__(self, name, value)
+        task = np.zeros(n, np.int64) if self.task is None else self.task
+        task = check_int_array("task", task, owner, np.int64, 1)
+        if len(task) != n:
+            raise ValueError(f"{owner}: task must have one row per frame ({n}); got {len(task)}.")
+        if task.size and (task.min() < 0 or task.max() >= len(TASKS)):
+            raise ValueError(f"{owner}: task must hold indices into {TASKS} (0..{len(TASKS) - 1}).")
+        object.__setattr__(self, "task", task)
 
     def __len__(self) -> int:
         return len(self.images)
+
+    @classmethod
+    def concatenate(cls, parts: Sequence[Demonstrations]) -> Demonstrations:
+        """The frames of ``parts`` one after the other, episodes renumbered to stay distinct
+        (e.g. the demonstrations of several tasks, issue 42's multi-task pre-training data).
+
+        Examples
+        --------
+        >>> both = Demonstrations.concatenate(
+        ...     [collect_demos(1, seed=0), collect_demos(1, seed=0, task="touch")])
+        >>> sorted(set(both.task.tolist())), sorted(set(both.episode.tolist()))
+        ([0, 1], [0, 1])
+        """
+        if not isinstance(parts, Sequence) or not parts:
+            raise ValueError("Demonstrations.concatenate: parts must be a non-empty sequence.")
+        if not all(isinstance(part, Demonstrations) for part in parts):
+            raise TypeError("Demonstrations.concatenate: parts must be Demonstrations.")
+        offsets = np.cumsum([0] + [int(part.episode.max()) + 1 for part in parts[:-1]])
+        return cls(
+            *(
+                np.concatenate([getattr(part, name) for part in parts])
+                for name in ("images", "instruction", "proprio", "chunks")
+            ),
+            np.concatenate([part.episode + k for part, k in zip(parts, offsets, strict=True)]),
+            np.concatenate([part.positions for part in parts]),
+            np.concatenate([part.task for part in parts]),
+        )
 
     def observations(self, idx: Sequence[int]) -> list[dict[str, Any]]:
         """Frames ``idx`` as env observations (e.g. calibration frames for the pruner)."""
@@ -107,6 +143,7 @@ def collect_demos(
     chunk: int = 4,
     noise: float = 0.15,
     seed: Seed = 0,
+    task: Literal["pick_place", "touch", "push"] = "pick_place",
 ) -> Demonstrations:
     """Run the noisy scripted expert for ``episodes`` episodes and label every frame.
 
@@ -122,14 +159,20 @@ def collect_demos(
         Execution noise of the expert on (dx, dy).
     seed
         Seeds the episodes' layouts and the noise.
+    task
+        The env's task (``TASKS``); the default is the evaluated pick-place task, the others
+        are multi-task pre-training data (issue 42). After the end of a touch episode the label
+        keeps the gripper closed on the object; otherwise it stays open.
     """
     owner = "collect_demos"
     episodes = check_positive_int("episodes", episodes, maximum=MAX_EPISODES, owner=owner)
     split = check_one_of("split", split, SPLITS, owner=owner)
     chunk = check_positive_int("chunk", chunk, maximum=64, owner=owner)
     noise = check_in_interval("noise", noise, low=0.0, high=1.0, owner=owner)
+    task = check_one_of("task", task, TASKS, owner=owner)
     rng = numpy_generator(check_seed(seed, owner))
-    env = Shift2DPickPlaceEnv(split=split)
+    env = Shift2DPickPlaceEnv(split=split, task=task)
+    after = np.array([[0.0, 0.0, 1.0 if task == "touch" else -1.0]], np.float32)
     images, instr, proprio, chunks, episode, positions = [], [], [], [], [], []
     for ep in range(episodes):
         obs, _ = env.reset(seed=int(rng.integers(2**31)))
@@ -147,8 +190,7 @@ def collect_demos(
             obs, _, terminated, truncated, _ = env.step(action)
             done = terminated or truncated
         clean_arr = np.stack(clean)  # (T, 3)
-        pad = np.repeat(np.array([[0.0, 0.0, -1.0]], np.float32), chunk, axis=0)
-        padded = np.concatenate([clean_arr, pad])  # after the end: stay, gripper open
+        padded = np.concatenate([clean_arr, np.repeat(after, chunk, axis=0)])  # after the end
         chunks += [padded[t : t + chunk] for t in range(len(clean_arr))]
         episode += [ep] * len(clean_arr)
     return Demonstrations(
@@ -158,6 +200,7 @@ def collect_demos(
         np.stack(chunks),
         np.asarray(episode),
         np.stack(positions),
+        np.full(len(episode), TASKS.index(task), np.int64),
     )
 
 
