@@ -3,7 +3,9 @@
 A probe is judged only on decoder-agnostic numbers, never on SCALE or a sampler: held-out
 cross-entropy and move error on fresh DART episodes, and greedy success on ID episodes that no
 experiment runs (evaluation seed 77; the experiments use seeds 0-2), with a Clopper-Pearson 95 %
-interval against gate G1's 35-80 % band, and where the failed episodes went wrong.
+interval against gate G1's 35-80 % band, and where the failed episodes went wrong: whether the
+first object lifted is the target (against chance), success by the target's hue gap, and how much
+the actions change when the instruction is swapped.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_scale_probe.py train --out DIR --view egocentric \\
         --demos 8000 --steps 12000 --seed 0          # resumable: rerun the same command
@@ -92,7 +94,13 @@ def _heldout(model: Any, view: str, episodes: int) -> dict[str, Any]:
     tokens = torch.as_tensor(tokenizer.encode(data.actions))
     with torch.no_grad():
         logits = model(torch.as_tensor(data.images), torch.as_tensor(data.instructions), tokens)
+        # the same frames with another colour asked for (a policy that reads the instruction
+        # must move elsewhere when distractors are present)
+        other = (torch.as_tensor(data.instructions) + 4) % model.n_instructions
+        swapped = model(torch.as_tensor(data.images), other, tokens)
     ce = torch.nn.functional.cross_entropy(logits.transpose(1, 2), tokens, reduction="none")
+    log_p, log_q = logits[:, 0].log_softmax(-1), swapped[:, 0].log_softmax(-1)
+    kl_dx = (log_p.exp() * (log_p - log_q)).sum(-1)
     greedy = tokenizer.decode(logits.argmax(-1).numpy())
     off = np.abs(greedy[:, :2] - data.actions[:, :2]) > FAR
     grip_wrong = (greedy[:, 2] > 0) != (data.actions[:, 2] > 0)
@@ -101,6 +109,10 @@ def _heldout(model: Any, view: str, episodes: int) -> dict[str, Any]:
         "heldout_ce_dx_dy_grip": [round(float(v), 4) for v in ce.mean(0)],
         "heldout_off_dx_dy": [round(float(v), 4) for v in off.mean(0)],
         "heldout_grip_sign_wrong": round(float(grip_wrong.mean()), 4),
+        "instruction_swap_dx_changes": round(
+            float((logits[:, 0].argmax(-1) != swapped[:, 0].argmax(-1)).double().mean()), 4
+        ),
+        "instruction_swap_kl_dx": round(float(kl_dx.mean()), 4),
     }
 
 
@@ -119,6 +131,9 @@ def _greedy_rollouts(model: Any, view: str, episodes: int, **env_kwargs: Any) ->
     obs = [e.reset(seed=EVAL_SEED * 1_000_003 + i)[0] for i, e in enumerate(envs)]
     done = np.zeros(episodes, bool)
     success, held_wrong, held_target, reached = (np.zeros(episodes, bool) for _ in range(4))
+    first_grab = np.full(episodes, -1)  # the first object greedy lifted (0: the target)
+    objects = np.array([len(e._scene["objects"]) for e in envs])
+    gap = np.array([_hue_gap(e._scene["hues"]) for e in envs])
     still = np.zeros(episodes)
     while not done.all():
         rows = np.flatnonzero(~done)
@@ -134,6 +149,8 @@ def _greedy_rollouts(model: Any, view: str, episodes: int, **env_kwargs: Any) ->
             still[row] += float(np.allclose(before, envs[row]._scene["agent"]))
             held_wrong[row] |= info["held"] > 0
             held_target[row] |= info["held"] == 0
+            if first_grab[row] < 0:
+                first_grab[row] = info["held"]
             reached[row] |= info["distance"] <= REACH
             success[row] = reward > 0
             done[row] = terminated or truncated
@@ -149,7 +166,29 @@ def _greedy_rollouts(model: Any, view: str, episodes: int, **env_kwargs: Any) ->
         ),
         "failed_within_reach": round(float(reached[failed].mean()), 4) if failed.any() else None,
         "failed_mean_still_steps": round(float(still[failed].mean()), 2) if failed.any() else None,
+        # does greedy pick the instructed object out of the look-alikes? (chance: 1 / objects)
+        "grabbed_any": int((first_grab >= 0).sum()),
+        "first_grab_is_target": _share(first_grab[first_grab >= 0] == 0),
+        "first_grab_chance": _share(1.0 / objects[first_grab >= 0]),
+        # success by the smallest hue gap between the target and a distractor (ID: 8-30 deg)
+        "success_by_min_hue_gap": {
+            f"{lo}-{hi}": [
+                _share(success[(gap >= lo) & (gap < hi)]),
+                int(((gap >= lo) & (gap < hi)).sum()),
+            ]
+            for lo, hi in ((0, 15), (15, 22), (22, 361))
+        },
     }
+
+
+def _share(values: np.ndarray) -> float | None:
+    return round(float(np.mean(values)), 4) if len(values) else None
+
+
+def _hue_gap(hues: list[float]) -> float:
+    """Smallest circular hue difference (degrees) between the target (first) and a distractor."""
+    gaps = [abs((h - hues[0] + 180) % 360 - 180) for h in hues[1:]]
+    return min(gaps) if gaps else 360.0
 
 
 def _clopper_pearson(k: int, n: int) -> tuple[float, float]:
