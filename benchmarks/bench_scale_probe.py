@@ -5,10 +5,11 @@ cross-entropy and move error on fresh DART episodes, and greedy success on ID ep
 experiment runs (evaluation seed 77; the experiments use seeds 0-2), with a Clopper-Pearson 95 %
 interval against gate G1's 35-80 % band, and where the failed episodes went wrong: whether the
 first object lifted is the target (against chance), success by the target's hue gap, and how much
-the actions change when the instruction is swapped.
+the actions change when the instruction is swapped. ``--film`` trains TinyOpenVLA with its
+instruction-FiLM conv stem (``instruction_film=True``, recorded in the checkpoint's config).
 
     OMP_NUM_THREADS=1 python benchmarks/bench_scale_probe.py train --out DIR --view egocentric \\
-        --demos 8000 --steps 12000 --seed 0          # resumable: rerun the same command
+        --demos 8000 --steps 12000 --seed 0 [--film]  # resumable: rerun the same command
     OMP_NUM_THREADS=1 python benchmarks/bench_scale_probe.py eval DIR/NAME [--episodes 90]
     OMP_NUM_THREADS=1 python benchmarks/bench_scale_probe.py eval DIR/NAME.resume.pt  # mid-run
 
@@ -42,7 +43,8 @@ def _train(args: argparse.Namespace) -> None:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    name = args.name or f"probe_{args.view}_d{args.demos}_s{args.steps}_seed{args.seed}"
+    film = "_film" if args.film else ""
+    name = args.name or f"probe_{args.view}{film}_d{args.demos}_s{args.steps}_seed{args.seed}"
     recipe = {"demos": args.demos, "steps": args.steps, "lr": args.lr, "view": args.view,
               "seed": args.seed}  # fmt: skip
     resume = TrainingCheckpoint(out / f"{name}.resume.pt", every=500)
@@ -53,7 +55,8 @@ def _train(args: argparse.Namespace) -> None:
             print(f"step {done}/{total} loss {metrics['loss']:.4f} "
                   f"cpu {time.process_time() - start:.0f}s", flush=True)  # fmt: skip
 
-    trained = policy_v1_trainer(REACH_V1_MODEL, **recipe)(resume, progress)
+    model_kwargs = {**REACH_V1_MODEL, "instruction_film": True} if args.film else REACH_V1_MODEL
+    trained = policy_v1_trainer(model_kwargs, **recipe)(resume, progress)
     meta = {
         "name": name,
         "config": dict(trained.config),
@@ -75,8 +78,9 @@ def _load(path: Path) -> tuple[Any, str, str]:
     from icml26.scale.standins import REACH_V1_MODEL
 
     if path.suffix == ".pt":  # mid-run: the resume state of a probe named probe_<view>_...
-        model = TinyOpenVLA(**REACH_V1_MODEL, seed=0)
         state = torch.load(path, map_location="cpu", weights_only=True)
+        film = any("film" in key for key in state["model"])
+        model = TinyOpenVLA(**REACH_V1_MODEL, instruction_film=film, seed=0)
         model.load_state_dict(state["model"])
         model.eval()
         return model, path.name.split("_")[1], f"{path.name}@{int(state['step'])}"
@@ -230,6 +234,7 @@ def main(argv: list[str] | None = None) -> None:
     train.add_argument("--steps", type=int, default=12000)
     train.add_argument("--lr", type=float, default=1e-3)
     train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--film", action="store_true", help="instruction-FiLM conv stem")
     evaluate = sub.add_parser("eval", help="held-out loss and greedy success of a probe")
     evaluate.add_argument("policy", help="a checkpoint stem or a probe's .resume.pt")
     evaluate.add_argument("--episodes", type=int, default=90)

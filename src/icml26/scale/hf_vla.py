@@ -54,14 +54,27 @@ def _cache_of(out: Any) -> Any:
 
 
 class ConvStem(nn.Module):
-    """Three 3x3 stride-2 convolutions (total stride 8): SigLIP's patch embedding replaced."""
+    """Three 3x3 stride-2 convolutions (total stride 8): SigLIP's patch embedding replaced.
 
-    def __init__(self, d: int) -> None:
+    With ``n_film`` > 0 the first convolution's features are FiLM-conditioned on an id (the
+    instruction), as v0's stem (:class:`~icml26.scale.model.VisionEncoder`): features *
+    (1 + g[id]) + b[id], with g = b = 0 at initialisation (the table is zeros, so building it
+    draws no random numbers). SigLIP calls the stem with the pixels only, so the ids are set on
+    :attr:`ids` for the duration of one vision forward (:meth:`TinyOpenVLA.prefix_embeddings`).
+    """
+
+    def __init__(self, d: int, n_film: int = 0) -> None:
         super().__init__()
         width = max(8, d // 2)
         self.conv1 = nn.Conv2d(3, width, 3, stride=2, padding=1)
         self.conv2 = nn.Conv2d(width, d, 3, stride=2, padding=1)
         self.conv3 = nn.Conv2d(d, d, 3, stride=2, padding=1)
+        self.film = (
+            nn.Embedding.from_pretrained(torch.zeros(n_film, 2 * width), freeze=False)
+            if n_film
+            else None
+        )
+        self.ids: torch.Tensor | None = None
 
     @property
     def weight(self) -> torch.Tensor:
@@ -69,7 +82,13 @@ class ConvStem(nn.Module):
         return self.conv1.weight
 
     def forward(self, pixels: torch.Tensor) -> torch.Tensor:
-        return self.conv3(F.gelu(self.conv2(F.gelu(self.conv1(pixels)))))
+        h = F.gelu(self.conv1(pixels))
+        if self.film is not None:
+            if self.ids is None:
+                raise RuntimeError("ConvStem: FiLM is on but no instruction ids were set.")
+            g, b = self.film(self.ids)[:, :, None, None].chunk(2, dim=1)
+            h = h * (1 + g) + b
+        return self.conv3(F.gelu(self.conv2(h)))
 
 
 class TinyOpenVLA(nn.Module):
@@ -95,6 +114,11 @@ class TinyOpenVLA(nn.Module):
         MLP width / model width of both, in [1, 8].
     stem
         ``"conv"`` (default) or ``"patch"`` (SigLIP's own 8x8 patch embedding).
+    instruction_film
+        FiLM-condition the conv stem's first layer on the instruction (default False: the
+        vision encoder does not see the instruction, as OpenVLA's; a testbed option, see
+        docs/scale.md). Recorded in :attr:`config` only when True, so the records of models
+        without it are unchanged.
     seed
         Seed of the initialisation.
 
@@ -120,6 +144,7 @@ class TinyOpenVLA(nn.Module):
         heads: int = 4,
         mlp_ratio: int = 4,
         stem: str = "conv",
+        instruction_film: bool = False,
         seed: Seed = 0,
     ) -> None:
         super().__init__()
@@ -152,6 +177,13 @@ class TinyOpenVLA(nn.Module):
             check_positive_int(name, value, owner=owner, maximum=24)
         check_positive_int("mlp_ratio", mlp_ratio, owner=owner, maximum=8)
         check_one_of("stem", stem, ("conv", "patch"), owner=owner)
+        if not isinstance(instruction_film, bool):
+            raise TypeError(
+                f"{owner}: instruction_film must be a bool; got {type(instruction_film).__name__}."
+            )
+        if instruction_film and stem != "conv":
+            raise ValueError(f"{owner}: instruction_film needs stem='conv'; got stem={stem!r}.")
+        self.instruction_film = instruction_film
         self.vocab_size = self.n_instructions + self.n_bins
         self.n_patches = (image_size // 8) ** 2
         self.n_prefix = 1 + self.n_patches
@@ -161,6 +193,8 @@ class TinyOpenVLA(nn.Module):
             "vision_layers": vision_layers, "d_model": d_model, "layers": layers,
             "heads": heads, "mlp_ratio": mlp_ratio, "stem": stem,
         }  # fmt: skip
+        if instruction_film:
+            self.config["instruction_film"] = True
         vision_config = SiglipVisionConfig(
             hidden_size=d_vision, intermediate_size=mlp_ratio * d_vision,
             num_hidden_layers=vision_layers, num_attention_heads=heads, num_channels=3,
@@ -175,7 +209,9 @@ class TinyOpenVLA(nn.Module):
         with seeded_default_init(seed):
             self.vision = SiglipVisionModel(vision_config)
             if stem == "conv":
-                self._siglip().embeddings.patch_embedding = ConvStem(d_vision)
+                self._siglip().embeddings.patch_embedding = ConvStem(
+                    d_vision, n_film=self.n_instructions if instruction_film else 0
+                )
             self.projector = nn.Sequential(
                 nn.Linear(d_vision, d_model), nn.GELU(), nn.Linear(d_model, d_model)
             )
@@ -228,7 +264,15 @@ class TinyOpenVLA(nn.Module):
         """[instruction token; projected patches] as Llama input embeddings ``(B, 17, d)``."""
         pixels = self._pixels(images)
         instructions = self._ids("instructions", instructions, (pixels.shape[0],))
-        patches = self.vision(pixel_values=pixels).last_hidden_state  # (B, 16, d_vision)
+        if not self.instruction_film:
+            patches = self.vision(pixel_values=pixels).last_hidden_state  # (B, 16, d_vision)
+        else:
+            stem = self._siglip().embeddings.patch_embedding
+            stem.ids = instructions
+            try:
+                patches = self.vision(pixel_values=pixels).last_hidden_state
+            finally:
+                stem.ids = None
         embed = self.llm.get_input_embeddings()
         return torch.cat([embed(instructions)[:, None], self.projector(patches)], dim=1)
 
