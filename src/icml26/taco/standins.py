@@ -14,6 +14,9 @@ checkpoint before it (``init_from``):
   (:class:`~icml26.taco.MixturePrior`, up to 32 columns); shipped, not the default;
 - ``taco_v3`` (stage A): ``taco_long`` continued the same way; its run stopped at step 500 of 700
   on 2026-12-07 (CPU budget) and is not shipped: ``train-standin taco_v3`` trains it;
+- ``pot_v3s`` / ``pot_v3f`` (issue 48 diagnosis): POT from scratch, 2 000 steps on prior v3, with
+  the positional codes shuffled per dataset (``shuffle_codes``) and with the fixed codes (the
+  control); trained on 2026-12-07, neither reads any column yet, so neither is shipped;
 - ``pot_b`` / ``taco_b`` (stage B): E = 64, 4 layers, 64 columns per member, from scratch on
   prior v3 (about 6 + 5 CPU-hours; not run, not shipped).
 
@@ -319,10 +322,10 @@ _DESCRIPTIONS = {
     "taco_long": "TACO of the quick presets: taco_ext continued 4000 steps on the extended prior",
     "pot_v3": "Stage A POT: pot_ext continued 700 steps on prior v3 (MixturePrior, F <= 32)",
     "taco_v3": "Stage A TACO: taco_long continued 700 steps on prior v3 (MixturePrior, F <= 32)",
-    "pot_v3s": "POT from scratch, 2000 steps on prior v3 (F <= 32), positional codes shuffled "
-    "per dataset",
-    "pot_v3f": "POT from scratch, 2000 steps on prior v3 (F <= 32), fixed positional codes "
-    "(control of pot_v3s)",
+    "pot_v3s": "POT (not shipped) from scratch, 2000 steps on prior v3 (F <= 32), positional "
+    "codes shuffled per dataset",
+    "pot_v3f": "POT (not shipped) from scratch, 2000 steps on prior v3 (F <= 32), fixed "
+    "positional codes (control of pot_v3s)",
     "pot_b": "Stage B POT (not shipped): E=64, 4 layers, 64 features, 20000 steps on prior v3",
     "taco_b": "Stage B TACO (not shipped): from pot_b, 10000 steps on prior v3",
 }
