@@ -2,6 +2,7 @@
 
 import doctest
 import fnmatch
+import functools
 import importlib
 import inspect
 import json
@@ -220,20 +221,27 @@ def python(code):
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
 
 
-def extra_modules(slug):
-    """Top-level import names of the distributions the system's extra installs."""
+@functools.cache
+def installed_modules():
+    """``packages_distributions()`` once per process: it scans every installed distribution."""
     from importlib.metadata import packages_distributions
 
+    return packages_distributions()
+
+
+@functools.cache
+def extra_modules(slug):
+    """Top-level import names of the distributions the system's extra installs."""
     from packaging.requirements import Requirement
 
     from icml26.core.imports import extra_requirements
 
     names = {Requirement(r).name.lower().replace("_", "-") for r in extra_requirements(slug)}
-    return {
+    return frozenset(
         module
-        for module, dists in packages_distributions().items()
+        for module, dists in installed_modules().items()
         if any(d.lower().replace("_", "-") in names for d in dists)
-    }
+    )
 
 
 @pytest.mark.parametrize("slug", SYSTEMS)

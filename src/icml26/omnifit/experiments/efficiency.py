@@ -61,7 +61,7 @@ EFFICIENCY = EfficiencyConfig()
 EFFICIENCY_PRESETS = {
     "smoke": replace(
         EFFICIENCY, **{**SMOKE_STANDIN, "train_samples": 0, "windows": 8}, batch=2, repeats=1,
-        warmup=1, fastv_layer=1,  # the smoke model has 2 layers
+        blocks=2, calib_per_block=1, warmup=1, fastv_layer=1,  # the smoke model has 2 layers
     ),
     # issue 51 (<= 60 CPU-s): the quick stand-in's sizes (L = 4, d = 64) and a prefill batch of
     # 2 at W = 32; 3 blocks x 2 timed rounds

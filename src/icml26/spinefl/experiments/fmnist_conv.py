@@ -77,7 +77,7 @@ class ConvConfig:
 PRESETS = {
     # one round of two methods on the shipped data: the path, not the result
     "smoke": ConvConfig(
-        alphas=(0.1,), methods=("SpineFL", "HeteroFL"), n_seeds=1, rounds=1, n_train=3000
+        alphas=(0.1,), methods=("SpineFL", "HeteroFL"), n_seeds=1, rounds=1, n_train=1000
     ),
     # the shipped seed-0 models (alpha 0.1) + a 2-round live SpineFL run from its shipped model
     "quick": ConvConfig(mode="standins", alphas=(0.1,)),
