@@ -2,8 +2,6 @@
 model of before bit for bit; on, the stem reads the instruction with the sign FiLM prescribes,
 starts as the unconditioned model, learns, and is rebuilt from a checkpoint's config."""
 
-import hashlib
-
 import pytest
 import torch
 import torch.nn.functional as F  # noqa: N812
@@ -30,17 +28,23 @@ def images():
     return torch.randint(0, 256, (4, 32, 32, 3), dtype=torch.uint8, generator=g)
 
 
-def _digest(t: torch.Tensor) -> str:
-    return hashlib.sha256(t.numpy().tobytes()).hexdigest()[:16]
+def _summary(t: torch.Tensor) -> list[float]:
+    """Six evenly spaced logits, their sum and their absolute sum: a wiring change moves them by
+    far more than the tolerance, a CPU's different float summation order does not."""
+    sample = t.reshape(-1)[:: t.numel() // 6][:6].tolist()
+    return [*sample, float(t.double().sum()), float(t.double().abs().sum())]
 
 
 def test_off_by_default_the_shipped_policy_and_a_fresh_model_are_unchanged(images):
-    # digests of prefill logits computed with the code before the option (2026-12-07, 1 thread)
+    # prefill logits of the code before the option (2026-12-07, 1 thread; their SHA-256 digests
+    # matched the code after bit for bit on this machine)
     model, meta = load_policy("reach_v1_s0")
     fresh = TinyOpenVLA(seed=0, **SMALL)
+    shipped = [-4.53566, -1.46078, -1.20972, -5.2677, -1.49653, -1.1652, -2009.44732, 2116.51222]
+    init = [0.0755, -0.04744, -0.01442, 0.07969, -0.04795, -0.00785, -0.51163, 70.39404]
     with torch.no_grad():
-        assert _digest(model.prefill(images, IDS)[0]) == "85e1d173f9c14a64"
-        assert _digest(fresh.prefill(images, IDS)[0]) == "ab9901d821df2c03"
+        assert _summary(model.prefill(images, IDS)[0]) == pytest.approx(shipped, abs=2e-4)
+        assert _summary(fresh.prefill(images, IDS)[0]) == pytest.approx(init, abs=2e-4)
     for name in POLICIES_V1:  # the shipped records hold no FiLM key and load without FiLM
         model, meta = load_policy(name)
         assert "instruction_film" not in meta["config"] and not model.instruction_film
