@@ -35,7 +35,7 @@ The shipped files were converted to core's format without retraining (their meta
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -224,6 +224,16 @@ def train_recipe(
     )
 
 
+# issue 48 diagnosis: from scratch on prior v3 with the paper's fixed positional codes
+_V3_FROM_SCRATCH = Recipe(
+    use_compressor=False,
+    steps=2000,
+    batch_size=16,
+    rows_per_step=1024,
+    prior=STAGE_A_PRIOR,
+    prior_class="mixture",
+)
+
 RECIPES: dict[str, Recipe] = {
     "pot_tiny": Recipe(use_compressor=False, steps=2000),
     "taco_tiny": Recipe(use_compressor=True, steps=2000, init_from="pot_tiny"),
@@ -274,23 +284,8 @@ RECIPES: dict[str, Recipe] = {
     ),
     # issue 48 diagnosis: from scratch on prior v3, positional codes shuffled per dataset
     # (pot_v3s) against the paper's fixed codes (pot_v3f, the control); ~17 CPU-minutes each
-    "pot_v3s": Recipe(
-        use_compressor=False,
-        steps=2000,
-        batch_size=16,
-        rows_per_step=1024,
-        prior=STAGE_A_PRIOR,
-        prior_class="mixture",
-        shuffle_codes=True,
-    ),
-    "pot_v3f": Recipe(
-        use_compressor=False,
-        steps=2000,
-        batch_size=16,
-        rows_per_step=1024,
-        prior=STAGE_A_PRIOR,
-        prior_class="mixture",
-    ),
+    "pot_v3s": replace(_V3_FROM_SCRATCH, shuffle_codes=True),
+    "pot_v3f": _V3_FROM_SCRATCH,
     # stage B (issue 48; not shipped yet): CPU-hours, see docs/taco.md for the cost
     "pot_b": Recipe(
         use_compressor=False,
