@@ -133,11 +133,10 @@ def test_without_the_backbone_the_action_ignores_the_observation():
 def test_the_shipped_policy_is_what_its_recorded_recipe_trained(seed):
     # the record names the recipe of this seed, and the loaded weights reproduce the open-loop
     # error measured on them when training ended (other weights would not, to 1e-6)
-    from dataclasses import asdict
-
     from icml26.ecovla.standins import (
         CHECK_METRIC,
         POLICIES,
+        RECIPES,
         STANDINS,
         PolicyRecipe,
         check_error,
@@ -146,6 +145,8 @@ def test_the_shipped_policy_is_what_its_recorded_recipe_trained(seed):
 
     name = POLICIES[seed]
     _, meta = STANDINS[name].load()
-    assert meta["recipe"] == asdict(PolicyRecipe(seed=seed))
+    assert RECIPES[name].seed == seed
+    assert PolicyRecipe.from_record(meta["recipe"]) == RECIPES[name]
+    assert meta["config"].get("n_tasks", 0) == RECIPES[name].model_config().n_tasks
     assert meta["command"] == f"icml26 tool ecovla train-standin {name}"
     assert check_error(load_policy(name)) == pytest.approx(meta["metrics"][CHECK_METRIC], abs=1e-6)

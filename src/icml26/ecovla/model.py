@@ -52,6 +52,11 @@ class TinyVLAConfig:
         Action-chunk length (steps per backbone pass).
     conv_channels
         Channels of the encoder's first convolution.
+    n_tasks
+        Task token (issue 42's multi-task pre-training): ``0`` (the default, the shipped
+        single-task policies) has none; ``k > 0`` adds a learned embedding of the task (an
+        index into ``TASKS``: 0 pick-place, 1 touch, 2 push) to the instruction token, so the
+        instruction reads "task, object, pad" and the sequence length is unchanged.
     """
 
     d_model: int = 128
@@ -63,6 +68,7 @@ class TinyVLAConfig:
     patch: int = 8
     chunk: int = 4
     conv_channels: int = 32
+    n_tasks: int = 0
 
     def __post_init__(self) -> None:
         owner = "TinyVLAConfig"
@@ -71,6 +77,7 @@ class TinyVLAConfig:
         for name in ("n_layers", "n_heads", "n_kv_heads", "chunk"):
             check_positive_int(name, getattr(self, name), maximum=64, owner=owner)
         check_positive_int("image_size", self.image_size, maximum=256, owner=owner)
+        check_positive_int("n_tasks", self.n_tasks, minimum=0, maximum=64, owner=owner)
         check_positive_int("patch", self.patch, maximum=self.image_size, owner=owner)
         if self.d_model % self.n_heads or (self.d_model // self.n_heads) % 2:
             raise ValueError(
@@ -166,6 +173,8 @@ class TinyVLA(nn.Module, BackboneAdapter):
             self.head = nn.Sequential(
                 nn.Linear(c.d_model, c.d_model), nn.GELU(), nn.Linear(c.d_model, c.chunk * 3)
             )
+            # drawn last, and only with a task token: n_tasks = 0 draws what the code before did
+            self.task_emb = nn.Embedding(c.n_tasks, c.d_model) if c.n_tasks else None
         nn.init.zeros_(self.film_object.weight)  # FiLM starts as the identity
         nn.init.zeros_(self.film_goal.weight)
         self.backbone.embed_tokens = None  # inputs are embeddings; no vocabulary
@@ -226,11 +235,14 @@ class TinyVLA(nn.Module, BackboneAdapter):
         proprio: torch.Tensor,
         visual: torch.Tensor | None = None,
         return_positions: bool = False,
+        task: torch.Tensor | None = None,
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
         """Action chunks ``(B, chunk, 3)`` from a batch of observations.
 
         With ``return_positions`` also the encoder's auxiliary localisation ``(B, 4)`` (read
-        from the keypoint token; a training aid).
+        from the keypoint token; a training aid). ``task`` ``(B,)``: task indices for a model
+        with a task token (``None``: pick-place, index 0, the evaluated task; a model without
+        a task token accepts only ``None`` or pick-place).
         """
         c = self.config
         images, instruction = self._check_images(images, instruction)
@@ -241,6 +253,9 @@ class TinyVLA(nn.Module, BackboneAdapter):
             check_tensor("visual", visual, shape=shape, finite=True, owner=owner)
         visual = self.encode_images(images, instruction) if visual is None else visual
         instr = self.object_emb(instruction[:, 0]) + self.goal_emb(instruction[:, 1])  # (B, D)
+        task = self._check_task(task, batch)
+        if self.task_emb is not None:
+            instr = instr + self.task_emb(task)
         state = self.proprio(proprio.to(visual.dtype))  # (B, D)
         # the action queries are learned tokens only (no shortcut from the task, gripper or
         # keypoint embeddings): what they carry to the head, the backbone's attention brings
@@ -282,6 +297,25 @@ class TinyVLA(nn.Module, BackboneAdapter):
                 f"{owner}: instruction must hold object ids in 0..2, goal ids in 0..1."
             )
         return images, instruction.long()
+
+    def _check_task(self, task: Any, batch: int) -> torch.Tensor:
+        """Task indices ``(batch,)`` (pick-place when ``None``), checked against ``n_tasks``."""
+        device = self.visual_pos.device
+        if task is None:
+            return torch.zeros(batch, dtype=torch.long, device=device)
+        owner, n = "TinyVLA", max(1, self.config.n_tasks)
+        if not isinstance(task, torch.Tensor) or task.is_floating_point():
+            raise TypeError(f"{owner}: task must be an integer tensor ({batch},) or None.")
+        if tuple(task.shape) != (batch,):
+            raise ValueError(f"{owner}: task must have shape ({batch},); got {tuple(task.shape)}.")
+        if not bool(((task >= 0) & (task < n)).all()):
+            if self.config.n_tasks == 0:
+                raise ValueError(
+                    f"{owner}: this model has no task token (TinyVLAConfig.n_tasks = 0): task "
+                    "must be None or pick-place (0); train on several tasks with n_tasks = 3."
+                )
+            raise ValueError(f"{owner}: task must hold indices in 0..{n - 1}.")
+        return task.long().to(device)
 
     def _backbone(self, h: torch.Tensor) -> torch.Tensor:
         positions = torch.arange(h.shape[1], device=h.device)

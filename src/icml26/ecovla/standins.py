@@ -24,10 +24,12 @@ from typing import Any
 
 from icml26.core import Progress, Standin, TrainedStandin, TrainingCheckpoint, load_checkpoint
 from icml26.core.standins import checkpoint_dir
+from icml26.core.validation import check_positive_int
 
 __all__ = [
     "CHECK_METRIC",
     "POLICIES",
+    "RECIPES",
     "STANDINS",
     "PolicyRecipe",
     "check_error",
@@ -52,9 +54,28 @@ class PolicyRecipe:
     lr: float = 2e-3
     weight_decay: float = 0.01
     seed: int = 0
+    pretrain_episodes: int = 0
+    pretrain_steps: int = 0
+
+    def __post_init__(self) -> None:
+        owner = "PolicyRecipe"
+        for name in ("pretrain_episodes", "pretrain_steps"):
+            check_positive_int(name, getattr(self, name), minimum=0, maximum=100_000, owner=owner)
+        if (self.pretrain_episodes == 0) != (self.pretrain_steps == 0):
+            raise ValueError(
+                f"{owner}: pretrain_episodes and pretrain_steps are both 0 (no pre-training) or "
+                f"both > 0; got {self.pretrain_episodes} and {self.pretrain_steps}."
+            )
+
+    @property
+    def pretrains(self) -> bool:
+        """Whether the recipe has the multi-task pre-training stage (and a task token)."""
+        return self.pretrain_steps > 0
 
     def model_config(self) -> Any:
-        """The :class:`~icml26.ecovla.model.TinyVLAConfig` of the recipe."""
+        """The :class:`~icml26.ecovla.model.TinyVLAConfig` of the recipe (a task token, one
+        embedding per task of ``TASKS``, only when the recipe pre-trains on several tasks)."""
+        from icml26.ecovla.env import TASKS
         from icml26.ecovla.model import TinyVLAConfig
 
         return TinyVLAConfig(
@@ -64,7 +85,16 @@ class PolicyRecipe:
             n_kv_heads=self.n_heads,
             d_ff=self.d_ff,
             patch=self.patch,
+            n_tasks=len(TASKS) if self.pretrains else 0,
         )
+
+    @classmethod
+    def from_record(cls, recipe: dict[str, Any]) -> PolicyRecipe:
+        """The recipe a checkpoint's record names; fields added after it was trained (the
+        pre-training fields) take their defaults, which are the code before (off)."""
+        if not isinstance(recipe, dict) or not set(recipe) <= set(cls.__dataclass_fields__):
+            raise ValueError(f"PolicyRecipe.from_record: not a PolicyRecipe record: {recipe!r}.")
+        return cls(**recipe)
 
 
 def train_policy_recipe(
@@ -84,7 +114,7 @@ def train_policy_recipe(
     import torch
 
     from icml26.ecovla.model import TinyVLA
-    from icml26.ecovla.training import collect_demos, train_bc
+    from icml26.ecovla.training import Demonstrations, collect_demos, train_bc
 
     if not isinstance(recipe, PolicyRecipe):
         raise TypeError(f"train_policy_recipe: recipe must be a PolicyRecipe; got {recipe!r}.")
@@ -92,11 +122,24 @@ def train_policy_recipe(
     demos = collect_demos(recipe.demo_episodes, split="train", seed=int(rng.integers(2**31)))
     model = TinyVLA(recipe.model_config(), seed=int(rng.integers(2**31)))
     batches = torch.Generator().manual_seed(int(rng.integers(2**31)))
+    pretrain = None
+    if recipe.pretrains:  # drawn after the draws of a recipe without pre-training
+        # issue 42: pick-place (the behaviour-cloning demonstrations) + touch + push, every
+        # object, pad and training texture, each frame with its task index (the task token)
+        others = [
+            collect_demos(
+                recipe.pretrain_episodes, split="train", seed=int(rng.integers(2**31)), task=task
+            )
+            for task in ("touch", "push")
+        ]
+        pretrain = Demonstrations.concatenate([demos, *others])
     losses = train_bc(
         model,
         demos,
         steps=recipe.steps,
         encoder_steps=recipe.encoder_steps,
+        pretrain=pretrain,
+        pretrain_steps=recipe.pretrain_steps,
         batch_size=recipe.batch_size,
         lr=recipe.lr,
         weight_decay=recipe.weight_decay,
@@ -104,17 +147,29 @@ def train_policy_recipe(
         resume=resume,
         progress=progress,
     )
-    tail = losses[recipe.encoder_steps :][-max(1, recipe.steps // 10) :]
+    tail = losses[-max(1, recipe.steps // 10) :]
     metrics = {"bc_loss_last_tenth": float(np.mean(tail)), "demo_frames": float(len(demos))}
+    if pretrain is not None:
+        done = recipe.encoder_steps + recipe.pretrain_steps
+        metrics["pretrain_loss_last_tenth"] = float(
+            np.mean(losses[:done][-max(1, recipe.pretrain_steps // 10) :])
+        )
+        metrics["pretrain_frames"] = float(len(pretrain))
+    data = (
+        f"collect_demos({recipe.demo_episodes}, split='train'): noisy scripted expert "
+        "(execution noise 0.15), clean DART-style chunk labels"
+    )
+    if pretrain is not None:
+        data += (
+            f"; pre-training: those + collect_demos({recipe.pretrain_episodes}, "
+            "split='train', task='touch' and task='push')"
+        )
     metrics[CHECK_METRIC] = check_error(model)
     return TrainedStandin(
         model=model,
         config=asdict(model.config),
         recipe=asdict(recipe),
-        data=(
-            f"collect_demos({recipe.demo_episodes}, split='train'): noisy scripted expert "
-            "(execution noise 0.15), clean DART-style chunk labels"
-        ),
+        data=data,
         metrics=metrics,
     )
 
@@ -154,16 +209,19 @@ def _trainer(recipe: PolicyRecipe) -> Any:
 POLICIES = ("tinyvla_s0", "tinyvla_s1", "tinyvla_s2")
 """The shipped policies, one per training seed."""
 
+RECIPES = {name: PolicyRecipe(seed=seed) for seed, name in enumerate(POLICIES)}
+"""The recipe of each shipped policy (its record's ``recipe``, :meth:`PolicyRecipe.from_record`)."""
+
 STANDINS = {
     name: Standin(
         name=name,
         system="ecovla",
         description="TinyVLA (d=96, 4 Llama layers, 6 heads, no query shortcut) behaviour-cloned, "
-        f"seed {seed}",
-        train=_trainer(PolicyRecipe(seed=seed)),
+        f"seed {recipe.seed}",
+        train=_trainer(recipe),
         checkpoint_every=200,
     )
-    for seed, name in enumerate(POLICIES)
+    for name, recipe in RECIPES.items()
 }
 
 
@@ -193,7 +251,9 @@ def _load(name: str) -> Any:
 
     state, meta = load_checkpoint(checkpoint_dir("ecovla") / name)
     config = meta.get("config")
-    if not isinstance(config, dict) or set(config) != set(TinyVLAConfig.__dataclass_fields__):
+    fields = set(TinyVLAConfig.__dataclass_fields__)
+    # a record written before the task token existed lacks n_tasks (its default 0 is that code)
+    if not isinstance(config, dict) or not fields - {"n_tasks"} <= set(config) <= fields:
         raise ValueError(f"load_policy: {name}.json does not describe a TinyVLAConfig.")
     model = TinyVLA(TinyVLAConfig(**config), seed=0)
     model.load_state_dict(state)

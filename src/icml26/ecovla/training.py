@@ -210,6 +210,8 @@ def train_bc(
     steps: int = 2000,
     *,
     encoder_steps: int,
+    pretrain: Demonstrations | None = None,
+    pretrain_steps: int = 0,
     batch_size: int = 128,
     lr: float = 1e-3,
     weight_decay: float = 1e-4,
@@ -220,9 +222,13 @@ def train_bc(
 ) -> list[float]:
     """Behaviour cloning: AdamW on the L1 loss of the action chunk, cosine learning rate.
 
-    Two stages run one after the other: ``encoder_steps`` steps of the vision encoder alone, then
-    ``steps`` steps of the whole policy; ``encoder_steps`` has no default, so the total number of
-    optimiser steps (``encoder_steps + steps``) is always written at the call.
+    Up to three stages run one after the other: ``encoder_steps`` steps of the vision encoder
+    alone, ``pretrain_steps`` steps of the whole policy on the multi-task ``pretrain`` frames
+    (issue 42: pick-place, touch and push, each frame with its task index), then ``steps`` steps
+    of behaviour cloning on ``demos``; ``encoder_steps`` has no default, so the total number of
+    optimiser steps (``encoder_steps + pretrain_steps + steps``) is always written at the call.
+    Each stage has its own warm-up and cosine schedule; one optimiser and one minibatch
+    generator run through all stages, so ``resume`` continues across them.
 
     Parameters
     ----------
@@ -235,6 +241,13 @@ def train_bc(
     encoder_steps
         Steps of a first stage that trains only the vision encoder on the localisation loss
         (no backbone pass: cheap), the stand-in for a VLA's pretrained vision tower; 0 skips it.
+        It draws its frames from ``pretrain`` when given, else from ``demos``.
+    pretrain
+        Multi-task pre-training frames (``Demonstrations.concatenate`` of
+        :func:`collect_demos` of several tasks) or ``None``. Frames of a task other than
+        pick-place need a model with a task token (``TinyVLAConfig.n_tasks``).
+    pretrain_steps
+        Steps of the pre-training stage (0 without ``pretrain``; > 0 with it).
     batch_size, lr
         Minibatch size and peak learning rate of both stages.
     weight_decay
@@ -290,54 +303,95 @@ def train_bc(
     )
     if model.installed_key is not None:
         raise ValueError(f"{owner}: model must have its dense weights installed (install(None)).")
-    if demos.chunks.shape[1] != model.config.chunk:
-        raise ValueError(
-            f"{owner}: demos must have chunks of {model.config.chunk} steps; got "
-            f"{demos.chunks.shape[1]}."
+    pretrain_steps = check_positive_int(
+        "pretrain_steps", pretrain_steps, minimum=0, maximum=MAX_STEPS, owner=owner
+    )
+    if pretrain is not None and not isinstance(pretrain, Demonstrations):
+        raise TypeError(
+            f"{owner}: pretrain must be Demonstrations or None; got {type(pretrain).__name__}."
         )
+    if (pretrain is None) != (pretrain_steps == 0):
+        raise ValueError(
+            f"{owner}: pretrain and pretrain_steps go together (frames and steps > 0, or None "
+            f"and 0); got pretrain={'None' if pretrain is None else 'frames'} and "
+            f"pretrain_steps={pretrain_steps}."
+        )
+    for name, data in (("demos", demos), ("pretrain", pretrain)):
+        if data is None:
+            continue
+        if data.chunks.shape[1] != model.config.chunk:
+            raise ValueError(
+                f"{owner}: {name} must have chunks of {model.config.chunk} steps; got "
+                f"{data.chunks.shape[1]}."
+            )
+        if int(data.task.max(initial=0)) >= max(1, model.config.n_tasks):
+            raise ValueError(
+                f"{owner}: {name} holds tasks {sorted(set(data.task.tolist()))} but the model "
+                f"has {model.config.n_tasks} task embeddings (TinyVLAConfig.n_tasks; 0: "
+                "pick-place only)."
+            )
     from icml26.core.training import TrainingCheckpoint
 
     weight_decay = check_in_interval("weight_decay", weight_decay, low=0.0, high=1.0, owner=owner)
     if resume is not None and not isinstance(resume, TrainingCheckpoint):
         raise TypeError(f"{owner}: resume must be a TrainingCheckpoint or None.")
     gen = torch_generator(check_seed(seed, owner))
-    images = torch.from_numpy(demos.images)
-    instruction = torch.from_numpy(demos.instruction)
-    proprio = torch.from_numpy(demos.proprio)
-    targets = torch.from_numpy(demos.chunks)
-    positions = torch.from_numpy(demos.positions)
+    tensors = {name: _tensors(data) for name, data in (("bc", demos), ("pretrain", pretrain))}
     model.train()
     opt = adamw(model, lr=lr, weight_decay=weight_decay)
     generators = {"batches": gen}
     start = 0 if resume is None else resume.restore(model, opt, generators)
     losses: list[float] = [] if start == 0 else list(resume.extra["losses"])
-    total = encoder_steps + steps
+    # (stage, its first step, its steps, its frames) in order; empty stages are skipped
+    stages = [
+        ("encoder", 0, encoder_steps, tensors["pretrain"] or tensors["bc"]),
+        ("pretrain", encoder_steps, pretrain_steps, tensors["pretrain"]),
+        ("bc", encoder_steps + pretrain_steps, steps, tensors["bc"]),
+    ]
+    total = encoder_steps + pretrain_steps + steps
     with progress_reporter(progress, total, "behaviour cloning") as report:
         for step in range(start, total):
-            encoder_stage = step < encoder_steps
             # stage 1: the vision encoder alone learns to locate the instructed object and pad;
-            # stage 2: behaviour cloning of the whole policy (the encoder keeps its aux loss)
-            k, n = (step, encoder_steps) if encoder_stage else (step - encoder_steps, steps)
+            # stage 2 (optional): multi-task pre-training of the whole policy, task token on;
+            # stage 3: behaviour cloning of the whole policy (the encoder keeps its aux loss)
+            stage, first, n, data = next(s for s in stages if s[1] <= step < s[1] + s[2])
+            k = step - first
             set_lr(
                 opt, warmup_cosine_lr(k, total_steps=n, peak_lr=lr, warmup_steps=max(1, n // 20))
             )
-            idx = torch.randint(0, len(demos), (batch_size,), generator=gen)
-            if encoder_stage:
+            images, instruction, proprio, targets, positions, task = data
+            idx = torch.randint(0, len(images), (batch_size,), generator=gen)
+            if stage == "encoder":
                 located = model.locate(model.encode_images(images[idx], instruction[idx])[:, 0])
                 loss = (located - positions[idx]).abs().mean()
                 losses.append(optimizer_step(loss, opt, step=k, owner=f"{owner} (encoder stage)"))
             else:
                 pred, located = model(
-                    images[idx], instruction[idx], proprio[idx], return_positions=True
+                    images[idx],
+                    instruction[idx],
+                    proprio[idx],
+                    return_positions=True,
+                    task=task[idx] if model.config.n_tasks else None,
                 )
                 loss = (pred - targets[idx]).abs().mean()  # L1 on the chunk (OpenVLA-OFT)
                 loss = loss + aux_weight * (located - positions[idx]).abs().mean()
-                losses.append(optimizer_step(loss, opt, step=k, clip=1.0, owner=owner))
+                where = owner if stage == "bc" else f"{owner} (pre-training stage)"
+                losses.append(optimizer_step(loss, opt, step=k, clip=1.0, owner=where))
             report(step + 1, loss=losses[-1])
             if resume is not None:
                 resume.save_if_due(step + 1, model, opt, generators, {"losses": losses})
     model.eval()
     return losses
+
+
+def _tensors(data: Demonstrations | None) -> tuple | None:
+    """The training tensors of ``data``: images, instruction, proprio, chunks, positions, task."""
+    import torch
+
+    if data is None:
+        return None
+    names = ("images", "instruction", "proprio", "chunks", "positions", "task")
+    return tuple(torch.from_numpy(getattr(data, name)) for name in names)
 
 
 def initial_frames(
