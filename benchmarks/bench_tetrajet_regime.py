@@ -12,9 +12,10 @@ run it was in. ``--summary-only`` trains nothing and prints, for every seed whos
 done, the claims' metrics as the task computes them (``lm_claim_metrics``: the best prior recipe
 chosen on validation, gaps to FP32 on the test windows, 1 - gap_R5/gap_best).
 
-Run: ``OMP_NUM_THREADS=1 python benchmarks/bench_tetrajet_regime.py --seeds 0 1 2 3 4
---out runs/tetrajet_regime/runs.jsonl`` (``--no-start-after 23:25`` starts no run after that UTC
-time).
+Run: ``OMP_NUM_THREADS=1 python benchmarks/bench_tetrajet_regime.py --seeds 0 1 2 3 4``
+(``--no-start-after 23:25`` starts no run after that UTC time). The records and weights go to
+``benchmarks/records/tetrajet/`` by default, to be committed: the first runs were written under
+the git-ignored ``runs/`` and were lost with the machine they ran on.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from icml26.tetrajet.experiments.lm import lm_claim_metrics
 
 EXPERIMENT = "tetrajet.lm"
 # the pilot's regime: 400 tokens per parameter of the 34,432-parameter d = 32 model
+RECORDS = Path(__file__).parent / "records" / "tetrajet" / "regime.jsonl"
 OVERRIDES = {"d_model": "32", "n_layers": "2", "n_heads": "2", "d_mlp": "128", "steps": "6725"}
 NAMES = {"fp32": "R0", "naive_nvfp4": "R1", "nvidia_nvfp4": "R2", "fp4_all_the_way": "FP4-atw",
          "nvidia_nvfp4_published": "R2+", "tetrajet_v2_base": "R3",
@@ -90,7 +92,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4],
                         help="seed indices of the task")  # fmt: skip
-    parser.add_argument("--out", type=Path, default=Path("runs/tetrajet_regime/runs.jsonl"))
+    parser.add_argument("--out", type=Path, default=RECORDS)
     parser.add_argument("--no-start-after", metavar="HH:MM", default=None,
                         help="start no run after this UTC time")  # fmt: skip
     parser.add_argument("--summary-only", action="store_true", help="print; train nothing")
