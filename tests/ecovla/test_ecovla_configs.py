@@ -30,7 +30,7 @@ BAD = [
     (FLOPS_QUICK, "patch", 12, ValueError),  # not a multiple of 4
     (FLOPS_QUICK, "patch", 24, ValueError),  # does not divide the 64 px image
     (FLOPS_QUICK, "token_keep", 0.0, ValueError),
-    (FLOPS_QUICK, "token_layer", 5, ValueError),  # past the 4 layers
+    (FLOPS_QUICK, "token_layer", 7, ValueError),  # past the 6 layers
     (FLOPS_QUICK, "d_ff", 0, ValueError),
     (LATENCY_DEFAULT, "repeats", 0, ValueError),
     (LATENCY_DEFAULT, "episode_steps", 1, ValueError),  # the pruner calibrates on 2 frames

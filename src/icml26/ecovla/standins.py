@@ -1,25 +1,26 @@
 """The shipped TinyVLA policies (issue 42) and the recipe that retrains them.
 
-Three seeds of one recipe, ``tinyvla_s0``, ``tinyvla_s1`` and ``tinyvla_s2``: a TinyVLA on
-Hugging Face Llama decoder layers (d = 96, 4 layers, 6 heads, d_ff = 384, 16 visual tokens),
-behaviour-cloned on 500 episodes of the noisy scripted expert on the ``train`` split (DART-style
-clean labels), 600 encoder-only steps then 1 200 whole-policy steps (AdamW, weight decay 0.01, L1
-on the action chunk). ``icml26 tool ecovla train-standin NAME`` retrains one reproducibly
-(resumable); the quick presets load them with :func:`load_policy` instead of training.
+Three seeds of one recipe (:data:`RECIPE`), ``tinyvla_s0``, ``tinyvla_s1`` and ``tinyvla_s2``: a
+TinyVLA on Hugging Face Llama decoder layers (d = 96, 6 layers, 6 heads, d_ff = 384, 16 visual
+tokens) with a task token. Training (:func:`~icml26.ecovla.training.train_bc`, AdamW, weight decay
+0.01, L1 on the action chunk): 600 encoder-only steps, 1 000 multi-task pre-training steps on
+pick-place + touch + push (the 500 pick-place demonstrations and 300 episodes of each other task,
+every object, pad and training texture), then 1 200 pick-place behaviour-cloning steps on the 500
+noisy scripted-expert episodes of the ``train`` split (DART-style clean labels).
+``icml26 tool ecovla train-standin NAME`` retrains one reproducibly (resumable); the quick presets
+load them with :func:`load_policy` instead of training.
 
 The action queries are learned tokens only (issue 42: no shortcut from the instruction,
-proprio and keypoint embeddings into them; the policy still trains to 96 % dense success), so
-the backbone must carry what the action head reads, and the reach and carry phases read other
-tokens (the object or the goal pad). Deviations from issue 42 (CPU budget on a shared 2-core
-machine): 4 layers instead of 6, 1 200 behaviour-cloning steps, no multi-task pre-training (the
-environment has one task family). Training is deterministic on one thread, so retraining from
-the recipe gives the shipped weights.
+proprio and keypoint embeddings into them), so the backbone must carry what the action head
+reads. Training is deterministic on one thread, so retraining from the recipe gives the shipped
+weights. :class:`PolicyRecipe`'s defaults are the previous recipe (4 layers, no pre-training):
+records written before the pre-training fields existed name it (:meth:`PolicyRecipe.from_record`).
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from icml26.core import Progress, Standin, TrainedStandin, TrainingCheckpoint, load_checkpoint
@@ -29,6 +30,7 @@ from icml26.core.validation import check_positive_int
 __all__ = [
     "CHECK_METRIC",
     "POLICIES",
+    "RECIPE",
     "RECIPES",
     "STANDINS",
     "PolicyRecipe",
@@ -209,15 +211,21 @@ def _trainer(recipe: PolicyRecipe) -> Any:
 POLICIES = ("tinyvla_s0", "tinyvla_s1", "tinyvla_s2")
 """The shipped policies, one per training seed."""
 
-RECIPES = {name: PolicyRecipe(seed=seed) for seed, name in enumerate(POLICIES)}
+RECIPE = PolicyRecipe(n_layers=6, pretrain_episodes=300, pretrain_steps=1000)
+"""The shipped policies' recipe (issue 42): 6 Llama layers, a task token, 600 encoder steps,
+1 000 multi-task pre-training steps (the 500 pick-place demonstrations + 300 touch + 300 push
+episodes), then 1 200 pick-place behaviour-cloning steps; chosen on one pilot seed's dense
+competence and gates only (``benchmarks/bench_ecovla_pilot.py``)."""
+
+RECIPES = {name: replace(RECIPE, seed=seed) for seed, name in enumerate(POLICIES)}
 """The recipe of each shipped policy (its record's ``recipe``, :meth:`PolicyRecipe.from_record`)."""
 
 STANDINS = {
     name: Standin(
         name=name,
         system="ecovla",
-        description="TinyVLA (d=96, 4 Llama layers, 6 heads, no query shortcut) behaviour-cloned, "
-        f"seed {recipe.seed}",
+        description="TinyVLA (d=96, 6 Llama layers, 6 heads, task token, no query shortcut) "
+        f"pre-trained on pick-place + touch + push, then behaviour-cloned, seed {recipe.seed}",
         train=_trainer(recipe),
         checkpoint_every=200,
     )

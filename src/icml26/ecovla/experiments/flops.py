@@ -50,9 +50,9 @@ class FlopsConfig:
 
 def _shipped_sizes() -> FlopsConfig:
     """The sizes of the shipped policies (``ecovla.indist`` and ``ecovla.shift``), both ratios."""
-    from icml26.ecovla.standins import PolicyRecipe
+    from icml26.ecovla.standins import POLICIES, RECIPES
 
-    recipe = PolicyRecipe()
+    recipe = RECIPES[POLICIES[0]]
     return FlopsConfig(
         d_model=recipe.d_model,
         n_layers=recipe.n_layers,
