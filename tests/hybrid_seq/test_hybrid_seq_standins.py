@@ -4,7 +4,7 @@ instead of training; the shipped weights are what their recorded command trains.
 import dataclasses
 
 import pytest
-import torch
+from standin_checks import assert_retrained
 
 from icml26.core import RunContext, derive_seed, discover
 from icml26.hybrid_seq import evaluate
@@ -60,7 +60,8 @@ def test_shipped_models_give_their_recorded_validation_accuracy(name):
 
 def test_shipped_weights_are_what_the_recorded_command_trains():
     """The stand-in's trainer is ``fit`` at the derived seed on one thread: retraining ood's
-    cheapest model (``AA`` d = 32, seed index 1) gives the shipped weights bit for bit."""
+    cheapest model (``AA`` d = 32, seed index 1) gives the shipped weights (bit for bit on the
+    training machine, up to round-off on another CPU: standin_checks)."""
     name = ood.NAME
     quick = _quick(name)
     task, specs = ood.fit_specs(quick)
@@ -69,10 +70,10 @@ def test_shipped_weights_are_what_the_recorded_command_trains():
     with ctx.progress(quick.steps, "test") as bar:
         trained = fit(task, *spec[1:3], quick, ctx, bar, pos_enc=spec[3], max_len=spec[4])
     state, record = shipped_fit(name, _key(name, quick, ctx.seed, spec))
-    assert record["lr"] == trained.lr and record["val_acc"] == trained.val_acc
-    mine = trained.model.state_dict()
-    assert mine.keys() == state.keys()
-    assert all(torch.equal(mine[k], state[k]) for k in mine)
+    assert record["lr"] == trained.lr
+    assert record["val_acc"] == pytest.approx(trained.val_acc, abs=0.005)
+    # 1.6e-7 measured on an AVX-512 machine against the shipped (2026-12-08)
+    assert_retrained(trained.model.state_dict(), state, max_distance=1e-4)
     meta = STANDINS["quick_ood"].load()[1]
     assert meta["command"] == "icml26 tool hybrid_seq train-standin quick_ood"
     assert meta["recipe"]["threads"] == 1

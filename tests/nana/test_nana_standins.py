@@ -4,6 +4,7 @@ import json
 
 import pytest
 import torch
+from standin_checks import assert_retrained
 
 from icml26.core import TrainingCheckpoint, save_checkpoint
 from icml26.core.standins import load_checkpoint, standins_of
@@ -116,9 +117,9 @@ def test_the_shipped_transcoder_is_what_its_recorded_command_trains():
     )
     assert STANDINS["tiny_gpt2_transcoder"].path.with_suffix(".safetensors").stat().st_size < 2e6
     retrained = train_top_transcoder()
-    for name, value in retrained.model.state_dict().items():
-        # float32 training on one thread: identical here, round-off on another CPU's kernels
-        assert torch.allclose(value, shipped.state_dict()[name], rtol=1e-4, atol=1e-6), name
+    # float32 training on one thread: identical on the training machine, 3.1e-4 apart (relative
+    # L2) on an AVX-512 machine (2026-12-08)
+    assert_retrained(retrained.model.state_dict(), shipped.state_dict(), max_distance=0.01)
     for key in ("nmse", "l0"):
         assert retrained.metrics[key] == pytest.approx(meta["metrics"][key], rel=1e-3)
 

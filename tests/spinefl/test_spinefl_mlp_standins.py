@@ -5,6 +5,7 @@ from dataclasses import replace
 
 import pytest
 import torch
+from standin_checks import assert_retrained, relative_distance
 
 from icml26.core import RunContext
 from icml26.core.standins import load_checkpoint, standins_of, train_standin
@@ -37,14 +38,18 @@ def test_every_cell_of_both_quick_presets_is_shipped_once_with_its_record():
         assert 0.1 < meta["metrics"]["score"] < 1.0
 
 
-def test_the_recorded_command_reproduces_a_shipped_model_bit_for_bit(tmp_path):
+def test_the_recorded_command_reproduces_a_shipped_model(tmp_path):
     name = "synthetic_spinefl_alpha01_seed0"
     stem = train_standin(MLP_STANDINS[name], out=tmp_path)
     state, meta = load_checkpoint(stem)
     shipped_state, shipped_meta = load_checkpoint(MLP_STANDINS[name].path)
-    assert state.keys() == shipped_state.keys()
-    assert all(torch.equal(state[k], shipped_state[k]) for k in state)
-    assert meta["metrics"] == shipped_meta["metrics"]
+    # another CPU's round-off grown through training: 0.065 from the shipped model and scores
+    # within 0.007 measured on an AVX-512 machine (2026-12-08), while seed 1's shipped model is
+    # 1.33 away
+    seed_gap = relative_distance(load_checkpoint(MLP_STANDINS[name[:-1] + "1"].path)[0],
+                                 shipped_state)  # fmt: skip
+    assert_retrained(state, shipped_state, max_distance=0.3 * seed_gap)
+    assert meta["metrics"] == pytest.approx(shipped_meta["metrics"], abs=0.03)
     assert meta["recipe"] == shipped_meta["recipe"]
 
 

@@ -1,11 +1,12 @@
 """Issue 44/51: the shipped PerceptVLM suites are what ``icml26 tool unipercept train-standin
 vlm_suite`` / ``vlm_suite_s1`` / ``vlm_suite_s2`` record and produce (seed 0's first stage
-retrained bit for bit here; seeds 1 and 2 run the same code with another seed, so only their
+retrained here, see standin_checks; seeds 1 and 2 run the same code with another seed, so only their
 records are checked: a retrain costs ~60 s of the suite's 10-minute budget each), and
 ``unipercept.vlm`` quick reads one suite per seed index."""
 
 import pytest
 import torch
+from standin_checks import assert_retrained
 
 from icml26.core import RunContext, checkpoint_dir, load_checkpoint
 from icml26.core.runner import derive_seed
@@ -54,10 +55,12 @@ def test_retraining_the_base_stage_reproduces_the_shipped_weights():
     _, meta = load_checkpoint(checkpoint_dir("unipercept") / "vlm_suite")
     with torch_threads(1):
         models, metrics = train_vlm_suite(VLM_RECIPE, stages=1)
-    assert metrics["base_loss"] == meta["metrics"]["base_loss"]
     shipped = load_vlm_suite()[0]["base"].model.state_dict()
-    for key, value in models["base"].model.state_dict().items():
-        assert torch.equal(value.half().float(), shipped[key]), key
+    mine = {k: v.half().float() for k, v in models["base"].model.state_dict().items()}
+    # another CPU's round-off grown through training: 0.123 and a base loss 0.9 % higher measured
+    # on an AVX-512 machine (2026-12-08); independently seeded models are ~1.4 apart
+    assert metrics["base_loss"] == pytest.approx(meta["metrics"]["base_loss"], rel=0.05)
+    assert_retrained(mine, shipped, max_distance=0.3)
 
 
 def test_quick_reads_one_suite_per_seed_index_and_refuses_copies():
