@@ -140,6 +140,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tag", required=True)
     parser.add_argument("--layers", type=int, default=6)
+    parser.add_argument("--heads", type=int, default=6)
     parser.add_argument("--pretrain-episodes", type=int, default=0)
     parser.add_argument("--pretrain-steps", type=int, default=0)
     parser.add_argument("--steps", type=int, default=1200)
@@ -153,6 +154,7 @@ def main() -> None:
     torch.set_num_threads(1)
     recipe = PolicyRecipe(
         n_layers=args.layers,
+        n_heads=args.heads,
         demo_episodes=args.demo_episodes,
         encoder_steps=args.encoder_steps,
         steps=args.steps,
