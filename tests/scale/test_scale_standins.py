@@ -11,6 +11,7 @@ from icml26.core.standins import Standin, load_checkpoint, save_checkpoint
 from icml26.core.standins import train_standin as train_core_standin
 from icml26.scale import (
     POLICIES_V1,
+    POLICIES_V1_ALLOCENTRIC,
     SHIPPED_POLICIES,
     AmbiguousReach2DEnv,
     GreedyDecoder,
@@ -97,9 +98,8 @@ def test_load_policy_round_trip_is_exact(tmp_path):
 
 
 def test_shipped_policy_is_declared_with_its_recipe_and_beats_an_untrained_one():
-    assert ("reach_quick", *POLICIES_V1) == SHIPPED_POLICIES and set(STANDINS) == set(
-        SHIPPED_POLICIES
-    )
+    assert ("reach_quick", *POLICIES_V1_ALLOCENTRIC, *POLICIES_V1) == SHIPPED_POLICIES
+    assert set(STANDINS) == set(SHIPPED_POLICIES)
     model, meta = load_policy("reach_quick")
     assert meta["recipe"] == REACH_QUICK_RECIPE and meta["metrics"]["final_bc_loss"] < 0.5
     assert meta["config"] == TinyARVLA(**REACH_QUICK_MODEL).config

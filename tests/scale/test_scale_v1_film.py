@@ -8,7 +8,7 @@ import torch.nn.functional as F  # noqa: N812
 
 from icml26.core import torch_threads
 from icml26.core.standins import save_checkpoint
-from icml26.scale import POLICIES_V1, TinyOpenVLA, load_policy
+from icml26.scale import POLICIES_V1, POLICIES_V1_ALLOCENTRIC, TinyOpenVLA, load_policy
 from icml26.scale.hf_vla import ConvStem
 from icml26.scale.standins import policy_v1_trainer
 
@@ -45,10 +45,15 @@ def test_off_by_default_the_shipped_policy_and_a_fresh_model_are_unchanged(image
     with torch.no_grad():
         assert _summary(model.prefill(images, IDS)[0]) == pytest.approx(shipped, abs=2e-4)
         assert _summary(fresh.prefill(images, IDS)[0]) == pytest.approx(init, abs=2e-4)
-    for name in POLICIES_V1:  # the shipped records hold no FiLM key and load without FiLM
+    for name in POLICIES_V1_ALLOCENTRIC:  # their records hold no FiLM key, load without FiLM
         model, meta = load_policy(name)
         assert "instruction_film" not in meta["config"] and not model.instruction_film
         assert not any("film" in key for key in model.state_dict())
+    for name in POLICIES_V1:  # the policies scale.reach_v1 evaluates are rebuilt with FiLM
+        model, meta = load_policy(name)
+        assert meta["config"]["instruction_film"] is True and model.instruction_film
+        film = [v for k, v in model.state_dict().items() if "film" in k]
+        assert film and all(v.abs().sum() > 0 for v in film)  # trained, not the zero table
     assert "instruction_film" not in fresh.config
 
 

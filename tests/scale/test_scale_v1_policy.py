@@ -12,6 +12,7 @@ from icml26.core import torch_threads
 from icml26.core.standins import save_checkpoint
 from icml26.scale import (
     POLICIES_V1,
+    POLICIES_V1_ALLOCENTRIC,
     AmbiguousReach2DV1Env,
     AttentionTemperature,
     BestOfN,
@@ -28,6 +29,7 @@ from icml26.scale import (
     evaluate,
     evaluate_many,
     load_policy,
+    policy_view,
 )
 from icml26.scale.experiments.reach_v1 import ReachV1Config, auroc
 
@@ -112,14 +114,18 @@ def test_checkpoint_round_trip_and_architecture_check(tmp_path, batch):
 
 
 def test_shipped_v1_policies_load_with_their_recipe():
-    seeds = []
-    for name in POLICIES_V1:
-        model, meta = load_policy(name)
-        assert isinstance(model, TinyOpenVLA) and meta["config"]["architecture"] == "TinyOpenVLA"
-        assert meta["command"] == f"icml26 tool scale train-standin {name}"
-        assert 0.0 < meta["metrics"]["heldout_token_accuracy"] <= 1.0
-        seeds.append(meta["recipe"]["seed"])
-    assert seeds == [0, 1, 2]  # three independently trained policies
+    for names, view in ((POLICIES_V1, "egocentric"), (POLICIES_V1_ALLOCENTRIC, "allocentric")):
+        seeds = []
+        for name in names:
+            model, meta = load_policy(name)
+            assert isinstance(model, TinyOpenVLA)
+            assert meta["config"]["architecture"] == "TinyOpenVLA"
+            assert meta["command"] == f"icml26 tool scale train-standin {name}"
+            assert 0.0 < meta["metrics"]["heldout_token_accuracy"] <= 1.0
+            assert policy_view(meta) == view
+            seeds.append(meta["recipe"]["seed"])
+        assert seeds == [0, 1, 2]  # three independently trained policies
+    assert ReachV1Config().policies == POLICIES_V1  # what scale.reach_v1 evaluates
 
 
 def test_shuffled_tau_keeps_the_temperatures_but_not_their_conditioning():

@@ -48,6 +48,7 @@ from icml26.scale.openvla import (
 )
 from icml26.scale.standins import (
     POLICIES_V1,
+    POLICIES_V1_ALLOCENTRIC,
     SHIPPED_POLICIES,
     load_policy,
     policy_trainer,
@@ -76,6 +77,7 @@ __all__ = [
     "OPENVLA_LIBERO",
     "PALETTE_HUES",
     "POLICIES_V1",
+    "POLICIES_V1_ALLOCENTRIC",
     "SHIPPED_POLICIES",
     "SPLITS",
     "SPLITS_V1",

@@ -5,9 +5,12 @@ evaluates a shipped policy instead of training one (about 6 CPU-minutes). A poli
 checkpoint (:mod:`icml26.core.standins`): ``<name>.safetensors`` beside ``<name>.json`` holding
 the TinyARVLA keywords (``config``), the training ``recipe``, the ``data``, the final BC loss
 (``metrics``), the command and the code fingerprint. :data:`STANDINS` declares the shipped
-``reach_quick``; it is retrained (resuming after an interruption) with::
+``reach_quick`` (v0), the v1 policies :data:`POLICIES_V1` (egocentric view, instruction-FiLM
+stem: the ones ``scale.reach_v1`` evaluates) and the first v1 policies
+:data:`POLICIES_V1_ALLOCENTRIC` (kept so their results stay reachable); each is retrained
+(resuming after an interruption) with::
 
-    OMP_NUM_THREADS=1 icml26 tool scale train-standin reach_quick [--out DIR]
+    OMP_NUM_THREADS=1 icml26 tool scale train-standin NAME [--out DIR]
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from icml26.scale.training import collect_dart_demonstrations, collect_demonstra
 
 __all__ = [
     "POLICIES_V1",
+    "POLICIES_V1_ALLOCENTRIC",
     "SHIPPED_POLICIES",
     "STANDINS",
     "load_policy",
@@ -264,10 +268,11 @@ STANDINS = {
         checkpoint_every=500,
     ),
 }
-# the v1 policies (issue 41): three seeds of one recipe, evaluated together by scale.reach_v1
+# the first v1 policies (issue 41, 2026-12-07): allocentric, 2000 demos, 4000 steps; they fail
+# gate G1 (greedy 6 %) and stay shipped so that their results stay reachable
 REACH_V1_MODEL = {"d_vision": 64, "d_model": 64, "vision_layers": 2, "layers": 2, "mlp_ratio": 2}
-POLICIES_V1 = ("reach_v1_s0", "reach_v1_s1", "reach_v1_s2")
-for _seed, _name in enumerate(POLICIES_V1):
+POLICIES_V1_ALLOCENTRIC = ("reach_v1_s0", "reach_v1_s1", "reach_v1_s2")
+for _seed, _name in enumerate(POLICIES_V1_ALLOCENTRIC):
     STANDINS[_name] = Standin(
         name=_name,
         system="scale",
@@ -276,6 +281,25 @@ for _seed, _name in enumerate(POLICIES_V1):
             f"AmbiguousReach2D-v1, seed {_seed}"
         ),
         train=policy_v1_trainer(REACH_V1_MODEL, seed=_seed),
+        checkpoint_every=500,
+    )
+# the v1 policies scale.reach_v1 evaluates (issue 41, 2026-12-08): the egocentric view and the
+# instruction-FiLM conv stem, 24 000 steps on 8000 DART demonstrations -- the recipe whose three
+# seeds' probes reached greedy 69.0 / 61.7 / 64.7 % on 300 held-out ID episodes (docs/scale.md),
+# chosen on greedy success and held-out loss only
+REACH_V1_FILM_MODEL = {**REACH_V1_MODEL, "instruction_film": True}
+REACH_V1_FILM_RECIPE = {"demos": 8000, "steps": 24000, "view": "egocentric"}
+POLICIES_V1 = ("reach_v1_film_s0", "reach_v1_film_s1", "reach_v1_film_s2")
+for _seed, _name in enumerate(POLICIES_V1):
+    STANDINS[_name] = Standin(
+        name=_name,
+        system="scale",
+        description=(
+            "TinyOpenVLA (SigLIP + MLP + Llama) with the instruction-FiLM conv stem, "
+            "behaviour-cloned for 24000 steps on 8000 egocentric DART episodes of "
+            f"AmbiguousReach2D-v1, seed {_seed}"
+        ),
+        train=policy_v1_trainer(REACH_V1_FILM_MODEL, **REACH_V1_FILM_RECIPE, seed=_seed),
         checkpoint_every=500,
     )
 SHIPPED_POLICIES = tuple(STANDINS)
@@ -332,8 +356,8 @@ def policy_view(meta: Mapping[str, Any]) -> str:
     """The observation a v1 policy was trained on: its recipe's ``view`` (allocentric if absent).
 
     Every v1 experiment evaluates a policy in that view, so a policy trained on the egocentric
-    option (``view="egocentric"``) is run on egocentric episodes; the shipped policies'
-    records predate the option and read allocentric.
+    option (``view="egocentric"``, :data:`POLICIES_V1`) is run on egocentric episodes; the
+    records of :data:`POLICIES_V1_ALLOCENTRIC` predate the option and read allocentric.
 
     Examples
     --------

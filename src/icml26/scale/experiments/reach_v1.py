@@ -1,13 +1,13 @@
 """``scale.reach_v1`` and ``scale.reach_v1_ablations``: SCALE on AmbiguousReach2D-v1 (issue 41).
 
 Three behaviour-cloned TinyOpenVLA policies (SigLIP + MLP projector + Llama, the shipped
-``reach_v1_s0..2``) are the three seeds: seed index i evaluates policy i, so every interval is a
-hierarchical bootstrap over policies, then paired episodes (every decoder runs the same
-episodes). The quick presets evaluate the shipped policies on the ID split (60 / 40 episodes
-per policy); the full presets run the three splits with 500 episodes each. Each policy is
-evaluated in the view it was trained on (:func:`policy_view`: the recipe's ``view``, allocentric
-for the shipped policies), so ``--set 'policies=[...]'`` with egocentric policies runs egocentric
-episodes.
+``reach_v1_film_s0..2``: egocentric view, instruction-FiLM stem) are the three seeds: seed index
+i evaluates policy i, so every interval is a hierarchical bootstrap over policies, then paired
+episodes (every decoder runs the same episodes). The quick presets evaluate the shipped policies
+on the ID split (60 / 40 episodes per policy); the full presets run the three splits with 500
+episodes each. Each policy is evaluated in the view it was trained on (:func:`policy_view`: the
+recipe's ``view``), so ``--set 'policies=[reach_v1_s0,reach_v1_s1,reach_v1_s2]'`` reruns the
+first, allocentric v1 policies (which fail gate G1) on allocentric episodes.
 
 Gates, decided without SCALE's success (issue 41): the expert solves the episodes (E1); greedy is
 competent and leaves room (G1, G2: 35-80 %); u ranks the tokens where greedy is far from the
@@ -33,7 +33,9 @@ from icml26.scale.experiments.checks import check_int_fields, check_names
 from icml26.scale.experiments.common import PAPER
 from icml26.scale.experiments.v1_claims import ABLATION_CLAIMS, MAIN_CLAIMS
 
-POLICIES = ("reach_v1_s0", "reach_v1_s1", "reach_v1_s2")
+# icml26.scale.POLICIES_V1 (not imported: importing the experiments stays light)
+POLICIES = ("reach_v1_film_s0", "reach_v1_film_s1", "reach_v1_film_s2")
+POLICIES_ALLOCENTRIC = ("reach_v1_s0", "reach_v1_s1", "reach_v1_s2")  # the first v1 policies
 SPLITS = ("id", "ood_hue", "ood_noise")
 SWEEP = ("temp_0.3", "temp_0.6", "temp_1.0", "top_k", "top_p")
 COMPONENTS = ("scale_action_only", "scale_vision_only")
