@@ -115,8 +115,8 @@ def test_flops_are_analytic_and_report_the_effective_head_ratio(tmp_path):
     a = flops.run(config, RunContext(seed=0, artifact_dir=tmp_path))
     b = flops.run(config, RunContext(seed=1, artifact_dir=tmp_path))
     assert a == b  # counts only: no seed enters
-    assert a["kept_heads_40"] == pytest.approx(4 / 6)  # 6 heads: "40 %" keeps round(3.6) = 4
-    assert a["kept_heads_25"] == pytest.approx(5 / 6)  # "25 %": floor(4.5 + 0.5) = 5 of 6
+    assert a["kept_heads_40"] == pytest.approx(7 / 12)  # 12 heads: "40 %" keeps round(7.2) = 7
+    assert a["kept_heads_25"] == pytest.approx(9 / 12)  # "25 %": 9 of 12
     assert a["flops_ratio_40"] <= 0.65 and a["fastv_flops_reduction_40"] >= 1.8
 
 
@@ -138,7 +138,7 @@ def test_shipped_policies_load_once_with_their_architecture_checked(tmp_path, mo
 
     model = load_policy(POLICIES[0])
     assert load_policy(POLICIES[0]) is model  # one load per process
-    assert model.config.d_model == 96 and model.config.n_heads == 6
+    assert model.config.d_model == 96 and model.config.n_heads == 12
     assert not any(p.requires_grad for p in model.parameters())
     meta = json.loads((standins.checkpoint_dir("ecovla") / f"{POLICIES[0]}.json").read_text())
     assert meta["command"] == f"icml26 tool ecovla train-standin {POLICIES[0]}"
