@@ -212,11 +212,11 @@ POLICIES = ("tinyvla_s0", "tinyvla_s1", "tinyvla_s2")
 """The shipped policies, one per training seed."""
 
 RECIPE = PolicyRecipe(n_layers=6, n_heads=12, pretrain_episodes=300, pretrain_steps=1000)
-"""The shipped policies' recipe (issue 42): 6 Llama layers, 12 heads, a task token, 600 encoder steps,
-1 000 multi-task pre-training steps (the 500 pick-place demonstrations + 300 touch + 300 push
-episodes), then 1 200 pick-place behaviour-cloning steps; chosen on pilots' dense competence
-and gates only (``benchmarks/bench_ecovla_pilot.py``; 12 heads after the 6-head recipe failed
-gate G2 on seed 2, see docs/ecovla.md)."""
+"""The shipped policies' recipe (issue 42): 6 Llama layers, 12 heads, a task token, 600
+encoder steps, 1 000 multi-task pre-training steps (the 500 pick-place demonstrations + 300
+touch + 300 push episodes), then 1 200 pick-place behaviour-cloning steps; chosen on pilots'
+dense competence and gates only (``benchmarks/bench_ecovla_pilot.py``; 12 heads after the
+6-head recipe failed gate G2 on seed 2, see docs/ecovla.md)."""
 
 RECIPES = {name: replace(RECIPE, seed=seed) for seed, name in enumerate(POLICIES)}
 """The recipe of each shipped policy (its record's ``recipe``, :meth:`PolicyRecipe.from_record`)."""
