@@ -19,10 +19,10 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 # 32 CPU-s with two threads per worker on 2 cores, 8.8 with one; 2026-12-08). Set before any
 # test module loads torch, numpy or scikit-learn.
 _WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-THREADS_PER_WORKER = max(1, len(os.sched_getaffinity(0)) // _WORKERS)
+_THREADS_PER_WORKER = max(1, len(os.sched_getaffinity(0)) // _WORKERS)
 if _WORKERS > 1:
     for _pool in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ.setdefault(_pool, str(THREADS_PER_WORKER))
+        os.environ.setdefault(_pool, str(_THREADS_PER_WORKER))
 
 # Property tests draw the same examples on every run, so a suite that passed passes again; new
 # draws are a campaign's job (see tests/test_fuzz_public_api.py), not CI's.
