@@ -5,8 +5,9 @@
 history as the train-standin run saved it in its resume file (``FILE``: ``{"step", "losses"}``,
 copied out while it ran; the first steps in full, then means per 1000 steps), the CPU time of
 the run (``/usr/bin/time -f "%U user %S sys %e wall"`` output) and a summary of the shipped
-weights' prefill logits on fixed inputs (:func:`logits_summary`; ``tests/scale`` compares the
-shipped weights with it). ``replay NAME [--steps 20]`` reruns the declared stand-in's ``train``
+weights' prefill logits on fixed inputs (``icml26.scale.standins._logits_summary``;
+``tests/scale`` compares the shipped weights with it). ``replay NAME [--steps 20]`` reruns the
+declared stand-in's ``train``
 (what ``train-standin`` runs: same data, initialisation and minibatch draws), stops after
 ``--steps`` optimiser steps, and stores those losses and their largest difference from the
 recorded ones in the record: the first minibatches replayed, not a full retrain (about 30 CPU-s:
@@ -39,27 +40,13 @@ class _StopError(Exception):
     pass
 
 
-def logits_summary(model: Any) -> list[float]:
-    """Six evenly spaced prefill logits on fixed inputs, their sum and their absolute sum.
-
-    The inputs: four uint8 32x32 images from ``torch.Generator().manual_seed(0)`` and the
-    instructions 0, 3, 5, 7. Another weight tensor moves these by far more than 2e-4; a CPU's
-    different float summation order does not.
-    """
-    generator = torch.Generator().manual_seed(0)
-    images = torch.randint(0, 256, (4, 32, 32, 3), dtype=torch.uint8, generator=generator)
-    with torch.no_grad():
-        logits = model.prefill(images, torch.tensor([0, 3, 5, 7]))[0]
-    sample = logits.reshape(-1)[:: logits.numel() // 6][:6].tolist()
-    return [*sample, float(logits.double().sum()), float(logits.double().abs().sum())]
-
-
 def _path(name: str) -> Path:
     return RECORDS / f"{name}.json"
 
 
 def _record(args: argparse.Namespace) -> None:
     from icml26.scale import load_policy
+    from icml26.scale.standins import _logits_summary
 
     model, meta = load_policy(args.name)
     history = json.loads(Path(args.losses).read_text())
@@ -74,7 +61,7 @@ def _record(args: argparse.Namespace) -> None:
             float(np.mean(losses[i : i + 1000])) for i in range(0, len(losses) - 999, 1000)
         ],
         "training_losses_saved_until_step": len(losses),
-        "logits_summary": logits_summary(model),
+        "logits_summary": _logits_summary(model),
     }
     if args.time:
         user, _, system, _, wall, _ = Path(args.time).read_text().split()[-6:]

@@ -6,11 +6,15 @@ import json
 from pathlib import Path
 
 import pytest
-import torch
 
 from icml26.core import torch_threads
 from icml26.scale import POLICIES_V1, load_policy
-from icml26.scale.standins import REACH_V1_FILM_MODEL, STANDINS, policy_v1_trainer
+from icml26.scale.standins import (
+    REACH_V1_FILM_MODEL,
+    STANDINS,
+    _logits_summary,
+    policy_v1_trainer,
+)
 
 RECORDS = Path(__file__).resolve().parents[2] / "benchmarks" / "records" / "scale"
 TINY = {"d_vision": 16, "d_model": 16, "heads": 2, "mlp_ratio": 2, "instruction_film": True}
@@ -22,22 +26,12 @@ def _one_torch_thread():
         yield
 
 
-def _summary(model) -> list[float]:
-    """bench_scale_replay.logits_summary: six prefill logits on fixed inputs and two sums."""
-    generator = torch.Generator().manual_seed(0)
-    images = torch.randint(0, 256, (4, 32, 32, 3), dtype=torch.uint8, generator=generator)
-    with torch.no_grad():
-        logits = model.prefill(images, torch.tensor([0, 3, 5, 7]))[0]
-    sample = logits.reshape(-1)[:: logits.numel() // 6][:6].tolist()
-    return [*sample, float(logits.double().sum()), float(logits.double().abs().sum())]
-
-
 @pytest.mark.parametrize("name", POLICIES_V1)
 def test_shipped_weights_are_the_recorded_ones_and_their_recipe_replays(name):
     record = json.loads((RECORDS / f"{name}.json").read_text())
     model, meta = load_policy(name)
     # the weights: the logits the training run's checkpoint gave when it was recorded
-    assert _summary(model) == pytest.approx(record["logits_summary"], abs=2e-4)
+    assert _logits_summary(model) == pytest.approx(record["logits_summary"], abs=2e-4)
     assert meta["metrics"] == record["checkpoint"]["metrics"]
     assert meta["recipe"] == record["checkpoint"]["recipe"]
     assert meta["config"] == {"architecture": "TinyOpenVLA", **model.config}

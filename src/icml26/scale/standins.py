@@ -268,21 +268,31 @@ STANDINS = {
         checkpoint_every=500,
     ),
 }
+
+
+def _declare_v1(names: tuple[str, ...], model: Mapping[str, Any], recipe: Mapping[str, Any],
+                what: str) -> None:  # fmt: skip
+    """Declare one v1 stand-in per seed (its index in ``names``) of one recipe."""
+    for seed, name in enumerate(names):
+        STANDINS[name] = Standin(
+            name=name,
+            system="scale",
+            description=f"TinyOpenVLA (SigLIP + MLP + Llama) {what}, seed {seed}",
+            train=policy_v1_trainer(model, **recipe, seed=seed),
+            checkpoint_every=500,
+        )
+
+
 # the first v1 policies (issue 41, 2026-12-07): allocentric, 2000 demos, 4000 steps; they fail
 # gate G1 (greedy 6 %) and stay shipped so that their results stay reachable
 REACH_V1_MODEL = {"d_vision": 64, "d_model": 64, "vision_layers": 2, "layers": 2, "mlp_ratio": 2}
 POLICIES_V1_ALLOCENTRIC = ("reach_v1_s0", "reach_v1_s1", "reach_v1_s2")
-for _seed, _name in enumerate(POLICIES_V1_ALLOCENTRIC):
-    STANDINS[_name] = Standin(
-        name=_name,
-        system="scale",
-        description=(
-            f"TinyOpenVLA (SigLIP + MLP + Llama) behaviour-cloned on 2000 DART episodes of "
-            f"AmbiguousReach2D-v1, seed {_seed}"
-        ),
-        train=policy_v1_trainer(REACH_V1_MODEL, seed=_seed),
-        checkpoint_every=500,
-    )
+_declare_v1(
+    POLICIES_V1_ALLOCENTRIC,
+    REACH_V1_MODEL,
+    {},
+    "behaviour-cloned on 2000 DART episodes of AmbiguousReach2D-v1",
+)
 # the v1 policies scale.reach_v1 evaluates (issue 41, 2026-12-08): the egocentric view and the
 # instruction-FiLM conv stem, 24 000 steps on 8000 DART demonstrations -- the recipe whose three
 # seeds' probes reached greedy 69.0 / 61.7 / 64.7 % on 300 held-out ID episodes (docs/scale.md),
@@ -290,18 +300,13 @@ for _seed, _name in enumerate(POLICIES_V1_ALLOCENTRIC):
 REACH_V1_FILM_MODEL = {**REACH_V1_MODEL, "instruction_film": True}
 REACH_V1_FILM_RECIPE = {"demos": 8000, "steps": 24000, "view": "egocentric"}
 POLICIES_V1 = ("reach_v1_film_s0", "reach_v1_film_s1", "reach_v1_film_s2")
-for _seed, _name in enumerate(POLICIES_V1):
-    STANDINS[_name] = Standin(
-        name=_name,
-        system="scale",
-        description=(
-            "TinyOpenVLA (SigLIP + MLP + Llama) with the instruction-FiLM conv stem, "
-            "behaviour-cloned for 24000 steps on 8000 egocentric DART episodes of "
-            f"AmbiguousReach2D-v1, seed {_seed}"
-        ),
-        train=policy_v1_trainer(REACH_V1_FILM_MODEL, **REACH_V1_FILM_RECIPE, seed=_seed),
-        checkpoint_every=500,
-    )
+_declare_v1(
+    POLICIES_V1,
+    REACH_V1_FILM_MODEL,
+    REACH_V1_FILM_RECIPE,
+    "with the instruction-FiLM conv stem, behaviour-cloned for 24000 steps on 8000 egocentric "
+    "DART episodes of AmbiguousReach2D-v1",
+)
 SHIPPED_POLICIES = tuple(STANDINS)
 
 
@@ -371,3 +376,20 @@ def policy_view(meta: Mapping[str, Any]) -> str:
     if view not in VIEWS:
         raise ValueError(f"policy_view: the recipe's view must be one of {VIEWS}; got {view!r}.")
     return view
+
+
+def _logits_summary(model: Any) -> list[float]:
+    """Six evenly spaced prefill logits on fixed inputs, their sum and their absolute sum.
+
+    The inputs: four uint8 32x32 images from ``torch.Generator().manual_seed(0)`` and the
+    instructions 0, 3, 5, 7. Another weight tensor moves these by far more than 2e-4; a CPU's
+    different float summation order does not.
+    """
+    import torch
+
+    generator = torch.Generator().manual_seed(0)
+    images = torch.randint(0, 256, (4, 32, 32, 3), dtype=torch.uint8, generator=generator)
+    with torch.no_grad():
+        logits = model.prefill(images, torch.tensor([0, 3, 5, 7]))[0]
+    sample = logits.reshape(-1)[:: logits.numel() // 6][:6].tolist()
+    return [*sample, float(logits.double().sum()), float(logits.double().abs().sum())]
